@@ -1,0 +1,1 @@
+//! OCF formulas: values (with six-place decimals), the static type checker and the evaluator.
