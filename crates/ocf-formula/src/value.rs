@@ -1,0 +1,283 @@
+//! Formula values (catalogue §1.8) and their JSON form.
+//!
+//! Values are cheap to clone (strings, lists, maps and dice sit behind an `Arc`) and are `Send + Sync
+//! + Eq + Hash`, so that the sheet engine can memoize them. The derived `Eq` is structural (`1` and
+//! `1.0` differ); the language's `==` is [`Value::equals`], which compares numbers by value.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+
+use ocf_dice::value::DiceValue;
+
+use crate::decimal::{Decimal, ParseDecimalError};
+
+/// A map value: members ordered by name, so that equal maps print alike.
+pub type Map = BTreeMap<Arc<str>, Value>;
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub enum Value {
+    #[default]
+    Null,
+    Bool(bool),
+    Int(i64),
+    Decimal(Decimal),
+    String(Arc<str>),
+    List(Arc<Vec<Value>>),
+    Map(Arc<Map>),
+    Dice(Arc<DiceValue>),
+}
+
+impl Value {
+    pub fn string(s: impl Into<Arc<str>>) -> Value {
+        Value::String(s.into())
+    }
+
+    pub fn list(items: Vec<Value>) -> Value {
+        Value::List(Arc::new(items))
+    }
+
+    pub fn map<K: Into<Arc<str>>>(members: impl IntoIterator<Item = (K, Value)>) -> Value {
+        Value::Map(Arc::new(
+            members.into_iter().map(|(k, v)| (k.into(), v)).collect(),
+        ))
+    }
+
+    pub fn dice(dice: DiceValue) -> Value {
+        Value::Dice(Arc::new(dice))
+    }
+
+    /// The name of the value's type, as messages and the type checker write it.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::Null => "null",
+            Value::Bool(_) => "bool",
+            Value::Int(_) => "int",
+            Value::Decimal(_) => "decimal",
+            Value::String(_) => "string",
+            Value::List(_) => "list",
+            Value::Map(_) => "map",
+            Value::Dice(_) => "dice",
+        }
+    }
+
+    /// The value as a decimal if it is a number (an int widens).
+    pub fn as_decimal(&self) -> Option<Decimal> {
+        match self {
+            Value::Int(n) => Decimal::from_int(*n).ok(),
+            Value::Decimal(d) => Some(*d),
+            _ => None,
+        }
+    }
+
+    /// The language's `==`: deep equality where an int equals the decimal of the same value.
+    pub fn equals(&self, other: &Value) -> bool {
+        match (self, other) {
+            (Value::Int(a), Value::Decimal(b)) | (Value::Decimal(b), Value::Int(a)) => {
+                Decimal::from_int(*a).is_ok_and(|a| a == *b)
+            }
+            (Value::List(a), Value::List(b)) => {
+                a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x.equals(y))
+            }
+            (Value::Map(a), Value::Map(b)) => {
+                a.len() == b.len()
+                    && a.iter()
+                        .zip(b.iter())
+                        .all(|((ka, va), (kb, vb))| ka == kb && va.equals(vb))
+            }
+            _ => self == other,
+        }
+    }
+
+    /// Converts JSON: integers that fit an `i64` become ints, other numbers six-place decimals,
+    /// objects maps, arrays lists, strings strings (a dice notation stays a string).
+    pub fn from_json(json: &serde_json::Value) -> Result<Value, JsonError> {
+        Ok(match json {
+            serde_json::Value::Null => Value::Null,
+            serde_json::Value::Bool(b) => Value::Bool(*b),
+            serde_json::Value::Number(n) => {
+                if let Some(i) = n.as_i64() {
+                    Value::Int(i)
+                } else {
+                    // `u64` past `i64::MAX`, or a float: read the shortest text of the float, which
+                    // is what the author wrote for any number with up to 15 significant digits.
+                    let text = match n.as_u64() {
+                        Some(u) => u.to_string(),
+                        None => format_f64(n.as_f64().unwrap_or(f64::NAN)),
+                    };
+                    Value::Decimal(Decimal::parse(&text).map_err(|e| match e {
+                        ParseDecimalError::Overflow => {
+                            JsonError(format!("number {n} is too large"))
+                        }
+                        ParseDecimalError::Invalid => JsonError(format!("number {n} is not valid")),
+                    })?)
+                }
+            }
+            serde_json::Value::String(s) => Value::string(s.as_str()),
+            serde_json::Value::Array(items) => Value::list(
+                items
+                    .iter()
+                    .map(Value::from_json)
+                    .collect::<Result<_, _>>()?,
+            ),
+            serde_json::Value::Object(members) => {
+                let mut map = Map::new();
+                for (k, v) in members {
+                    map.insert(k.as_str().into(), Value::from_json(v)?);
+                }
+                Value::Map(Arc::new(map))
+            }
+        })
+    }
+
+    /// The value as JSON "as data" (EA): a decimal always with a point (`7.0`), dice in canonical
+    /// notation (`"2d6 + 1"`).
+    pub fn to_json(&self) -> serde_json::Value {
+        match self {
+            Value::Null => serde_json::Value::Null,
+            Value::Bool(b) => serde_json::Value::Bool(*b),
+            Value::Int(n) => serde_json::Value::from(*n),
+            // serde_json prints an integral f64 as `7.0`; six places always survive an f64 round
+            // trip for the magnitudes decimals have.
+            Value::Decimal(d) => serde_json::Number::from_f64(d.to_f64())
+                .map_or(serde_json::Value::Null, serde_json::Value::Number),
+            Value::String(s) => serde_json::Value::String(s.to_string()),
+            Value::List(items) => items.iter().map(Value::to_json).collect(),
+            Value::Map(members) => serde_json::Value::Object(
+                members
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_json()))
+                    .collect(),
+            ),
+            Value::Dice(d) => serde_json::Value::String(d.to_string()),
+        }
+    }
+}
+
+/// Rust prints floats without an exponent, in the shortest form that reads back.
+fn format_f64(f: f64) -> String {
+    if f.is_finite() {
+        format!("{f}")
+    } else {
+        "NaN".to_string()
+    }
+}
+
+/// A JSON value that has no formula value (a number out of range).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JsonError(pub String);
+
+impl fmt::Display for JsonError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for JsonError {}
+
+impl fmt::Display for Value {
+    /// The value as a formula literal would write it (`'fire'`, `[1, 2.5]`, `2d6 + 1`); a map, which
+    /// has no literal, is written `{ key: value }`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Null => f.write_str("null"),
+            Value::Bool(b) => write!(f, "{b}"),
+            Value::Int(n) => write!(f, "{n}"),
+            Value::Decimal(d) => write!(f, "{d}"),
+            Value::String(s) => {
+                f.write_str("'")?;
+                for c in s.chars() {
+                    match c {
+                        '\'' => f.write_str("\\'")?,
+                        '\\' => f.write_str("\\\\")?,
+                        c => write!(f, "{c}")?,
+                    }
+                }
+                f.write_str("'")
+            }
+            Value::List(items) => {
+                f.write_str("[")?;
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{item}")?;
+                }
+                f.write_str("]")
+            }
+            Value::Map(members) => {
+                if members.is_empty() {
+                    return f.write_str("{}");
+                }
+                f.write_str("{ ")?;
+                for (i, (k, v)) in members.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{k}: {v}")?;
+                }
+                f.write_str(" }")
+            }
+            Value::Dice(d) => write!(f, "{d}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ocf_dice::value::{DiceTerm, Die};
+    use serde_json::json;
+
+    fn assert_send_sync_hash<T: Send + Sync + Eq + std::hash::Hash>() {}
+
+    #[test]
+    fn values_can_be_memoized() {
+        assert_send_sync_hash::<Value>();
+    }
+
+    #[test]
+    fn json_round_trip() {
+        let json = json!({
+            "int": 7, "decimal": 7.0, "half": 0.5, "neg": -1.25,
+            "list": [1, "a", true, null], "map": { "b": 1, "a": 2 }
+        });
+        let value = Value::from_json(&json).unwrap();
+        let Value::Map(m) = &value else {
+            panic!("not a map")
+        };
+        assert_eq!(m["int"], Value::Int(7));
+        assert_eq!(m["decimal"], Value::Decimal(Decimal::from_int(7).unwrap()));
+        assert_eq!(m["half"].to_string(), "0.5");
+        assert_eq!(m["neg"].to_string(), "-1.25");
+        let out = serde_json::to_string(&value.to_json()).unwrap();
+        assert_eq!(
+            out,
+            r#"{"decimal":7.0,"half":0.5,"int":7,"list":[1,"a",true,null],"map":{"a":2,"b":1},"neg":-1.25}"#
+        );
+        assert!(Value::from_json(&json!(1e300)).is_err());
+        assert!(Value::from_json(&json!(18446744073709551615u64)).is_err());
+        assert_eq!(Value::from_json(&json!(1e-7)).unwrap().to_string(), "0.0");
+    }
+
+    #[test]
+    fn dice_print_as_notation() {
+        let dice = DiceValue::from_term(DiceTerm::new(2, Die::Sides(6), vec![]))
+            .add(&DiceValue::flat(1))
+            .unwrap();
+        assert_eq!(Value::dice(dice).to_json(), json!("2d6 + 1"));
+    }
+
+    #[test]
+    fn equality_compares_numbers_by_value() {
+        let one = Value::Int(1);
+        let one_dec = Value::Decimal(Decimal::ONE);
+        assert!(one.equals(&one_dec));
+        assert_ne!(one, one_dec);
+        let a = Value::list(vec![one.clone(), Value::string("x")]);
+        let b = Value::list(vec![one_dec, Value::string("x")]);
+        assert!(a.equals(&b));
+        assert!(!a.equals(&Value::list(vec![one])));
+        assert_eq!(Value::string("it's").to_string(), r"'it\'s'");
+    }
+}
