@@ -155,7 +155,11 @@ pub fn scan_suffix(text: &str) -> Option<usize> {
         return None;
     }
     let mut reader = Reader { bytes, pos: 1 };
-    reader.die().ok()?;
+    // Only the shape of the die is checked here: `1d0` and `1d99999999999` are dice literals that
+    // `decode` rejects, so the error names the literal rather than a stray name `d0`.
+    if !reader.skip_die() {
+        return None;
+    }
     while reader.pos < bytes.len() {
         let before = reader.pos;
         if reader.modifier().is_err() || reader.pos == before {
@@ -244,6 +248,18 @@ impl Reader<'_> {
         let start = self.pos;
         let n = self.number()?;
         u32::try_from(n).map_err(|_| self.error(start, "number too large in a dice literal"))
+    }
+
+    /// Steps over `%`, `F` or digits, whatever their value; false if none is there.
+    fn skip_die(&mut self) -> bool {
+        if self.eat("%") || self.eat("F") {
+            return true;
+        }
+        let start = self.pos;
+        while self.peek_digit() {
+            self.pos += 1;
+        }
+        self.pos > start
     }
 
     fn die(&mut self) -> Result<Die, DiceNotationError> {
@@ -468,6 +484,9 @@ mod tests {
         assert_eq!(scan("2dx"), None);
         assert_eq!(scan_suffix("d6kh1 + 2"), Some(5));
         assert_eq!(scan_suffix("dex"), None);
+        // A die of a bad size is still a literal, so that decoding reports it.
+        assert_eq!(scan("1d0 + 1"), Some(3));
+        assert_eq!(scan("1d99999999999"), Some(13));
         // A stray name after the literal is part of it, and decoding reports it.
         assert_eq!(scan("2d6kx"), Some(5));
         assert_eq!(decode("2d6kx").unwrap_err().offset, 3);
