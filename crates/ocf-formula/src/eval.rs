@@ -10,12 +10,12 @@ use crate::context::Context;
 use crate::decimal::{ArithError, Decimal};
 use crate::dice_fns;
 use crate::error::{ErrorCode, FormulaError, TextRange};
-use crate::limits::EvalLimits;
+use crate::limits::Limits;
 use crate::lowered::{BinaryOp, Expr, ExprId, Function, Lowered, Root, UnaryOp};
 use crate::value::Value;
 
 /// Evaluates a lowered formula.
-pub fn evaluate(lowered: &Lowered, ctx: &dyn Context, limits: &EvalLimits) -> Result<Value> {
+pub fn evaluate(lowered: &Lowered, ctx: &dyn Context, limits: &Limits) -> Result<Value> {
     let mut ev = Evaluator {
         lowered,
         ctx,
@@ -29,7 +29,7 @@ pub fn evaluate(lowered: &Lowered, ctx: &dyn Context, limits: &EvalLimits) -> Re
 struct Evaluator<'a> {
     lowered: &'a Lowered,
     ctx: &'a dyn Context,
-    limits: &'a EvalLimits,
+    limits: &'a Limits,
     /// Roots bound by list functions, copy aggregates and `sumFields`, innermost last.
     bindings: Vec<(Root, Value)>,
     steps: u64,

@@ -78,6 +78,12 @@ impl Ty {
                 }
             }
         }
+        // An empty list literal (`list(dyn)`) adds nothing next to a list of known elements:
+        // `c ? ['a'] : []` is a list of strings.
+        let typed_list = |t: &Ty| matches!(t, Ty::List(e) if !e.is_dyn());
+        if members.iter().any(typed_list) {
+            members.retain(|t| !matches!(t, Ty::List(e) if e.is_dyn()));
+        }
         match members.len() {
             0 => Ty::Dyn,
             1 => members.pop().unwrap_or(Ty::Dyn),
@@ -201,6 +207,10 @@ mod tests {
             "int | bool"
         );
         assert_eq!(Ty::union([Ty::Int, Ty::Dyn]), Ty::Dyn);
+        assert_eq!(
+            Ty::union([Ty::list(Ty::String), Ty::list(Ty::Dyn)]),
+            Ty::list(Ty::String)
+        );
         let view = Ty::record([("id", Ty::String), ("tags", Ty::list(Ty::String))]);
         assert_eq!(view.to_string(), "map{ id: string, tags: list(string) }");
     }
