@@ -214,7 +214,7 @@ impl Checker<'_> {
                         }
                         Ty::Map(map) if index_ty.fits(&Ty::String) => {
                             found.extend(map.members.values().cloned());
-                            found.push(map.rest.as_deref().cloned().unwrap_or(Ty::Dyn));
+                            found.extend(map.rest.as_deref().cloned());
                         }
                         other => {
                             return self.error(
