@@ -14,7 +14,7 @@ impl Limits {
     /// 4096 bytes: the longest formula of the spec's corpus is about 130 bytes, and a pack formula
     /// of a page of text is still allowed.
     pub const DEFAULT_MAX_FORMULA_LENGTH: usize = 4096;
-    /// 64 levels: the deepest corpus formula is 11 levels; 64 leaves room for long `&&` chains
+    /// 64 levels: the deepest corpus formula is 9 levels; 64 leaves room for long `&&` chains
     /// (each link adds a level) while keeping recursive walks of the tree shallow.
     pub const DEFAULT_MAX_FORMULA_DEPTH: usize = 64;
 }

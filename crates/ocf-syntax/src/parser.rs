@@ -269,14 +269,16 @@ impl Parser<'_> {
 
     fn formula(&mut self) {
         self.builder.start_node(FORMULA.into());
+        let mut parsed = false;
         if self.current().is_none() {
             self.error_here("the formula is empty: expected an expression");
         } else {
-            self.operand(0, self.max_depth, "");
+            parsed = self.operand(0, self.max_depth, "") > 0;
         }
         if let Some(kind) = self.current() {
-            // A stray token after a whole expression. An `ERROR` token was reported by the lexer.
-            if kind != ERROR {
+            // A stray token after a whole expression. An `ERROR` token was reported by the lexer,
+            // and a token where the expression should start was reported by `operand`.
+            if kind != ERROR && parsed {
                 let message = match kind {
                     R_PAREN | R_BRACK => format!("unmatched {}", self.found()),
                     _ => format!(
