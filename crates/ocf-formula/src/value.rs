@@ -176,25 +176,16 @@ impl fmt::Display for JsonError {
 impl std::error::Error for JsonError {}
 
 impl fmt::Display for Value {
-    /// The value as a formula literal would write it (`'fire'`, `[1, 2.5]`, `2d6 + 1`); a map, which
-    /// has no literal, is written `{ key: value }`.
+    /// The value as a formula literal would write it (`'fire'`, `[1, 2.5]`, `2d6 + 1`), strings
+    /// quoted as the standard printer quotes them; a map, which has no literal, is written
+    /// `{ key: value }`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Value::Null => f.write_str("null"),
             Value::Bool(b) => write!(f, "{b}"),
             Value::Int(n) => write!(f, "{n}"),
             Value::Decimal(d) => write!(f, "{d}"),
-            Value::String(s) => {
-                f.write_str("'")?;
-                for c in s.chars() {
-                    match c {
-                        '\'' => f.write_str("\\'")?,
-                        '\\' => f.write_str("\\\\")?,
-                        c => write!(f, "{c}")?,
-                    }
-                }
-                f.write_str("'")
-            }
+            Value::String(s) => f.write_str(&ocf_syntax::quote_string(s)),
             Value::List(items) => {
                 f.write_str("[")?;
                 for (i, item) in items.iter().enumerate() {
@@ -279,5 +270,13 @@ mod tests {
         assert!(a.equals(&b));
         assert!(!a.equals(&Value::list(vec![one])));
         assert_eq!(Value::string("it's").to_string(), r"'it\'s'");
+        // Every string prints as a literal that reads back as itself.
+        for s in ["it's", "a\\b", "line\nbreak", "tab\t", "\"q\""] {
+            let printed = Value::string(s).to_string();
+            let read = crate::Formula::parse(&printed)
+                .unwrap()
+                .evaluate(&crate::MapContext::new());
+            assert_eq!(read, Ok(Value::string(s)), "{printed}");
+        }
     }
 }
