@@ -258,19 +258,4 @@ impl Function {
                 | Function::FieldOf
         )
     }
-
-    /// Which argument positions are evaluated once per element with a root bound (`x` for the
-    /// list functions, `copy` for the copy aggregates, `item` for `sumFields`), and that root.
-    pub fn binds(self, position: usize) -> Option<Root> {
-        match (self, position) {
-            (Function::Any | Function::All | Function::Filter | Function::Map, 1)
-            | (Function::Count, 1) => Some(Root::X),
-            (Function::CountCopies, 0)
-            | (Function::SumCopies | Function::MaxCopies | Function::MinCopies, 0 | 1) => {
-                Some(Root::Copy)
-            }
-            (Function::SumFields, 0) => Some(Root::Item),
-            _ => None,
-        }
-    }
 }

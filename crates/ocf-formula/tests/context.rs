@@ -143,3 +143,13 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn formulas_and_values_can_be_shared_between_threads() {
+    fn shareable<T: Send + Sync + Eq>() {}
+    shareable::<Formula>();
+    shareable::<Value>();
+    let formula = Formula::parse("1 + 2").unwrap();
+    let handle = std::thread::spawn(move || formula.evaluate(&MapContext::new()));
+    assert_eq!(handle.join().unwrap(), Ok(Value::Int(3)));
+}
