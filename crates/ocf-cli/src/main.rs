@@ -1,6 +1,10 @@
 //! `ocf`: the command-line front end.
 
+mod formula;
+
 use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
 
 #[derive(Parser)]
 #[command(name = "ocf", version, about = "The Open Character Format engine")]
@@ -10,9 +14,37 @@ struct Cli {
 }
 
 #[derive(Subcommand)]
-enum Command {}
+enum Command {
+    /// Formulas: parse, print canonically, evaluate.
+    #[command(subcommand)]
+    Formula(formula::FormulaCommand),
+    /// Run conformance cases (YAML files, or folders of them) and report each failure.
+    Conform {
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+    },
+}
 
-fn main() {
-    let cli = Cli::parse();
-    match cli.command {}
+fn main() -> ExitCode {
+    match Cli::parse().command {
+        Command::Formula(command) => formula::run(command),
+        Command::Conform { paths } => {
+            let summary = ocf_cli::conform::run(&paths);
+            for failure in &summary.failures {
+                match &failure.description {
+                    Some(d) => println!("FAIL {}: {d}", failure.path.display()),
+                    None => println!("FAIL {}", failure.path.display()),
+                }
+                for line in failure.report.lines() {
+                    println!("  {line}");
+                }
+            }
+            println!("{}", summary.closing_line());
+            if summary.failures.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+    }
 }

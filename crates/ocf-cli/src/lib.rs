@@ -1,0 +1,4 @@
+//! The `ocf` command's library half: what the binary and the tests share.
+
+pub mod conform;
+pub mod output;

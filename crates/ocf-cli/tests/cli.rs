@@ -1,0 +1,156 @@
+//! The `ocf` command's contract, as other tools see it: output and exit codes.
+
+use expect_test::{Expect, expect};
+use std::process::Command;
+
+fn ocf(args: &[&str]) -> (String, i32) {
+    let output = Command::new(env!("CARGO_BIN_EXE_ocf"))
+        .args(args)
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+        .output()
+        .expect("ocf runs");
+    let mut text = String::from_utf8(output.stdout).unwrap();
+    text.push_str(&String::from_utf8(output.stderr).unwrap());
+    (text, output.status.code().unwrap_or(-1))
+}
+
+fn check(args: &[&str], code: i32, expect: Expect) {
+    let (text, status) = ocf(args);
+    assert_eq!(status, code, "exit code of ocf {args:?}: {text}");
+    expect.assert_eq(&text);
+}
+
+#[test]
+fn formula_parse_prints_the_tree_with_ranges() {
+    check(
+        &["formula", "parse", "-x in [1]"],
+        0,
+        expect![[r#"
+            FORMULA@0..9
+              BIN_EXPR@0..9
+                PREFIX_EXPR@0..2
+                  MINUS@0..1 "-"
+                  NAME_REF@1..2
+                    IDENT@1..2 "x"
+                WHITESPACE@2..3 " "
+                IN_KW@3..5 "in"
+                WHITESPACE@5..6 " "
+                LIST_EXPR@6..9
+                  L_BRACK@6..7 "["
+                  LITERAL@7..8
+                    INT@7..8 "1"
+                  R_BRACK@8..9 "]"
+        "#]],
+    );
+    check(
+        &["formula", "parse", "1 +"],
+        1,
+        expect![[r#"
+            FORMULA@0..3
+              BIN_EXPR@0..3
+                LITERAL@0..1
+                  INT@0..1 "1"
+                WHITESPACE@1..2 " "
+                PLUS@2..3 "+"
+            error 3..3: formula-syntax: expected an expression after `+`, found the end of the formula
+        "#]],
+    );
+}
+
+#[test]
+fn formula_print_gives_the_canonical_text() {
+    check(
+        &["formula", "print", "a+b*-c ?\"x\":[1,2,]"],
+        0,
+        expect![[r#"
+            a + b * -c ? 'x' : [1, 2]
+        "#]],
+    );
+    check(
+        &["formula", "print", "2d20kh + 1"],
+        0,
+        expect![[r#"
+            2d20kh1 + 1
+        "#]],
+    );
+    check(
+        &["formula", "print", "(1"],
+        1,
+        expect![[r#"
+            error 2..2: formula-syntax: expected `)` to close `(`, found the end of the formula
+        "#]],
+    );
+}
+
+#[test]
+fn formula_eval_prints_json() {
+    for (formula, printed) in [
+        ("7", "7"),
+        ("7.0", "7.0"),
+        ("0.1 + 0.2", "0.3"),
+        ("2d6 + 1", "\"2d6 + 1\""),
+        ("['a', 1, 2.5, true, null]", "[\"a\",1,2.5,true,null]"),
+        ("-(1 + 2)", "-3"),
+    ] {
+        let (text, status) = ocf(&["formula", "eval", formula]);
+        assert_eq!((text.trim(), status), (printed, 0), "{formula}");
+    }
+}
+
+#[test]
+fn formula_eval_reads_a_context() {
+    check(
+        &[
+            "formula",
+            "eval",
+            "abilities.str.mod + max(1, floor(level.total / 2))",
+            "--context",
+            "testdata/formulas/context.json",
+        ],
+        0,
+        expect![[r#"
+            6
+        "#]],
+    );
+}
+
+#[test]
+fn formula_eval_errors_are_json_with_exit_1() {
+    check(
+        &["formula", "eval", "'a' + 1"],
+        1,
+        expect![[r#"
+            {"error":{"code":"type-mismatch","message":"cannot apply `+` to string and int","range":[0,7]}}
+        "#]],
+    );
+    check(
+        &[
+            "formula",
+            "eval",
+            "flags.x",
+            "--context",
+            "testdata/formulas/context.json",
+        ],
+        1,
+        expect![[r#"
+            {"error":{"code":"no-such-key","message":"this path is absent; guard it with has()","range":[0,7]}}
+        "#]],
+    );
+}
+
+#[test]
+fn a_missing_context_file_is_a_usage_error() {
+    let (text, status) = ocf(&["formula", "eval", "1", "--context", "no/such/file.json"]);
+    assert_eq!(status, 2);
+    assert!(
+        text.starts_with("ocf: cannot read the context no/such/file.json"),
+        "{text}"
+    );
+}
+
+#[test]
+fn conform_ends_with_the_closing_line() {
+    let (text, status) = ocf(&["conform", "testdata/conformance/formula"]);
+    assert_eq!(status, 0, "{text}");
+    assert!(text.trim_end().ends_with(" passed, 0 failed"), "{text}");
+}
