@@ -60,7 +60,10 @@ pub enum CompareOp {
 
 impl Compare {
     pub fn eq(value: i64) -> Compare {
-        Compare { op: CompareOp::Eq, value }
+        Compare {
+            op: CompareOp::Eq,
+            value,
+        }
     }
 
     pub fn matches(self, face: i64) -> bool {
@@ -88,9 +91,15 @@ pub enum Modifier {
     ExplodeCompound(Option<Compare>),
     /// `rN`: reroll matching faces until they stop matching. `count`, set only by the `reroll` roll
     /// modifier, limits how many of the initial dice are rerolled.
-    Reroll { at: Compare, count: Option<u32> },
+    Reroll {
+        at: Compare,
+        count: Option<u32>,
+    },
     /// `roN`: reroll matching faces once.
-    RerollOnce { at: Compare, count: Option<u32> },
+    RerollOnce {
+        at: Compare,
+        count: Option<u32>,
+    },
     CountSuccesses(Compare),
     CountFailures(Compare),
     /// `minN`: a face below N counts as N.
@@ -181,7 +190,11 @@ pub fn decode(text: &str) -> Result<DiceNotation, DiceNotationError> {
     while reader.pos < bytes.len() {
         modifiers.push(reader.modifier()?);
     }
-    Ok(DiceNotation { count, die, modifiers })
+    Ok(DiceNotation {
+        count,
+        die,
+        modifiers,
+    })
 }
 
 struct Reader<'a> {
@@ -191,7 +204,10 @@ struct Reader<'a> {
 
 impl Reader<'_> {
     fn error(&self, offset: usize, message: &str) -> DiceNotationError {
-        DiceNotationError { offset, message: message.to_string() }
+        DiceNotationError {
+            offset,
+            message: message.to_string(),
+        }
     }
 
     fn eat(&mut self, s: &str) -> bool {
@@ -247,7 +263,11 @@ impl Reader<'_> {
 
     /// An optional count that defaults to 1 (`kh` is `kh1`).
     fn count_or_one(&mut self) -> Result<u32, DiceNotationError> {
-        if self.peek_digit() { self.count() } else { Ok(1) }
+        if self.peek_digit() {
+            self.count()
+        } else {
+            Ok(1)
+        }
     }
 
     fn compare(&mut self) -> Result<Compare, DiceNotationError> {
@@ -266,7 +286,10 @@ impl Reader<'_> {
         // A sign is allowed after an explicit comparison only, for Fate dice (`cs>=-1`).
         let negative = op != CompareOp::Eq && self.eat("-");
         let value = self.number()?;
-        Ok(Compare { op, value: if negative { -value } else { value } })
+        Ok(Compare {
+            op,
+            value: if negative { -value } else { value },
+        })
     }
 
     fn optional_compare(&mut self) -> Result<Option<Compare>, DiceNotationError> {
@@ -299,10 +322,16 @@ impl Reader<'_> {
             return Ok(Modifier::Explode(self.optional_compare()?));
         }
         if self.eat("ro") {
-            return Ok(Modifier::RerollOnce { at: self.compare()?, count: None });
+            return Ok(Modifier::RerollOnce {
+                at: self.compare()?,
+                count: None,
+            });
         }
         if self.eat("r") {
-            return Ok(Modifier::Reroll { at: self.compare()?, count: None });
+            return Ok(Modifier::Reroll {
+                at: self.compare()?,
+                count: None,
+            });
         }
         if self.eat("cs") {
             return Ok(Modifier::CountSuccesses(self.compare()?));
@@ -446,8 +475,14 @@ mod tests {
 
     #[test]
     fn bad_literals_say_why() {
-        assert_eq!(decode("1d0").unwrap_err().message, "a die needs at least one side");
-        assert_eq!(decode("99999999999d6").unwrap_err().message, "the dice count is too large");
+        assert_eq!(
+            decode("1d0").unwrap_err().message,
+            "a die needs at least one side"
+        );
+        assert_eq!(
+            decode("99999999999d6").unwrap_err().message,
+            "the dice count is too large"
+        );
         assert_eq!(decode("1d6q").unwrap_err().message, "unknown dice modifier");
     }
 }
