@@ -87,13 +87,19 @@ pub fn from_json_str<T: DeserializeOwned>(text: &str, origin: &str) -> Result<T,
 impl LoadError {
     fn new(
         origin: &str,
-        path: String,
+        mut path: String,
         location: Option<(usize, usize)>,
         message: &str,
     ) -> LoadError {
         let kind = match parse_unknown_field(message) {
             Some((key, expected)) => {
                 let suggestion = suggest::nearest(&key, expected.iter().map(String::as_str));
+                // The path tracker has already stepped into the unknown key; report the map that holds
+                // it, where the author has to look.
+                let segment = format!("/{}", escape(&key));
+                if let Some(parent) = path.strip_suffix(&segment) {
+                    path = parent.to_owned();
+                }
                 LoadErrorKind::UnknownKey {
                     suggestion: suggestion.map(str::to_owned),
                     key,
@@ -117,12 +123,16 @@ fn pointer(path: &Path) -> String {
         out.push('/');
         match segment {
             Segment::Seq { index } => out.push_str(&index.to_string()),
-            Segment::Map { key } => out.push_str(&key.replace('~', "~0").replace('/', "~1")),
+            Segment::Map { key } => out.push_str(&escape(key)),
             Segment::Enum { variant } => out.push_str(variant),
             Segment::Unknown => out.push('?'),
         }
     }
     out
+}
+
+fn escape(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
 }
 
 /// serde_yaml writes its own path in front of the message (`effects[0]: …`) and the location after it;
