@@ -4,6 +4,7 @@
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
 
+use crate::checked::{self, checked_struct};
 use crate::shape::{self, Never, Shape};
 use crate::{Computed, Formula, Id, Keyed, Literal, Query, TagEntry};
 
@@ -33,89 +34,95 @@ pub enum ChangeType {
     SetHomebrew,
 }
 
-/// A change. One struct holds the keys of every change type, each documented with the types that take
-/// it; which keys a type needs is the loader's check (catalogue §3.10).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Change {
-    pub r#type: ChangeType,
-    /// Any proposed change: skipped when false.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub when: Option<Formula>,
-    /// Any proposed change: repeated per element of the list, with `x` bound.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub for_each: Option<Formula>,
-    /// `set`, `adjust`: a field ID, or `{ formula }` naming one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub field: Option<FieldRef>,
-    /// `set`, `setQuantity`, `setState`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub value: Option<Formula>,
-    /// `adjust`, `adjustQuantity`, `adjustState`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub by: Option<Formula>,
-    /// `adjust`: the change's tags (`damage.fire`), matched by incoming-change effects.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub tags: Vec<TagEntry>,
-    /// `adjust`: one change per tag group of a roll's items.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub split: Option<Split>,
-    /// `adjust`: faces for the dice incoming-change effects roll (written by applyChanges for replay).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub faces: Vec<i64>,
-    /// The copy (or applied entry) a change is for, or an `addItem`'s new copy.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub entry: Option<EntryRef>,
-    /// Copies by query: `removeItem`, `equip`, `setQuantity`, `adjustQuantity`, `setState`,
-    /// `adjustState`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub copies: Option<Query>,
-    /// With `copies`: at most this many.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub limit: Option<Formula>,
-    /// `equip`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub equipped: Option<Formula>,
-    /// `setState`, `adjustState`: the state key.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub key: Option<String>,
-    /// `setState`, `adjustState`: `self`, the pick that activated the running content.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pick: Option<String>,
-    /// `setState`, `adjustState`: picks by query.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub picks: Option<EntryQuery>,
-    /// Applied entries by query: `removeEffect`, `toggleEffect`, `setState`, `adjustState`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub applied: Option<EntryQuery>,
-    /// `applyEffect`: a string formula giving the applied content's ID.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub source: Option<Formula>,
-    /// `applyEffect` (optional), `removeEffect`, `toggleEffect`: the applied entry's ID;
-    /// `clearFollowUp`: the stored offer's ID.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
-    /// `applyEffect`, `toggleEffect`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub active: Option<Formula>,
-    /// `applyEffect`: state values, formulas.
-    #[serde(default, skip_serializing_if = "Keyed::is_empty")]
-    pub state: Keyed<Formula>,
-    /// `applyTemplate`, `removeTemplate`: a string formula giving the template's ID.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub template: Option<Formula>,
-    /// `choose`, `unchoose`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub path: Option<ChoicePath>,
-    /// `choose`, `unchoose` (optional there): the option, a formula.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub option: Option<Formula>,
-    /// `offerFollowUp`: the follow-up's ID.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub follow_up: Option<Id>,
-    /// `offerFollowUp`: parameter formulas.
-    #[serde(default, skip_serializing_if = "Keyed::is_empty")]
-    pub params: Keyed<Formula>,
+checked_struct! {
+    /// A change. One struct holds the keys of every change type, each documented with the types that take
+    /// it; reading a change checks that each written key belongs to its `type` (catalogue §3.10).
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase", try_from = "RawChange")]
+    pub struct Change read as RawChange {
+        required {
+            pub r#type: ChangeType,
+        }
+        optional {
+            /// Any proposed change: skipped when false.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub when: Option<Formula>,
+            /// Any proposed change: repeated per element of the list, with `x` bound.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub for_each: Option<Formula>,
+            /// `set`, `adjust`: a field ID, or `{ formula }` naming one.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub field: Option<FieldRef>,
+            /// `set`, `setQuantity`, `setState`.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub value: Option<Formula>,
+            /// `adjust`, `adjustQuantity`, `adjustState`.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub by: Option<Formula>,
+            /// `adjust`: the change's tags (`damage.fire`), matched by incoming-change effects.
+            #[serde(default, skip_serializing_if = "Vec::is_empty")]
+            pub tags: Vec<TagEntry>,
+            /// `adjust`: one change per tag group of a roll's items.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub split: Option<Split>,
+            /// `adjust`: faces for the dice incoming-change effects roll (written by applyChanges for replay).
+            #[serde(default, skip_serializing_if = "Vec::is_empty")]
+            pub faces: Vec<i64>,
+            /// The copy (or applied entry) a change is for, or an `addItem`'s new copy.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub entry: Option<EntryRef>,
+            /// Copies by query: `removeItem`, `equip`, `setQuantity`, `adjustQuantity`, `setState`,
+            /// `adjustState`.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub copies: Option<Query>,
+            /// With `copies`: at most this many.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub limit: Option<Formula>,
+            /// `equip`.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub equipped: Option<Formula>,
+            /// `setState`, `adjustState`: the state key.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub key: Option<String>,
+            /// `setState`, `adjustState`: `self`, the pick that activated the running content.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub pick: Option<String>,
+            /// `setState`, `adjustState`: picks by query.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub picks: Option<EntryQuery>,
+            /// Applied entries by query: `removeEffect`, `toggleEffect`, `setState`, `adjustState`.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub applied: Option<EntryQuery>,
+            /// `applyEffect`: a string formula giving the applied content's ID.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub source: Option<Formula>,
+            /// `applyEffect` (optional), `removeEffect`, `toggleEffect`: the applied entry's ID;
+            /// `clearFollowUp`: the stored offer's ID.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub id: Option<String>,
+            /// `applyEffect`, `toggleEffect`.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub active: Option<Formula>,
+            /// `applyEffect`: state values, formulas.
+            #[serde(default, skip_serializing_if = "Keyed::is_empty")]
+            pub state: Keyed<Formula>,
+            /// `applyTemplate`, `removeTemplate`: a string formula giving the template's ID.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub template: Option<Formula>,
+            /// `choose`, `unchoose`.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub path: Option<ChoicePath>,
+            /// `choose`, `unchoose` (optional there): the option, a formula.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub option: Option<Formula>,
+            /// `offerFollowUp`: the follow-up's ID.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub follow_up: Option<Id>,
+            /// `offerFollowUp`: parameter formulas.
+            #[serde(default, skip_serializing_if = "Keyed::is_empty")]
+            pub params: Keyed<Formula>,
+        }
+    }
 }
 
 /// A change's field: an ID, or `{ formula }` giving one.
@@ -269,5 +276,89 @@ impl<'de> Deserialize<'de> for ChoicePathSegments {
             Shape::List(segments) => Ok(ChoicePathSegments::Literal(segments)),
             Shape::Map(never) => match never {},
         }
+    }
+}
+
+impl ChangeType {
+    pub fn name(self) -> &'static str {
+        match self {
+            ChangeType::Set => "set",
+            ChangeType::Adjust => "adjust",
+            ChangeType::AddItem => "addItem",
+            ChangeType::RemoveItem => "removeItem",
+            ChangeType::Equip => "equip",
+            ChangeType::SetQuantity => "setQuantity",
+            ChangeType::AdjustQuantity => "adjustQuantity",
+            ChangeType::SetState => "setState",
+            ChangeType::AdjustState => "adjustState",
+            ChangeType::ApplyEffect => "applyEffect",
+            ChangeType::RemoveEffect => "removeEffect",
+            ChangeType::ToggleEffect => "toggleEffect",
+            ChangeType::ApplyTemplate => "applyTemplate",
+            ChangeType::RemoveTemplate => "removeTemplate",
+            ChangeType::Choose => "choose",
+            ChangeType::Unchoose => "unchoose",
+            ChangeType::FinishCreation => "finishCreation",
+            ChangeType::OfferFollowUp => "offerFollowUp",
+            ChangeType::ClearFollowUp => "clearFollowUp",
+            ChangeType::SetExtension => "setExtension",
+            ChangeType::SetHomebrew => "setHomebrew",
+        }
+    }
+
+    /// The optional keys a change of this type takes (catalogue §3.10); `when` and `forEach` go on any.
+    fn keys(self) -> &'static [&'static str] {
+        use ChangeType::*;
+        match self {
+            Set => &["when", "forEach", "field", "value"],
+            Adjust => &["when", "forEach", "field", "by", "tags", "split", "faces"],
+            AddItem => &["when", "forEach", "entry"],
+            RemoveItem => &["when", "forEach", "entry", "copies", "limit"],
+            Equip => &["when", "forEach", "entry", "copies", "limit", "equipped"],
+            SetQuantity => &["when", "forEach", "entry", "copies", "limit", "value"],
+            AdjustQuantity => &["when", "forEach", "entry", "copies", "limit", "by"],
+            SetState => &[
+                "when", "forEach", "entry", "copies", "limit", "applied", "pick", "picks", "key",
+                "value",
+            ],
+            AdjustState => &[
+                "when", "forEach", "entry", "copies", "limit", "applied", "pick", "picks", "key",
+                "by",
+            ],
+            ApplyEffect => &["when", "forEach", "source", "id", "active", "state"],
+            RemoveEffect => &["when", "forEach", "id", "applied"],
+            ToggleEffect => &["when", "forEach", "id", "applied", "active"],
+            ApplyTemplate | RemoveTemplate => &["when", "forEach", "entry", "template"],
+            Choose | Unchoose => &["when", "forEach", "path", "option"],
+            FinishCreation => &["when", "forEach"],
+            OfferFollowUp => &["when", "forEach", "followUp", "params", "source"],
+            ClearFollowUp => &["when", "forEach", "id"],
+            // App-only; their keys are not reconstructed.
+            SetExtension | SetHomebrew => &["when", "forEach"],
+        }
+    }
+}
+
+impl TryFrom<RawChange> for Change {
+    type Error = String;
+
+    fn try_from(raw: RawChange) -> Result<Change, String> {
+        let change = raw.into_public();
+        let kind = change.r#type.name();
+        let what = format!("{} `{kind}` change", checked::article(kind));
+        checked::misplaced(&change.written_keys(), change.r#type.keys(), &what)?;
+        match (&change.entry, change.r#type) {
+            (Some(EntryRef::New(_)), ChangeType::AddItem) | (None, _) => {}
+            (Some(_), ChangeType::AddItem) => {
+                return Err("an `addItem` entry is the new copy, `{ item, … }`".to_owned());
+            }
+            (Some(EntryRef::New(_)), _) => {
+                return Err(format!(
+                    "{what} names its entry by ID, `self`, `picked` or `{{ formula }}`"
+                ));
+            }
+            _ => {}
+        }
+        Ok(change)
     }
 }

@@ -4,45 +4,53 @@
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
 
+use crate::checked::checked_struct;
 use crate::shape::{self, Never, Shape};
 use crate::{
     Change, Destination, Formula, Id, Keyed, Literal, Query, RollModifier, Rounding, Tag, TagEntry,
 };
 
-/// An effect, in a content item's, template's, content type's, choice's, situational choice's or the
-/// rules' `effects`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Effect {
-    /// Optional, unique within the item: the competing-option ID instead of the index.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
-    pub target: Target,
-    pub op: Op,
-    /// What `op` takes: a formula, a grant value, a roll modifier, an option or `{ changes, to? }`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub value: Option<EffectValue>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub when: Option<Formula>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stack_key: Option<String>,
-    /// For this effect's `multiply`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rounding: Option<Rounding>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub scope: Option<Scope>,
-    /// `add` on rolls only: tags of the roll item it adds.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub tags: Vec<TagEntry>,
-    /// `add` on rolls only; default `true`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub multiplied: Option<bool>,
-    /// Informational only.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub duration: Option<Duration>,
-    /// Incoming changes only: `setState`/`adjustState` changes with `entry: self`.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub then: Vec<Change>,
+checked_struct! {
+    /// An effect, in a content item's, template's, content type's, choice's, situational choice's or the
+    /// rules' `effects`. Reading one checks the schema rules effects.md states: what each `op` targets and
+    /// takes, and where `tags`, `multiplied` and `then` may appear.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase", try_from = "RawEffect")]
+    pub struct Effect read as RawEffect {
+        required {
+            pub target: Target,
+            pub op: Op,
+        }
+        optional {
+            /// Optional, unique within the item: the competing-option ID instead of the index.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub id: Option<String>,
+            /// What `op` takes: a formula, a grant value, a roll modifier, an option or `{ changes, to? }`.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub value: Option<EffectValue>,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub when: Option<Formula>,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub stack_key: Option<String>,
+            /// For this effect's `multiply`.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub rounding: Option<Rounding>,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub scope: Option<Scope>,
+            /// `add` on rolls only: tags of the roll item it adds.
+            #[serde(default, skip_serializing_if = "Vec::is_empty")]
+            pub tags: Vec<TagEntry>,
+            /// `add` on rolls only; default `true`.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub multiplied: Option<bool>,
+            /// Informational only.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub duration: Option<Duration>,
+            /// Incoming changes only: `setState`/`adjustState` changes with `entry: self`.
+            #[serde(default, skip_serializing_if = "Vec::is_empty")]
+            pub then: Vec<Change>,
+        }
+    }
 }
 
 /// Who content applies to: its holder (default) or the character it is applied to.
@@ -426,6 +434,89 @@ impl<'de> Deserialize<'de> for EffectValue {
             Shape::Scalar(formula) => Ok(EffectValue::Formula(formula)),
             Shape::Map(map) => map.into_value().map_err(D::Error::custom),
             Shape::List(never) => match never {},
+        }
+    }
+}
+
+impl TryFrom<RawEffect> for Effect {
+    type Error = String;
+
+    /// The schema errors effects.md names: what each op targets and takes.
+    fn try_from(raw: RawEffect) -> Result<Effect, String> {
+        let effect = raw.into_public();
+        let op = effect.op;
+        let Some(value) = &effect.value else {
+            return Err("an effect needs a `value`".to_owned());
+        };
+        let value_fits = match value {
+            EffectValue::Formula(_) => {
+                matches!(
+                    op,
+                    Op::Set | Op::Add | Op::Multiply | Op::AtLeast | Op::AtMost | Op::Grant
+                )
+            }
+            EffectValue::Grant(_) => op == Op::Grant,
+            EffectValue::RollModifier(_) => op == Op::RollModifier,
+            EffectValue::Option(_) => op == Op::Option,
+            EffectValue::Changes(_) => op == Op::Changes,
+        };
+        if !value_fits {
+            return Err(format!("this `value` doesn't fit `op: {}`", op.name()));
+        }
+        let target_fits = match &effect.target {
+            Target::Field(_) => matches!(
+                op,
+                Op::Set | Op::Add | Op::Multiply | Op::AtLeast | Op::AtMost | Op::Grant
+            ),
+            Target::Fields { .. } => matches!(
+                op,
+                Op::Add | Op::Multiply | Op::AtLeast | Op::AtMost | Op::Grant
+            ),
+            Target::Rolls { tally: Some(_), .. } => {
+                matches!(op, Op::Add | Op::AtLeast | Op::AtMost)
+            }
+            Target::Rolls { parts: Some(_), .. } => matches!(op, Op::Set | Op::RollModifier),
+            Target::Rolls { .. } => {
+                matches!(op, Op::Add | Op::AtLeast | Op::AtMost | Op::RollModifier)
+            }
+            Target::Incoming { .. } => matches!(
+                op,
+                Op::Set | Op::Add | Op::Multiply | Op::AtLeast | Op::AtMost
+            ),
+            Target::Choices { .. } => op == Op::Option,
+            Target::Steps { .. } => op == Op::Changes,
+        };
+        if !target_fits {
+            return Err(format!("`op: {}` doesn't apply to this target", op.name()));
+        }
+        let add_on_rolls = op == Op::Add && matches!(effect.target, Target::Rolls { .. });
+        if !effect.tags.is_empty() && !add_on_rolls {
+            return Err("`tags` is only for `add` on rolls".to_owned());
+        }
+        if effect.multiplied.is_some()
+            && (!add_on_rolls || matches!(effect.target, Target::Rolls { tally: Some(_), .. }))
+        {
+            return Err("`multiplied` is only for `add` on rolls, not on a tally".to_owned());
+        }
+        if !effect.then.is_empty() && !matches!(effect.target, Target::Incoming { .. }) {
+            return Err("`then` is only for incoming-change effects".to_owned());
+        }
+        Ok(effect)
+    }
+}
+
+impl Op {
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Set => "set",
+            Op::Add => "add",
+            Op::Multiply => "multiply",
+            Op::AtLeast => "atLeast",
+            Op::AtMost => "atMost",
+            Op::Grant => "grant",
+            Op::RollModifier => "rollModifier",
+            Op::Option => "option",
+            Op::Changes => "changes",
         }
     }
 }

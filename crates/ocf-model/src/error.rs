@@ -140,8 +140,11 @@ fn escape(key: &str) -> String {
 fn strip_yaml_decorations(message: &str, location: Option<(usize, usize)>) -> String {
     let message = strip_location(message, location);
     match message.split_once(": ") {
-        // serde_yaml's path has no spaces (unless a key does); serde's own messages start with words.
-        Some((prefix, rest)) if !prefix.contains(' ') && !prefix.is_empty() => rest.to_owned(),
+        // serde_yaml's path has no spaces or backticks (unless a key does); serde's messages and ours
+        // start with words or a quoted key.
+        Some((prefix, rest)) if !prefix.is_empty() && !prefix.contains([' ', '`']) => {
+            rest.to_owned()
+        }
         _ => message,
     }
 }

@@ -11,6 +11,7 @@
 mod action;
 mod change;
 mod character;
+mod checked;
 mod choice;
 mod content;
 mod effect;

@@ -176,3 +176,94 @@ fn json_releases_report_paths_too() {
     expect_test::expect!["trailing characters at `pack.json: /` (line 1, column 59)"]
         .assert_eq(&trailing.to_string());
 }
+
+#[test]
+fn keys_and_values_must_fit_their_kind() {
+    let cases = [
+        (
+            "allocate key on a roll",
+            yaml_error::<Vec<Step>>(
+                "- { id: r, kind: roll, parts: [{ dice: 1d20 }], budget: 4 }\n",
+            ),
+        ),
+        (
+            "allocate recommend on a choice",
+            yaml_error::<Vec<Step>>(
+                "- { id: c, kind: choice, options: [{ id: a }], recommend: { hp: 1 } }\n",
+            ),
+        ),
+        (
+            "release with each",
+            yaml_error::<Vec<Step>>(
+                "- { id: d, kind: changes, each: target, release: { steps: [s] } }\n",
+            ),
+        ),
+        (
+            "state key on adjust",
+            yaml_error::<Vec<Step>>(
+                "- id: d\n  kind: changes\n  changes:\n    - { type: adjust, field: hp.current, by: 1, key: used }\n",
+            ),
+        ),
+        (
+            "addItem by ID",
+            yaml_error::<Vec<Step>>(
+                "- id: d\n  kind: changes\n  changes:\n    - { type: addItem, entry: sword }\n",
+            ),
+        ),
+        (
+            "new copy outside addItem",
+            yaml_error::<Vec<Step>>(
+                "- id: d\n  kind: changes\n  changes:\n    - { type: equip, entry: { item: x }, equipped: true }\n",
+            ),
+        ),
+        (
+            "option on a field",
+            yaml_error::<Vec<Effect>>("- { target: combat.ac, op: option, value: { id: x } }\n"),
+        ),
+        (
+            "modifier with add",
+            yaml_error::<Vec<Effect>>(
+                "- { target: { rolls: [a] }, op: add, value: { kind: advantage } }\n",
+            ),
+        ),
+        (
+            "set on rolls without parts",
+            yaml_error::<Vec<Effect>>("- { target: { rolls: [a] }, op: set, value: 1 }\n"),
+        ),
+        (
+            "multiply on a tally",
+            yaml_error::<Vec<Effect>>(
+                "- { target: { rolls: [a], tally: effect }, op: multiply, value: 2 }\n",
+            ),
+        ),
+        (
+            "tags on a field effect",
+            yaml_error::<Vec<Effect>>("- { target: combat.ac, op: add, value: 1, tags: [fire] }\n"),
+        ),
+        (
+            "then on a field effect",
+            yaml_error::<Vec<Effect>>(
+                "- { target: combat.ac, op: add, value: 1, then: [{ type: setState, entry: self, key: k, value: 1 }] }\n",
+            ),
+        ),
+        (
+            "effect without value",
+            yaml_error::<Vec<Effect>>("- { target: combat.ac, op: add }\n"),
+        ),
+    ];
+    expect_test::expect![[r#"
+        allocate key on a roll: key `budget` does not belong on a `roll` step at `content/items/x.yaml: /0` (line 1, column 1)
+        allocate recommend on a choice: a choice step's `recommend` is a formula at `content/items/x.yaml: /0` (line 1, column 1)
+        release with each: a step with `release` doesn't take `each` at `content/items/x.yaml: /0` (line 1, column 1)
+        state key on adjust: key `key` does not belong on an `adjust` change at `content/items/x.yaml: /0/changes/0` (line 4, column 5)
+        addItem by ID: an `addItem` entry is the new copy, `{ item, … }` at `content/items/x.yaml: /0/changes/0` (line 4, column 5)
+        new copy outside addItem: an `equip` change names its entry by ID, `self`, `picked` or `{ formula }` at `content/items/x.yaml: /0/changes/0` (line 4, column 5)
+        option on a field: `op: option` doesn't apply to this target at `content/items/x.yaml: /0` (line 1, column 1)
+        modifier with add: this `value` doesn't fit `op: add` at `content/items/x.yaml: /0` (line 1, column 1)
+        set on rolls without parts: `op: set` doesn't apply to this target at `content/items/x.yaml: /0` (line 1, column 1)
+        multiply on a tally: `op: multiply` doesn't apply to this target at `content/items/x.yaml: /0` (line 1, column 1)
+        tags on a field effect: `tags` is only for `add` on rolls at `content/items/x.yaml: /0` (line 1, column 1)
+        then on a field effect: `then` is only for incoming-change effects at `content/items/x.yaml: /0` (line 1, column 1)
+        effect without value: an effect needs a `value` at `content/items/x.yaml: /0` (line 1, column 1)
+    "#]].assert_eq(&report(&cases));
+}
