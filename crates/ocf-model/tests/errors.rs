@@ -267,3 +267,28 @@ fn keys_and_values_must_fit_their_kind() {
         effect without value: an effect needs a `value` at `content/items/x.yaml: /0` (line 1, column 1)
     "#]].assert_eq(&report(&cases));
 }
+
+/// Untrusted documents can't exhaust the stack or memory: deep nesting and alias bombs are errors.
+#[test]
+fn hostile_documents_are_refused() {
+    // Branch cases nest steps: 1000 levels deep.
+    let mut deep = String::from("x");
+    for _ in 0..1000 {
+        deep = format!("[{{ id: b, kind: branch, cases: [{{ when: true, steps: {deep} }}] }}]");
+    }
+    let error = from_yaml_str::<Vec<Step>>(&deep, "deep.yaml").unwrap_err();
+    assert!(
+        error.to_string().contains("recursion limit exceeded"),
+        "{error}"
+    );
+
+    // Nine levels of aliases, each repeating the last nine times: 387 million entries if expanded.
+    let mut bomb = String::from("id: c\nspecVersion: 1.0.0\nextensions:\n  app:\n");
+    bomb.push_str("    a0: &a0 [x, x, x, x, x, x, x, x, x]\n");
+    for i in 1..9 {
+        let refs = vec![format!("*a{}", i - 1); 9].join(", ");
+        bomb.push_str(&format!("    a{i}: &a{i} [{refs}]\n"));
+    }
+    let error = from_yaml_str::<Character>(&bomb, "bomb.yaml").unwrap_err();
+    expect_test::expect!["repetition limit exceeded at `bomb.yaml: /extensions/app/a5/0/4/4/5/4`"].assert_eq(&error.to_string());
+}
