@@ -1,0 +1,66 @@
+//! [`Keyed`]: an ordered map that keeps the written order (fields are computed in "ruleset field order")
+//! and rejects a key written twice, which a plain map would silently let the later one win.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use indexmap::IndexMap;
+use serde::de::{self, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
+
+/// Declarations or values keyed by ID or name, in written order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct Keyed<V>(pub IndexMap<String, V>);
+
+impl<V> Default for Keyed<V> {
+    fn default() -> Self {
+        Self(IndexMap::new())
+    }
+}
+
+impl<V> Keyed<V> {
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn get(&self, key: &str) -> Option<&V> {
+        self.0.get(key)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &V)> {
+        self.0.iter().map(|(k, v)| (k.as_str(), v))
+    }
+}
+
+impl<'de, V: Deserialize<'de>> Deserialize<'de> for Keyed<V> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeyedVisitor<V>(PhantomData<V>);
+
+        impl<'de, V: Deserialize<'de>> Visitor<'de> for KeyedVisitor<V> {
+            type Value = Keyed<V>;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a map")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut entries = IndexMap::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    if entries.contains_key(&key) {
+                        return Err(de::Error::custom(format_args!("duplicate key `{key}`")));
+                    }
+                    let value = map.next_value()?;
+                    entries.insert(key, value);
+                }
+                Ok(Keyed(entries))
+            }
+        }
+
+        deserializer.deserialize_map(KeyedVisitor(PhantomData))
+    }
+}

@@ -1,0 +1,36 @@
+//! Packs: the source folder's `pack.yaml` manifest, and a pack release (what the build makes of a
+//! source folder, one JSON document).
+
+use serde::{Deserialize, Serialize};
+
+use crate::{ContentItem, Id, Keyed, RulesDocument, Version, VersionRange};
+
+/// `pack.yaml`: who the pack is and what it needs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PackManifest {
+    /// The pack ID (`5e-srd-5.1`); qualifies every ID the pack declares.
+    pub id: Id,
+    pub version: Version,
+    /// The spec version the pack is written for.
+    pub spec_version: Version,
+    /// Pack ID to the version range it accepts, nearest first.
+    #[serde(default, skip_serializing_if = "Keyed::is_empty")]
+    pub dependencies: Keyed<VersionRange>,
+}
+
+/// A pack release: the manifest, the rules files merged in path order, and every content item in path
+/// order. A character's `homebrew` is loaded as one of these (ID `homebrew`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PackRelease {
+    pub id: Id,
+    pub version: Version,
+    pub spec_version: Version,
+    #[serde(default, skip_serializing_if = "Keyed::is_empty")]
+    pub dependencies: Keyed<VersionRange>,
+    #[serde(default)]
+    pub rules: RulesDocument,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub content: Vec<ContentItem>,
+}

@@ -1,0 +1,211 @@
+//! Rules documents (`rules/**/*.yaml`): what a pack declares besides content.
+
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    Action, Choice, ContentTypeDecl, Effect, FieldDecl, FieldType, FollowUp, Formula, Id, Immunity,
+    ItemFieldDecl, Keyed, Literal, Query, Recommend, Rounding, Tag, ViewFieldDecl,
+};
+
+/// One rules document. A pack's rules files are merged in path order (maps key by key, lists
+/// concatenated) into the release's single `rules` document.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RulesDocument {
+    /// The declared tags; each declares the tags above it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<Tag>,
+    /// Character fields, by ID, in ruleset field order.
+    #[serde(default, skip_serializing_if = "Keyed::is_empty")]
+    pub fields: Keyed<FieldDecl>,
+    #[serde(default, skip_serializing_if = "Keyed::is_empty")]
+    pub content_types: Keyed<ContentTypeDecl>,
+    /// Template fields, by name (not qualified).
+    #[serde(default, skip_serializing_if = "Keyed::is_empty")]
+    pub template_fields: Keyed<ItemFieldDecl>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings: Option<Settings>,
+    /// Situational choices, by ID.
+    #[serde(default, skip_serializing_if = "Keyed::is_empty")]
+    pub situational: Keyed<SituationalDecl>,
+    /// Result band sets, by ID.
+    #[serde(default, skip_serializing_if = "Keyed::is_empty")]
+    pub bands: Keyed<BandSet>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub roll_tallies: Vec<String>,
+    /// Shared actions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub actions: Vec<Action>,
+    /// Rules-level choices.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub choices: Vec<Choice>,
+    /// Constraints, by ID.
+    #[serde(default, skip_serializing_if = "Keyed::is_empty")]
+    pub constraints: Keyed<Constraint>,
+    /// Creation starts.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub creation: Vec<CreationStart>,
+    /// Link slots, by ID.
+    #[serde(default, skip_serializing_if = "Keyed::is_empty")]
+    pub links: Keyed<LinkSlot>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub follow_ups: Vec<FollowUp>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub display_groups: Vec<DisplayGroup>,
+    /// Content every character holds as copies (content-only queries).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub standard_copies: Vec<Query>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub immune_to: Vec<Immunity>,
+    /// Always-on effects.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub effects: Vec<Effect>,
+}
+
+/// `settings`, merged key by key across packs.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Settings {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stacking: Option<StackingSettings>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub competing: Option<CompetingSettings>,
+    /// The game's rounding; `floor` when unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounding: Option<Rounding>,
+    /// How a multiplied incoming amount rounds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round_incoming: Option<Rounding>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roll_modifiers: Option<RollModifierSettings>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct StackingSettings {
+    /// Stack key to policy (`source: highestOnly`).
+    #[serde(default, skip_serializing_if = "Keyed::is_empty")]
+    pub keys: Keyed<StackPolicy>,
+    /// The policy of keys not listed; `addAll` when unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<StackPolicy>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum StackPolicy {
+    AddAll,
+    HighestOnly,
+    LowestOnly,
+    PlayerChooses,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CompetingSettings {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recommend: Option<Recommend>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RollModifierSettings {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub advantage: Option<Advantage>,
+}
+
+/// How advantage and disadvantage sources combine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Advantage {
+    Cancel,
+    Net,
+    Stack,
+}
+
+/// A situational choice: a boolean, integer or enum the player sets when an action runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SituationalDecl {
+    pub r#type: FieldType,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub values: Vec<Literal>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<Literal>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub available: Option<Formula>,
+    /// Roll effects and incoming-change effects that apply while it is selected.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub effects: Vec<Effect>,
+}
+
+/// A result band set: ordered bands, the first whose `when` holds is the result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BandSet {
+    /// Evaluated once with `roll` bound; bands read it as `roll.value`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<Formula>,
+    pub bands: Vec<Band>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Band {
+    pub id: String,
+    pub when: Formula,
+}
+
+/// A rules constraint: false is the issue `constraint-failed`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Constraint {
+    pub check: Formula,
+    /// Check once per copy the query matches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub copies: Option<Query>,
+    /// Evaluated into the issue's `data`.
+    #[serde(default, skip_serializing_if = "Keyed::is_empty")]
+    pub data: Keyed<Formula>,
+}
+
+/// A creation start: a rules action that creates a character.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CreationStart {
+    pub id: String,
+    pub action: Id,
+    #[serde(default, skip_serializing_if = "Keyed::is_empty")]
+    pub params: Keyed<Literal>,
+    /// Default `false`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub random: Option<bool>,
+}
+
+/// A link slot: another character this one refers to (a crew).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LinkSlot {
+    /// The pack the linked character uses.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pack: Option<Id>,
+    #[serde(default, skip_serializing_if = "Keyed::is_empty")]
+    pub fields: Keyed<ViewFieldDecl>,
+}
+
+/// A display group (display-hints.md, lost): a content group lists the holder activations of its type.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DisplayGroup {
+    pub id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub r#type: Option<Id>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<GroupFrom>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum GroupFrom {
+    Own,
+}
