@@ -23,7 +23,12 @@ pub struct DiceTerm {
 
 impl DiceTerm {
     pub fn new(count: u32, die: Die, modifiers: Vec<Modifier>) -> DiceTerm {
-        DiceTerm { negative: false, count, die, modifiers }
+        DiceTerm {
+            negative: false,
+            count,
+            die,
+            modifiers,
+        }
     }
 }
 
@@ -34,11 +39,17 @@ pub struct Overflow;
 impl DiceValue {
     /// A dice value with no dice, only a flat part.
     pub fn flat(flat: i64) -> DiceValue {
-        DiceValue { terms: Vec::new(), flat }
+        DiceValue {
+            terms: Vec::new(),
+            flat,
+        }
     }
 
     pub fn from_term(term: DiceTerm) -> DiceValue {
-        DiceValue { terms: vec![term], flat: 0 }
+        DiceValue {
+            terms: vec![term],
+            flat: 0,
+        }
     }
 
     /// Whether the value holds no dice (it may still have a flat part).
@@ -59,9 +70,15 @@ impl DiceValue {
         let terms = self
             .terms
             .iter()
-            .map(|t| DiceTerm { negative: !t.negative, ..t.clone() })
+            .map(|t| DiceTerm {
+                negative: !t.negative,
+                ..t.clone()
+            })
             .collect();
-        Ok(DiceValue { terms, flat: self.flat.checked_neg().ok_or(Overflow)? })
+        Ok(DiceValue {
+            terms,
+            flat: self.flat.checked_neg().ok_or(Overflow)?,
+        })
     }
 
     /// The average the spec compares dice values by (`engine-core.md`, stacking): a die averages
@@ -129,10 +146,19 @@ mod tests {
 
     #[test]
     fn canonical_notation() {
-        assert_eq!(d(2, 6).add(&DiceValue::flat(1)).unwrap().to_string(), "2d6 + 1");
-        assert_eq!(DiceValue::flat(1).add(&d(2, 6)).unwrap().to_string(), "2d6 + 1");
+        assert_eq!(
+            d(2, 6).add(&DiceValue::flat(1)).unwrap().to_string(),
+            "2d6 + 1"
+        );
+        assert_eq!(
+            DiceValue::flat(1).add(&d(2, 6)).unwrap().to_string(),
+            "2d6 + 1"
+        );
         let v = d(1, 20).add(&d(1, 4).negate().unwrap()).unwrap();
-        assert_eq!(v.add(&DiceValue::flat(-2)).unwrap().to_string(), "1d20 - 1d4 - 2");
+        assert_eq!(
+            v.add(&DiceValue::flat(-2)).unwrap().to_string(),
+            "1d20 - 1d4 - 2"
+        );
         assert_eq!(d(1, 4).negate().unwrap().to_string(), "-1d4");
         assert_eq!(DiceValue::default().to_string(), "0");
         let adv = DiceTerm::new(2, Die::Sides(20), vec![Modifier::KeepHighest(1)]);
@@ -141,7 +167,10 @@ mod tests {
 
     #[test]
     fn averages_compare_as_the_spec_says() {
-        assert_eq!(d(2, 6).add(&DiceValue::flat(1)).unwrap().doubled_average(), 16);
+        assert_eq!(
+            d(2, 6).add(&DiceValue::flat(1)).unwrap().doubled_average(),
+            16
+        );
         let fate = DiceValue::from_term(DiceTerm::new(4, Die::Fate, vec![]));
         assert_eq!(fate.doubled_average(), 0);
         assert!(d(1, 8).doubled_average() > d(1, 6).doubled_average());
@@ -149,7 +178,10 @@ mod tests {
 
     #[test]
     fn flat_overflow_is_reported() {
-        assert_eq!(DiceValue::flat(i64::MAX).add(&DiceValue::flat(1)), Err(Overflow));
+        assert_eq!(
+            DiceValue::flat(i64::MAX).add(&DiceValue::flat(1)),
+            Err(Overflow)
+        );
         assert_eq!(DiceValue::flat(i64::MIN).negate(), Err(Overflow));
     }
 }
