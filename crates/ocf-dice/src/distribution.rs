@@ -261,6 +261,10 @@ fn term_weights(term: &DiceTerm, limits: &DiceLimits) -> Result<Weights, DiceErr
             v
         }
     };
+    let width = (n as u64).saturating_mul(unit.w.len().saturating_sub(1) as u64) + 1;
+    if width > MAX_OUTCOMES {
+        return Err(too_large(width));
+    }
     let sum = if (lo, hi) == (0, n) {
         unit.map(|v| Ok(contribution(v)))?.power(term.count)?
     } else {
