@@ -1,6 +1,7 @@
 //! `ocf`: the command-line front end.
 
 mod formula;
+mod roll;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -18,6 +19,8 @@ enum Command {
     /// Formulas: parse, print canonically, evaluate.
     #[command(subcommand)]
     Formula(formula::FormulaCommand),
+    /// Roll dice, or show their exact distribution.
+    Roll(roll::Args),
     /// Run conformance cases (YAML files, or folders of them) and report each failure.
     Conform {
         #[arg(required = true)]
@@ -28,23 +31,26 @@ enum Command {
 fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Formula(command) => formula::run(command),
-        Command::Conform { paths } => {
-            let summary = ocf_cli::conform::run(&paths);
-            for failure in &summary.failures {
-                match &failure.description {
-                    Some(d) => println!("FAIL {}: {d}", failure.path.display()),
-                    None => println!("FAIL {}", failure.path.display()),
-                }
-                for line in failure.report.lines() {
-                    println!("  {line}");
-                }
-            }
-            println!("{}", summary.closing_line());
-            if summary.failures.is_empty() {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
-            }
+        Command::Roll(args) => roll::main(&args),
+        Command::Conform { paths } => conform(&paths),
+    }
+}
+
+fn conform(paths: &[PathBuf]) -> ExitCode {
+    let summary = ocf_cli::conform::run(paths);
+    for failure in &summary.failures {
+        match &failure.description {
+            Some(d) => println!("FAIL {}: {d}", failure.path.display()),
+            None => println!("FAIL {}", failure.path.display()),
         }
+        for line in failure.report.lines() {
+            println!("  {line}");
+        }
+    }
+    println!("{}", summary.closing_line());
+    if summary.failures.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
     }
 }

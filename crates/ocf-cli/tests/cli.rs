@@ -154,3 +154,60 @@ fn conform_ends_with_the_closing_line() {
     assert_eq!(status, 0, "{text}");
     assert!(text.trim_end().ends_with(" passed, 0 failed"), "{text}");
 }
+
+#[test]
+fn roll_takes_faces_in_die_order() {
+    check(
+        &["roll", "4d6dl1 + 2", "--faces", "1,2,3,4"],
+        0,
+        expect![[r#"
+            4d6dl1: [1] 2 3 4 = 9
+            +2
+            total 11
+        "#]],
+    );
+    let (text, status) = ocf(&["roll", "2d6", "--faces", "3"]);
+    assert_eq!(status, 1, "{text}");
+    assert!(text.contains("no-more-faces"), "{text}");
+}
+
+#[test]
+fn roll_reads_its_notation_as_a_formula() {
+    let (text, status) = ocf(&["roll", "(1 + 1)d6", "--faces", "2,5", "--json"]);
+    assert_eq!(status, 0, "{text}");
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(json["total"], 7);
+    assert_eq!(json["items"][0]["count"], 2);
+    let (text, status) = ocf(&["roll", "1d6 +"]);
+    assert_eq!(status, 1);
+    assert!(text.starts_with("ocf: formula-syntax"), "{text}");
+}
+
+#[test]
+fn a_seeded_roll_repeats() {
+    let first = ocf(&["roll", "10d10cs>=7", "--seed", "42", "--json"]);
+    assert_eq!(first.1, 0);
+    assert_eq!(
+        first,
+        ocf(&["roll", "10d10cs>=7", "--seed", "42", "--json"])
+    );
+}
+
+#[test]
+fn roll_distribution_is_exact() {
+    check(
+        &["roll", "--distribution", "1d4 + 1", "--json"],
+        0,
+        expect![[r#"
+            {
+              "distribution": {
+                "2": 0.25,
+                "3": 0.25,
+                "4": 0.25,
+                "5": 0.25
+              },
+              "truncated": 0.0
+            }
+        "#]],
+    );
+}

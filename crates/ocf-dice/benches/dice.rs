@@ -1,0 +1,45 @@
+//! Rolling with the seeded dice function, and exact distributions, for the common notations.
+
+use criterion::{Criterion, black_box, criterion_group, criterion_main};
+use ocf_dice::{DiceLimits, DiceTerm, DiceValue, Die, Modifier, SeededDice, distribution, roll};
+use ocf_syntax::dice::decode;
+
+fn term(text: &str) -> DiceTerm {
+    let n = decode(text).expect("a valid literal");
+    DiceTerm::new(n.count.expect("a count"), n.die, n.modifiers)
+}
+
+fn notations() -> Vec<(&'static str, DiceValue)> {
+    let mut adv = DiceValue::from_term(term("2d20kh1"));
+    adv.flat = 5;
+    vec![
+        ("8d6", DiceValue::from_term(term("8d6"))),
+        ("4d6dl1", DiceValue::from_term(term("4d6dl1"))),
+        ("2d20kh1 + 5", adv),
+        ("10d10cs>=7", DiceValue::from_term(term("10d10cs>=7"))),
+        (
+            "1d6!",
+            DiceValue::from_term(DiceTerm::new(
+                1,
+                Die::Sides(6),
+                vec![Modifier::Explode(None)],
+            )),
+        ),
+    ]
+}
+
+fn bench(c: &mut Criterion) {
+    let limits = DiceLimits::default();
+    for (name, value) in notations() {
+        let mut dice = SeededDice::new(1);
+        c.bench_function(&format!("roll {name}"), |b| {
+            b.iter(|| roll(black_box(&value), &mut dice, &limits).unwrap())
+        });
+        c.bench_function(&format!("distribution {name}"), |b| {
+            b.iter(|| distribution(black_box(&value), &limits).unwrap())
+        });
+    }
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

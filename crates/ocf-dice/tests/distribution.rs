@@ -1,0 +1,173 @@
+//! Exact distributions: known values, and agreement with the roller itself over every sequence of
+//! faces (a brute-force oracle, for small dice and small limits).
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use common::dice;
+use expect_test::expect;
+use num_bigint::BigInt;
+use num_rational::BigRational;
+use num_traits::{One, Zero};
+use ocf_dice::{DiceError, DiceLimits, FixedFaces, distribution, roll};
+
+fn ratio(n: i64, d: i64) -> BigRational {
+    BigRational::new(BigInt::from(n), BigInt::from(d))
+}
+
+/// Every way the roller can go, found by asking for one more face whenever it runs out.
+fn oracle(notation: &str, limits: &DiceLimits) -> (BTreeMap<i64, BigRational>, BigRational) {
+    fn explore(
+        value: &ocf_dice::DiceValue,
+        limits: &DiceLimits,
+        prefix: &mut Vec<i64>,
+        p: BigRational,
+        out: &mut (BTreeMap<i64, BigRational>, BigRational),
+    ) {
+        match roll(value, &mut FixedFaces::new(prefix.clone()), limits) {
+            Ok(r) => *out.0.entry(r.total).or_insert_with(BigRational::zero) += p,
+            Err(DiceError::SafetyLimitExceeded { .. }) => out.1 += p,
+            Err(DiceError::NoMoreFaces { request }) => {
+                let (low, high) = request.die.face_range();
+                let share = &p / BigInt::from(high - low + 1);
+                for face in low..=high {
+                    prefix.push(face);
+                    explore(value, limits, prefix, share.clone(), out);
+                    prefix.pop();
+                }
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
+    let mut out = (BTreeMap::new(), BigRational::zero());
+    explore(
+        &dice(notation),
+        limits,
+        &mut Vec::new(),
+        BigRational::one(),
+        &mut out,
+    );
+    out
+}
+
+#[test]
+fn the_distribution_is_what_the_roller_does() {
+    let limits = DiceLimits {
+        max_explosions: 2,
+        max_rerolls: 2,
+        max_dice_per_item: 10,
+    };
+    for notation in [
+        "2d6",
+        "3d4dl1",
+        "3d4dh1kl1",
+        "4d3kh2",
+        "3d4kh1 - 2",
+        "2d4 - 1d6 + 3",
+        "1d6!",
+        "2d4!",
+        "1d4!>2",
+        "2d4!!kh1",
+        "2d4!!cs>=4",
+        "3d4!cs>=3",
+        "2d4r1",
+        "2d4ro<2",
+        "1d4r<=3",
+        "2d4ro1!",
+        "3d4ro1kh2",
+        "3d6cs>=5cf1",
+        "4dF",
+        "3dFkh2",
+        "2dF!",
+        "3d4min2max3",
+        "3d4min3dl1",
+        "2d4!!min2",
+        "1d1!",
+        "1d1r1",
+        "0d6 + 2",
+        "3d4cf1kl2",
+    ] {
+        let (outcomes, truncated) = oracle(notation, &limits);
+        let d =
+            distribution(&dice(notation), &limits).unwrap_or_else(|e| panic!("{notation}: {e}"));
+        assert_eq!(d.outcomes, outcomes, "{notation}");
+        assert_eq!(d.truncated, truncated, "{notation}");
+    }
+}
+
+#[test]
+fn known_distributions() {
+    let limits = DiceLimits::default();
+    let d = distribution(&dice("2d6"), &limits).unwrap();
+    assert_eq!(d.probability(7), ratio(1, 6));
+    assert_eq!(d.probability(2), ratio(1, 36));
+    // Advantage: P(max of two d20 = 20) = 39/400.
+    let adv = distribution(&dice("2d20kh1 + 5"), &limits).unwrap();
+    assert_eq!(adv.probability(25), ratio(39, 400));
+    assert_eq!(adv.probability(6), ratio(1, 400));
+    // 4d6 drop lowest: 18 needs four... only 6,6,6,x with x any: 21/1296.
+    let stats = distribution(&dice("4d6dl1"), &limits).unwrap();
+    assert_eq!(stats.probability(18), ratio(21, 1296));
+    assert_eq!(stats.probability(3), ratio(1, 1296));
+    // Ten d10 counting 7+: binomial(10, 0.4).
+    let pool = distribution(&dice("10d10cs>=7"), &limits).unwrap();
+    assert_eq!(
+        pool.probability(10),
+        BigRational::new(BigInt::from(4).pow(10), BigInt::from(10).pow(10))
+    );
+    // An explosion chain cut off at the limit: 1d6! with 100 explosions leaves (1/6)^101.
+    let boom = distribution(&dice("1d6!"), &limits).unwrap();
+    assert_eq!(
+        boom.truncated,
+        BigRational::new(BigInt::one(), BigInt::from(6).pow(101))
+    );
+    assert_eq!(boom.probability(13), ratio(1, 216));
+    assert!(ocf_dice::distribution::ratio_to_f64(&boom.truncated) > 0.0);
+    for d in [&d, &adv, &stats, &pool, &boom] {
+        let sum: BigRational = d.outcomes.values().sum();
+        assert_eq!(sum + &d.truncated, BigRational::one());
+    }
+}
+
+#[test]
+fn unsupported_and_too_large_say_so() {
+    let limits = DiceLimits::default();
+    let err = |n: &str| {
+        distribution(&dice(n), &limits)
+            .map(|_| ())
+            .unwrap_err()
+            .to_string()
+    };
+    expect!["no exact distribution: keep or drop among the dice explosions add (`!`)"]
+        .assert_eq(&err("2d6!kh1"));
+    expect!["the distribution would have about 1000000000 outcomes, more than 20000"]
+        .assert_eq(&err("1d1000000000"));
+    expect!["the distribution would have about 999001 outcomes, more than 20000"]
+        .assert_eq(&err("1000d1000"));
+    expect!["the roll needs more than maxDicePerItem (1000)"].assert_eq(&err("1001d6"));
+}
+
+#[test]
+fn floats_keep_their_precision() {
+    let d = distribution(&dice("3d6"), &DiceLimits::default()).unwrap();
+    let floats: BTreeMap<i64, f64> = d.to_f64().into_iter().collect();
+    assert_eq!(floats[&10], 27.0 / 216.0);
+    // Far below what `numerator as f64 / denominator as f64` could give (both overflow to inf).
+    let tiny = ocf_dice::distribution::ratio_to_f64(&BigRational::new(
+        BigInt::one(),
+        BigInt::from(6).pow(100),
+    ));
+    let expected = (0..100).fold(1.0f64, |p, _| p / 6.0);
+    assert!(
+        (tiny / expected - 1.0).abs() < 1e-13,
+        "{tiny} vs {expected}"
+    );
+    let subnormal = ocf_dice::distribution::ratio_to_f64(&BigRational::new(
+        BigInt::one(),
+        BigInt::from(2).pow(1070),
+    ));
+    assert_eq!(subnormal, f64::from_bits(1 << 4));
+    let third = ocf_dice::distribution::ratio_to_f64(&ratio(1, 3));
+    assert_eq!(third, 1.0 / 3.0);
+}
