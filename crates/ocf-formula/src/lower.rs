@@ -10,7 +10,7 @@ use ocf_syntax::ast::{self, AstNode, LiteralKind};
 use crate::decimal::{Decimal, ParseDecimalError};
 use crate::error::{ErrorCode, FormulaError, TextRange};
 use crate::limits::Limits;
-use crate::lowered::{BinaryOp, Expr, ExprId, Function, Lowered, Root, UnaryOp};
+use crate::lowered::{Expr, ExprId, Function, Lowered, Root};
 use crate::value::Value;
 
 /// Lowers a formula that parsed without errors. Reports every problem found: an unknown function
@@ -169,14 +169,7 @@ impl Lowerer<'_> {
             ast::Expr::PrefixExpr(prefix) => {
                 let operand = self.child(prefix.operand(), range, next);
                 match prefix.op_kind() {
-                    Some(ast::PrefixOp::Neg) => Expr::Unary {
-                        op: UnaryOp::Neg,
-                        operand,
-                    },
-                    Some(ast::PrefixOp::Not) => Expr::Unary {
-                        op: UnaryOp::Not,
-                        operand,
-                    },
+                    Some(op) => Expr::Unary { op, operand },
                     None => return self.hole(range, "an operator is missing"),
                 }
             }
@@ -184,11 +177,7 @@ impl Lowerer<'_> {
                 let lhs = self.child(bin.lhs(), range, next);
                 let rhs = self.child(bin.rhs(), range, next);
                 match bin.op_kind() {
-                    Some(op) => Expr::Binary {
-                        op: binary_op(op),
-                        lhs,
-                        rhs,
-                    },
+                    Some(op) => Expr::Binary { op, lhs, rhs },
                     None => return self.hole(range, "an operator is missing"),
                 }
             }
@@ -269,24 +258,5 @@ fn dotted_names(field: &ast::FieldExpr) -> Option<Vec<String>> {
             }
             _ => return None,
         }
-    }
-}
-
-fn binary_op(op: ast::BinaryOp) -> BinaryOp {
-    match op {
-        ast::BinaryOp::Or => BinaryOp::Or,
-        ast::BinaryOp::And => BinaryOp::And,
-        ast::BinaryOp::Eq => BinaryOp::Eq,
-        ast::BinaryOp::Ne => BinaryOp::Ne,
-        ast::BinaryOp::Lt => BinaryOp::Lt,
-        ast::BinaryOp::Le => BinaryOp::Le,
-        ast::BinaryOp::Gt => BinaryOp::Gt,
-        ast::BinaryOp::Ge => BinaryOp::Ge,
-        ast::BinaryOp::In => BinaryOp::In,
-        ast::BinaryOp::Add => BinaryOp::Add,
-        ast::BinaryOp::Sub => BinaryOp::Sub,
-        ast::BinaryOp::Mul => BinaryOp::Mul,
-        ast::BinaryOp::Div => BinaryOp::Div,
-        ast::BinaryOp::Rem => BinaryOp::Rem,
     }
 }
