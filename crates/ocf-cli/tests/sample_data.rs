@@ -342,7 +342,7 @@ fn every_character_uses_only_what_its_packs_declare() {
     let packs = all_packs();
     let files = yaml_files(&testdata().join("characters"));
     assert!(
-        files.len() >= 5,
+        files.len() >= 7,
         "expected the sample characters, found {}",
         files.len()
     );
