@@ -112,9 +112,25 @@ impl Indexer<'_> {
         let mut parser = Parser::new_from_str(self.text);
         let mut total: u64 = 0;
         while let Some(event) = parser.next_event() {
-            let (event, span) = event.map_err(|error| IndexError::Syntax {
-                message: error.info().to_owned(),
-                at: position(error.marker().line(), error.marker().col()),
+            let (event, span) = event.map_err(|error| {
+                let at = position(error.marker().line(), error.marker().col());
+                // The scanner's own bound on flow nesting (255 levels), met before ours when it
+                // scans ahead.
+                if error.info().contains("recursion limit exceeded") {
+                    return IndexError::Limit {
+                        limit: "maxNesting",
+                        message: format!(
+                            "maps and lists nest more than {} deep",
+                            self.limits.max_nesting
+                        ),
+                        at,
+                        pointer: String::new(),
+                    };
+                }
+                IndexError::Syntax {
+                    message: error.info().to_owned(),
+                    at,
+                }
             })?;
             let at = position(span.start.line(), span.start.col());
             match event {

@@ -56,31 +56,78 @@ pub fn build_pack(dir: &Path, options: &BuildOptions) -> Result<PackRelease, Vec
 
 /// Builds the folder: the release (unless there is an error) with the warnings.
 pub fn build_report(dir: &Path, options: &BuildOptions) -> BuildReport {
-    let limits = &options.limits;
     let mut problems = Vec::new();
-    let files = source::discover(dir, limits, &mut problems);
-    let order: Vec<String> = files.iter().map(|f| f.name.clone()).collect();
+    let files = source::discover(dir, &options.limits, &mut problems);
+    let mut total = 0;
+    let texts = files
+        .into_iter()
+        .map(|file| {
+            let text = source::read(&file, &options.limits, &mut total);
+            (file.name, file.role, text)
+        })
+        .collect();
+    build_texts(texts, problems, options)
+}
+
+/// Builds a pack from its files' texts, named as in a folder (`pack.yaml`, `rules/...`,
+/// `content/...`): the same build without the file system, for tests and editors. Other names are
+/// ignored.
+pub fn build_files(files: &[(String, String)], options: &BuildOptions) -> BuildReport {
+    let mut sorted: Vec<_> = files
+        .iter()
+        .filter_map(|(name, text)| Some((name.clone(), source::role_of(name)?, text)))
+        .collect();
+    sorted.sort_by(|a, b| (a.1, &a.0).cmp(&(b.1, &b.0)));
+    let mut problems = Vec::new();
+    if !sorted.iter().any(|(_, role, _)| *role == Role::Manifest) {
+        problems
+            .push(Problem::error("unreadable-file", "the file is missing").in_file("pack.yaml"));
+    }
+    let mut total = 0;
+    let texts = sorted
+        .into_iter()
+        .map(|(name, role, text)| {
+            let text = source::check_size(&name, text.len() as u64, &options.limits, &mut total)
+                .map(|()| text.clone());
+            (name, role, text)
+        })
+        .collect();
+    build_texts(texts, problems, options)
+}
+
+type Text = Result<String, Box<Problem>>;
+
+fn build_texts(
+    texts: Vec<(String, Role, Text)>,
+    mut problems: Vec<Problem>,
+    options: &BuildOptions,
+) -> BuildReport {
+    let limits = &options.limits;
+    let order: Vec<String> = texts.iter().map(|(name, _, _)| name.clone()).collect();
 
     let mut manifest = None;
     let mut rules = Vec::new();
     let mut content = Vec::new();
     let (mut rules_complete, mut content_complete) = (true, true);
-    let mut total = 0;
-    for file in &files {
-        let loaded = source::read(file, limits, &mut total).and_then(|text| match file.role {
-            Role::Manifest => read::document::<PackManifest>(&text, &file.name, limits)
-                .map(|doc| manifest = Some((doc.value, doc.locations))),
-            Role::Rules => read::document::<RulesDocument>(&text, &file.name, limits)
-                .map(|doc| rules.push((file.name.as_str(), doc.value, doc.locations))),
-            Role::Content => read::document::<ContentFile>(&text, &file.name, limits).map(|doc| {
-                let listed = matches!(doc.value, ContentFile::Many(_));
-                let items = doc.value.into_items();
-                content.push((file.name.as_str(), items, listed, doc.locations));
-            }),
-        });
+    for (name, role, text) in &texts {
+        let name = name.as_str();
+        let loaded = text
+            .as_ref()
+            .map_err(|p| p.clone())
+            .and_then(|text| match role {
+                Role::Manifest => read::document::<PackManifest>(text, name, limits)
+                    .map(|doc| manifest = Some((doc.value, doc.locations))),
+                Role::Rules => read::document::<RulesDocument>(text, name, limits)
+                    .map(|doc| rules.push((name, doc.value, doc.locations))),
+                Role::Content => read::document::<ContentFile>(text, name, limits).map(|doc| {
+                    let listed = matches!(doc.value, ContentFile::Many(_));
+                    let items = doc.value.into_items();
+                    content.push((name, items, listed, doc.locations));
+                }),
+            });
         if let Err(problem) = loaded {
             problems.push(*problem);
-            match file.role {
+            match role {
                 Role::Manifest => {}
                 Role::Rules => rules_complete = false,
                 Role::Content => content_complete = false,

@@ -9,11 +9,28 @@ use super::limits::ReadLimits;
 use super::problem::Problem;
 
 /// What a source file holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Role {
     Manifest,
     Rules,
     Content,
+}
+
+/// What a file named as in a folder holds, if the build reads it.
+pub fn role_of(name: &str) -> Option<Role> {
+    if name == "pack.yaml" {
+        Some(Role::Manifest)
+    } else if name.ends_with(".yaml") {
+        if name.starts_with("rules/") {
+            Some(Role::Rules)
+        } else if name.starts_with("content/") {
+            Some(Role::Content)
+        } else {
+            None
+        }
+    } else {
+        None
+    }
 }
 
 /// A source file found in the folder, not yet read.
@@ -141,29 +158,7 @@ pub fn read(
         .take(limits.max_file_bytes + 1)
         .read_to_end(&mut bytes)
         .map_err(|error| Box::new(problem("unreadable-file", error.to_string())))?;
-    let size = bytes.len() as u64;
-    if size > limits.max_file_bytes {
-        return Err(Box::new(
-            problem(
-                "safety-limit-exceeded",
-                format!("the file is larger than {} bytes", limits.max_file_bytes),
-            )
-            .with("limit", "maxFileBytes"),
-        ));
-    }
-    *total += size;
-    if *total > limits.max_total_bytes {
-        return Err(Box::new(
-            problem(
-                "safety-limit-exceeded",
-                format!(
-                    "the folder's files are larger than {} bytes together",
-                    limits.max_total_bytes
-                ),
-            )
-            .with("limit", "maxTotalBytes"),
-        ));
-    }
+    check_size(&file.name, bytes.len() as u64, limits, total)?;
     String::from_utf8(bytes).map_err(|error| {
         Box::new(problem(
             "invalid-document",
@@ -173,4 +168,37 @@ pub fn read(
             ),
         ))
     })
+}
+
+/// Counts a file of `size` bytes against the file and folder limits.
+pub fn check_size(
+    name: &str,
+    size: u64,
+    limits: &ReadLimits,
+    total: &mut u64,
+) -> Result<(), Box<Problem>> {
+    let problem = |message: String, limit: &str| {
+        Box::new(
+            Problem::error("safety-limit-exceeded", message)
+                .in_file(name)
+                .with("limit", limit),
+        )
+    };
+    if size > limits.max_file_bytes {
+        return Err(problem(
+            format!("the file is larger than {} bytes", limits.max_file_bytes),
+            "maxFileBytes",
+        ));
+    }
+    *total += size;
+    if *total > limits.max_total_bytes {
+        return Err(problem(
+            format!(
+                "the folder's files are larger than {} bytes together",
+                limits.max_total_bytes
+            ),
+            "maxTotalBytes",
+        ));
+    }
+    Ok(())
 }
