@@ -18,6 +18,27 @@ enum Command {
     /// Formulas: parse, print canonically, evaluate.
     #[command(subcommand)]
     Formula(formula::FormulaCommand),
+    /// Build a pack source folder into its release (JSON); problems go to stderr.
+    Build {
+        dir: PathBuf,
+        /// Write the release here instead of stdout.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// A dependency: a release JSON file or a source folder. References it may declare are
+        /// checked only when it is given.
+        #[arg(long = "dep")]
+        deps: Vec<PathBuf>,
+    },
+    /// Check pack source folders and report every problem of every folder.
+    Check {
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Print the problems as one JSON array.
+        #[arg(long)]
+        json: bool,
+        #[arg(long = "dep")]
+        deps: Vec<PathBuf>,
+    },
     /// Run conformance cases (YAML files, or folders of them) and report each failure.
     Conform {
         #[arg(required = true)]
@@ -28,6 +49,10 @@ enum Command {
 fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Formula(command) => formula::run(command),
+        Command::Build { dir, output, deps } => {
+            ocf_cli::build::build(&dir, output.as_deref(), &deps)
+        }
+        Command::Check { dirs, json, deps } => ocf_cli::build::check(&dirs, json, &deps),
         Command::Conform { paths } => {
             let summary = ocf_cli::conform::run(&paths);
             for failure in &summary.failures {
