@@ -179,7 +179,7 @@ mod tests {
         let error = Problem::error("x", "m");
         let warning = Problem::warning("y", "m");
         assert_eq!(summary(&[]), "no problems");
-        assert_eq!(summary(&[error.clone()]), "1 error");
+        assert_eq!(summary(std::slice::from_ref(&error)), "1 error");
         assert_eq!(summary(&[warning.clone(), warning.clone()]), "2 warnings");
         assert_eq!(
             summary(&[error.clone(), error, warning]),
