@@ -3,3 +3,4 @@
 pub mod build;
 pub mod conform;
 pub mod output;
+pub mod schema;

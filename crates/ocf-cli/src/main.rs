@@ -39,6 +39,8 @@ enum Command {
         #[arg(long = "dep")]
         deps: Vec<PathBuf>,
     },
+    /// Print a JSON Schema: manifest, rules, content, pack (a release) or character.
+    Schema { name: String },
     /// Run conformance cases (YAML files, or folders of them) and report each failure.
     Conform {
         #[arg(required = true)]
@@ -53,6 +55,19 @@ fn main() -> ExitCode {
             ocf_cli::build::build(&dir, output.as_deref(), &deps)
         }
         Command::Check { dirs, json, deps } => ocf_cli::build::check(&dirs, json, &deps),
+        Command::Schema { name } => match ocf_cli::schema::schema(&name) {
+            Some(schema) => {
+                print!("{schema}");
+                ExitCode::SUCCESS
+            }
+            None => {
+                eprintln!("error: no schema `{name}`; there are:");
+                for (name, covers) in ocf_cli::schema::SCHEMAS {
+                    eprintln!("  {name:<10} {covers}");
+                }
+                ExitCode::FAILURE
+            }
+        },
         Command::Conform { paths } => {
             let summary = ocf_cli::conform::run(&paths);
             for failure in &summary.failures {
