@@ -290,5 +290,6 @@ fn hostile_documents_are_refused() {
         bomb.push_str(&format!("    a{i}: &a{i} [{refs}]\n"));
     }
     let error = from_yaml_str::<Character>(&bomb, "bomb.yaml").unwrap_err();
-    expect_test::expect!["repetition limit exceeded at `bomb.yaml: /extensions/app/a5/0/4/4/5/4`"].assert_eq(&error.to_string());
+    expect_test::expect!["repetition limit exceeded at `bomb.yaml: /extensions/app/a5/0/4/4/5/4`"]
+        .assert_eq(&error.to_string());
 }
