@@ -182,26 +182,34 @@ fn extend(
     };
     if chain.iter().any(|c| c == qualified) {
         chain.push(qualified.to_owned());
-        return Err(Box::new(LoadErrorRecord::new(
-            "circular-extends",
-            format!("`extends` loops: {}", chain.join(" -> ")),
-        )
-        .with("items", chain.clone())));
+        return Err(Box::new(
+            LoadErrorRecord::new(
+                "circular-extends",
+                format!("`extends` loops: {}", chain.join(" -> ")),
+            )
+            .with("items", chain.clone()),
+        ));
     }
     if chain.len() >= options.max_extends_depth {
-        return Err(Box::new(LoadErrorRecord::new(
-            "safety-limit-exceeded",
-            format!(
-                "`extends` chain of `{}` is longer than maxExtendsDepth",
-                chain[0]
-            ),
-        )
-        .with("limit", "maxExtendsDepth")
-        .with("maxExtendsDepth", options.max_extends_depth)));
+        return Err(Box::new(
+            LoadErrorRecord::new(
+                "safety-limit-exceeded",
+                format!(
+                    "`extends` chain of `{}` is longer than maxExtendsDepth",
+                    chain[0]
+                ),
+            )
+            .with("limit", "maxExtendsDepth")
+            .with("maxExtendsDepth", options.max_extends_depth),
+        ));
     }
     chain.push(qualified.to_owned());
     let Some(parent) = ruleset.resolve(w.pack, parent_ref.as_str(), Namespace::Content) else {
-        return Err(Box::new(unknown(w.pack, String::new(), parent_ref.as_str())));
+        return Err(Box::new(unknown(
+            w.pack,
+            String::new(),
+            parent_ref.as_str(),
+        )));
     };
     let parent_pack = ruleset.content.0[parent.as_str()].pack.clone();
     let (base, mut origins) = match extend(ruleset, &parent, declared, options, chain)? {
