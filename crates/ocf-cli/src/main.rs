@@ -1,6 +1,7 @@
 //! `ocf`: the command-line front end.
 
 mod formula;
+mod load;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -18,6 +19,8 @@ enum Command {
     /// Formulas: parse, print canonically, evaluate.
     #[command(subcommand)]
     Formula(formula::FormulaCommand),
+    /// Load packs (source folders or release `.json` files, in load order) into a ruleset.
+    Load(load::LoadArgs),
     /// Build a pack source folder into its release (JSON); problems go to stderr.
     Build {
         dir: PathBuf,
@@ -51,6 +54,7 @@ enum Command {
 fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Formula(command) => formula::run(command),
+        Command::Load(args) => load::run(args),
         Command::Build { dir, output, deps } => {
             ocf_cli::build::build(&dir, output.as_deref(), &deps)
         }
