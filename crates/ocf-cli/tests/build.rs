@@ -99,7 +99,11 @@ fn check_renders_every_problem_like_a_compiler() {
               |
             5 |   extends: features.fury
               |   ^
-            16 errors
+            testdata/build/broken/content/features.yaml:15:38: formula-error: type-mismatch: expected bool, found int
+               |
+            15 |   prerequisites: [{ id: loud, check: level + 1 }]
+               |                                      ^
+            17 errors
         "#]],
         expect![[r#""#]],
     );

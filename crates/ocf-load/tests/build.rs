@@ -69,6 +69,7 @@ fn a_broken_pack_reports_every_problem() {
         content/classes.yaml:14:3: duplicate-id: the content ID `classes.fighter` is also declared at content/classes.yaml:1 [/1/id]
         content/features.yaml:4:9: unknown-reference: no content type `feture` in broken or its dependencies [/1/type]
         content/features.yaml:5:3: circular-extends: `extends` loops: features.rage -> features.fury -> features.rage [/1/extends]
+        content/features.yaml:15:38: formula-error: type-mismatch: expected bool, found int [/4/prerequisites/0/check]
     "#]].assert_eq(&lines(&problems));
 }
 
@@ -90,6 +91,7 @@ fn without_dependencies_only_local_names_are_checked() {
             "content/classes.yaml:10 formula-error",
             "content/classes.yaml:14 duplicate-id",
             "content/features.yaml:5 circular-extends",
+            "content/features.yaml:15 formula-error",
         ]
     "#]]
     .assert_debug_eq(&codes);

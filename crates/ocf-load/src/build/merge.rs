@@ -27,20 +27,43 @@ struct Seen {
 struct Merger {
     seen: FxHashMap<String, Seen>,
     problems: Vec<Problem>,
+    origins: Origins,
 }
 
-pub fn merge(files: &[RulesFile<'_>]) -> (RulesDocument, Vec<Problem>) {
+/// Where each declaration of the merged document came from: a pointer into the release's `rules`
+/// (`/fields/hp.max/formula`, `/actions/3/steps/0/when`) back to its file and the pointer there.
+#[derive(Debug, Default)]
+pub struct Origins {
+    /// `/section/key` or `/section/index` in the merged document to the file and the same in it.
+    declarations: FxHashMap<String, (usize, String)>,
+}
+
+impl Origins {
+    /// The file (its index in the merged files) and pointer of a merged-document pointer.
+    pub fn locate(&self, pointer: &str) -> Option<(usize, String)> {
+        let mut segments = pointer.splitn(4, '/');
+        let (_, section, key) = (segments.next()?, segments.next()?, segments.next()?);
+        let (file, there) = self.declarations.get(&format!("/{section}/{key}"))?;
+        Some(match segments.next() {
+            Some(rest) => (*file, format!("{there}/{rest}")),
+            None => (*file, there.clone()),
+        })
+    }
+}
+
+pub fn merge(files: &[RulesFile<'_>]) -> (RulesDocument, Origins, Vec<Problem>) {
     let mut merger = Merger::default();
     let mut out = RulesDocument::default();
-    for file in files {
-        merger.file(&mut out, file);
+    for (index, file) in files.iter().enumerate() {
+        merger.file(&mut out, index, file);
     }
-    (out, merger.problems)
+    (out, merger.origins, merger.problems)
 }
 
 impl Merger {
-    fn file(&mut self, out: &mut RulesDocument, file: &RulesFile<'_>) {
+    fn file(&mut self, out: &mut RulesDocument, index: usize, file: &RulesFile<'_>) {
         let doc = file.doc.clone();
+        self.origins(out, index, &doc);
         self.keyed(&mut out.fields, doc.fields, "fields", file);
         self.keyed(
             &mut out.content_types,
@@ -96,6 +119,70 @@ impl Merger {
         self.listed(&mut out.immune_to, doc.immune_to, "immuneTo", file, |i| {
             Some(&i.id)
         });
+    }
+
+    /// Records where the file's declarations land in the merged document, before merging them.
+    fn origins(&mut self, out: &RulesDocument, file: usize, doc: &RulesDocument) {
+        let mut keyed = |section: &str, keys: Vec<&str>| {
+            for key in keys {
+                let pointer = format!("/{section}/{}", escape(key));
+                self.origins
+                    .declarations
+                    .entry(pointer.clone())
+                    .or_insert((file, pointer));
+            }
+        };
+        keyed("fields", doc.fields.iter().map(|(k, _)| k).collect());
+        keyed(
+            "contentTypes",
+            doc.content_types.iter().map(|(k, _)| k).collect(),
+        );
+        keyed(
+            "templateFields",
+            doc.template_fields.iter().map(|(k, _)| k).collect(),
+        );
+        keyed(
+            "situational",
+            doc.situational.iter().map(|(k, _)| k).collect(),
+        );
+        keyed("bands", doc.bands.iter().map(|(k, _)| k).collect());
+        keyed(
+            "constraints",
+            doc.constraints.iter().map(|(k, _)| k).collect(),
+        );
+        keyed("links", doc.links.iter().map(|(k, _)| k).collect());
+        let lists = [
+            ("tags", out.tags.len(), doc.tags.len()),
+            (
+                "rollTallies",
+                out.roll_tallies.len(),
+                doc.roll_tallies.len(),
+            ),
+            (
+                "standardCopies",
+                out.standard_copies.len(),
+                doc.standard_copies.len(),
+            ),
+            ("effects", out.effects.len(), doc.effects.len()),
+            ("actions", out.actions.len(), doc.actions.len()),
+            ("choices", out.choices.len(), doc.choices.len()),
+            ("creation", out.creation.len(), doc.creation.len()),
+            ("followUps", out.follow_ups.len(), doc.follow_ups.len()),
+            (
+                "displayGroups",
+                out.display_groups.len(),
+                doc.display_groups.len(),
+            ),
+            ("immuneTo", out.immune_to.len(), doc.immune_to.len()),
+        ];
+        for (section, before, count) in lists {
+            for index in 0..count {
+                self.origins.declarations.insert(
+                    format!("/{section}/{}", before + index),
+                    (file, format!("/{section}/{index}")),
+                );
+            }
+        }
     }
 
     /// Records `id` (a dotted name such as `fields.hp.max`) as declared at `pointer` in `file`; a

@@ -15,6 +15,7 @@ mod names;
 mod problem;
 mod read;
 mod source;
+mod types;
 mod walk;
 
 use std::path::Path;
@@ -143,7 +144,7 @@ fn build_texts(
             locations,
         })
         .collect();
-    let (merged, merge_problems) = merge::merge(&rules_files);
+    let (merged, origins, merge_problems) = merge::merge(&rules_files);
     problems.extend(merge_problems);
     let items: Vec<ContentItem> = content
         .iter()
@@ -208,18 +209,55 @@ fn build_texts(
     content::duplicate_ids(&placed, &mut problems);
     content::extends(&pack, &placed, limits.max_extends_depth, &mut problems);
 
+    // The release as it would be, to type-check its formulas with loadRuleset's checker.
+    let mut release = manifest.map(|(manifest, _)| PackRelease {
+        id: manifest.id,
+        version: manifest.version,
+        spec_version: manifest.spec_version,
+        dependencies: manifest.dependencies,
+        rules: merged,
+        content: items,
+    });
+    if let Some(release) = &release {
+        let dependencies: Vec<&PackRelease> = scope
+            .given
+            .iter()
+            .filter_map(|d| {
+                options
+                    .dependencies
+                    .iter()
+                    .find(|r| r.id.as_str() == d.pack)
+            })
+            .collect();
+        types::TypeCheck {
+            release,
+            dependencies: &dependencies,
+            origins: &origins,
+            rules: rules
+                .iter()
+                .map(|(file, _, locations)| types::Source {
+                    file,
+                    locations,
+                    prefix: String::new(),
+                })
+                .collect(),
+            content: placed
+                .iter()
+                .map(|p| types::Source {
+                    file: p.file,
+                    locations: p.locations,
+                    prefix: p.pointer.clone(),
+                })
+                .collect(),
+            names_incomplete: !rules_complete || !scope.missing.is_empty(),
+        }
+        .run(&mut problems);
+    }
+
     sort(&mut problems, &order);
-    let release = match manifest {
-        Some((manifest, _)) if !problems.iter().any(Problem::is_error) => Some(PackRelease {
-            id: manifest.id,
-            version: manifest.version,
-            spec_version: manifest.spec_version,
-            dependencies: manifest.dependencies,
-            rules: merged,
-            content: items,
-        }),
-        _ => None,
-    };
+    if problems.iter().any(Problem::is_error) {
+        release = None;
+    }
     BuildReport { release, problems }
 }
 
