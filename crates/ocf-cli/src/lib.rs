@@ -1,4 +1,6 @@
 //! The `ocf` command's library half: what the binary and the tests share.
 
+pub mod build;
 pub mod conform;
 pub mod output;
+pub mod schema;

@@ -1,6 +1,7 @@
 //! `ocf`: the command-line front end.
 
 mod formula;
+mod load;
 mod roll;
 
 use clap::{Parser, Subcommand};
@@ -21,6 +22,31 @@ enum Command {
     Formula(formula::FormulaCommand),
     /// Roll dice, or show their exact distribution.
     Roll(roll::Args),
+    /// Load packs (source folders or release `.json` files, in load order) into a ruleset.
+    Load(load::LoadArgs),
+    /// Build a pack source folder into its release (JSON); problems go to stderr.
+    Build {
+        dir: PathBuf,
+        /// Write the release here instead of stdout.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// A dependency: a release JSON file or a source folder. References it may declare are
+        /// checked only when it is given.
+        #[arg(long = "dep")]
+        deps: Vec<PathBuf>,
+    },
+    /// Check pack source folders and report every problem of every folder.
+    Check {
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Print the problems as one JSON array.
+        #[arg(long)]
+        json: bool,
+        #[arg(long = "dep")]
+        deps: Vec<PathBuf>,
+    },
+    /// Print a JSON Schema: manifest, rules, content, pack (a release) or character.
+    Schema { name: String },
     /// Run conformance cases (YAML files, or folders of them) and report each failure.
     Conform {
         #[arg(required = true)]
@@ -32,7 +58,29 @@ fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Formula(command) => formula::run(command),
         Command::Roll(args) => roll::main(&args),
+        Command::Load(args) => load::run(args),
+        Command::Build { dir, output, deps } => {
+            ocf_cli::build::build(&dir, output.as_deref(), &deps)
+        }
+        Command::Check { dirs, json, deps } => ocf_cli::build::check(&dirs, json, &deps),
+        Command::Schema { name } => schema(&name),
         Command::Conform { paths } => conform(&paths),
+    }
+}
+
+fn schema(name: &str) -> ExitCode {
+    match ocf_cli::schema::schema(name) {
+        Some(schema) => {
+            print!("{schema}");
+            ExitCode::SUCCESS
+        }
+        None => {
+            eprintln!("error: no schema `{name}`; there are:");
+            for (name, covers) in ocf_cli::schema::SCHEMAS {
+                eprintln!("  {name:<10} {covers}");
+            }
+            ExitCode::FAILURE
+        }
     }
 }
 
@@ -48,9 +96,5 @@ fn conform(paths: &[PathBuf]) -> ExitCode {
         }
     }
     println!("{}", summary.closing_line());
-    if summary.failures.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
+    if summary.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
 }

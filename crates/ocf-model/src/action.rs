@@ -1,12 +1,13 @@
 //! Actions (action.schema.json): on content types, items, and the rules as shared actions.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::shape::{self, Never, Shape};
 use crate::{FieldType, Formula, Id, Keyed, Literal, Step, Tag, ViewFieldDecl};
 
 /// An action, or (with `use`) a content type's or item's use of a rules action.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Action {
     /// Required unless the action is a `use` (then it is listed under the used action's ID).
@@ -34,7 +35,7 @@ pub struct Action {
 pub type ActionScope = crate::Scope;
 
 /// A parameter: declared (a map) or, in a `use`, fixed to a formula (a scalar).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum ParamEntry {
     Fixed(Formula),
@@ -55,7 +56,7 @@ impl<'de> Deserialize<'de> for ParamEntry {
 }
 
 /// A parameter, declared like state.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ParamDecl {
     pub r#type: FieldType,
@@ -79,7 +80,7 @@ pub struct ParamDecl {
 }
 
 /// A participant role.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Role {
     /// Default 0.
@@ -96,8 +97,9 @@ pub struct Role {
 }
 
 /// The results an action's outcome can have.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(untagged)]
+#[schemars(deny_unknown_fields)]
 pub enum Results {
     List(Vec<String>),
     Bands { bands: Id },

@@ -1,6 +1,7 @@
 //! Changes (change.schema.json): what applyChanges applies and what actions, options, effects and
 //! follow-ups propose.
 
+use schemars::JsonSchema;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
 
@@ -8,7 +9,7 @@ use crate::checked::{self, checked_struct};
 use crate::shape::{self, Never, Shape};
 use crate::{Computed, Formula, Id, Keyed, Literal, Query, TagEntry};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum ChangeType {
     Set,
@@ -37,7 +38,7 @@ pub enum ChangeType {
 checked_struct! {
     /// A change. One struct holds the keys of every change type, each documented with the types that take
     /// it; reading a change checks that each written key belongs to its `type` (catalogue §3.10).
-    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
     #[serde(rename_all = "camelCase", try_from = "RawChange")]
     pub struct Change read as RawChange {
         required {
@@ -129,7 +130,7 @@ checked_struct! {
 pub type FieldRef = Computed<Id>;
 
 /// `split: { roll, by }`: one change per distinct tag under `by` among the roll's items.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Split {
     pub roll: String,
@@ -137,7 +138,7 @@ pub struct Split {
 }
 
 /// `applied: { where, limit? }` and `picks: { where, limit? }`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct EntryQuery {
     pub r#where: Formula,
@@ -147,8 +148,9 @@ pub struct EntryQuery {
 
 /// Which copy: an instance ID, `self`, `picked`, `{ formula }` giving an ID, or (for `addItem`) the new
 /// copy as an object.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(untagged)]
+#[schemars(deny_unknown_fields)]
 pub enum EntryRef {
     /// `self`, `picked` or an instance ID.
     Named(String),
@@ -160,7 +162,7 @@ pub enum EntryRef {
 
 /// An `addItem`'s new copy. `item`, `quantity`, `equipped` and state values are formulas; `id`,
 /// `templates` and the picks' keys are literal.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NewEntry {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -179,7 +181,7 @@ pub struct NewEntry {
 }
 
 /// A pick of a new copy: `{ option, choices? }`, the option literal or `{ formula }`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NewPick {
     pub option: Computed<Literal>,
@@ -250,7 +252,7 @@ impl<'de> Deserialize<'de> for EntryRef {
 
 /// A choice path (`change.schema.json#/$defs/choicePath`): `{ entry?, choice }`; `entry` left out for a
 /// rules-level choice.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ChoicePath {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -259,7 +261,7 @@ pub struct ChoicePath {
 }
 
 /// A path's segments: choice keys alternating with picked options, written out or given by a formula.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum ChoicePathSegments {
     Literal(Vec<String>),

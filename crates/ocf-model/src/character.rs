@@ -1,11 +1,12 @@
 //! The character file: what a player's character holds, referencing the packs it is built from.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::{ContentItem, Id, Keyed, Literal, RulesDocument, Version};
 
 /// A character file.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Character {
     /// `character.id`; other characters' links and participant views name it.
@@ -48,7 +49,7 @@ pub struct Character {
 }
 
 /// A pinned pack release.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PackPin {
     pub id: Id,
@@ -56,7 +57,7 @@ pub struct PackPin {
 }
 
 /// A copy: an entry in `features` or `inventory`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CopyEntry {
     /// The instance ID, unique in the file.
@@ -86,7 +87,7 @@ pub type Picks = Keyed<Vec<PickEntry>>;
 
 /// One pick: the option (a content ID, an inline option's ID, or a value), and the picks of the choices
 /// the picked option brings.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PickEntry {
     pub option: Literal,
@@ -95,7 +96,7 @@ pub struct PickEntry {
 }
 
 /// An entry of `applied`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AppliedEntry {
     pub id: String,
@@ -109,7 +110,7 @@ pub struct AppliedEntry {
 }
 
 /// A stored (ephemeral) follow-up offer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct StoredOffer {
     /// What `clearFollowUp` names.
@@ -125,7 +126,7 @@ pub struct StoredOffer {
 }
 
 /// The character's own homebrew: loaded as the pack `homebrew`. No `override`, no `settings`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Homebrew {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

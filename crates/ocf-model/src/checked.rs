@@ -78,7 +78,7 @@ macro_rules! checked_struct {
             $( $(#[$ometa])* pub $ofield: $oty, )*
         }
 
-        #[derive(Deserialize)]
+        #[derive(Deserialize, schemars::JsonSchema)]
         #[serde(rename_all = "camelCase", deny_unknown_fields)]
         struct $raw {
             $( $(#[$rmeta])* $rfield: $rty, )*

@@ -1,5 +1,6 @@
 //! Choices of content and of the rules: slots the player fills with picks.
 
+use schemars::JsonSchema;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
 
@@ -7,7 +8,7 @@ use crate::shape::{self, Never, Shape};
 use crate::{Effect, Formula, Grant, Literal, Prerequisite, Query};
 
 /// A choice (content `choices`, rules `choices`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Choice {
     /// Picks are saved under it.
@@ -52,8 +53,9 @@ pub struct Choice {
 }
 
 /// `pick: 2` (exactly two) or `pick: { min: 0, max: 2 }`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(untagged)]
+#[schemars(deny_unknown_fields)]
 pub enum PickCount {
     Exactly(Formula),
     Range {
@@ -84,7 +86,7 @@ impl<'de> Deserialize<'de> for PickCount {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum UniqueScope {
     /// Only the choices of the same owner activation share the group.
@@ -92,7 +94,7 @@ pub enum UniqueScope {
 }
 
 /// A choice's options: inline options (a list) or one source (a map).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum ChoiceOptions {
     Inline(Vec<InlineOption>),
@@ -100,8 +102,9 @@ pub enum ChoiceOptions {
 }
 
 /// Where a choice's options come from.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(untagged)]
+#[schemars(deny_unknown_fields)]
 pub enum ChoiceSource {
     /// Content of a type: `{ content: { type, where? } }`; an option is a content ID.
     Content { content: Query },
@@ -163,7 +166,7 @@ impl<'de> Deserialize<'de> for ChoiceOptions {
 }
 
 /// An option written in the choice, with content of its own.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct InlineOption {
     pub id: String,

@@ -1,5 +1,6 @@
 //! Content: content type declarations and content items (`content/**/*.yaml`).
 
+use schemars::JsonSchema;
 use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 
@@ -10,7 +11,7 @@ use crate::{
 };
 
 /// A content type (`contentTypes`, keyed by name).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ContentTypeDecl {
     /// Item fields its items set.
@@ -43,7 +44,7 @@ pub struct ContentTypeDecl {
 }
 
 /// `copies: { max, perItem }`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CopyLimits {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -53,7 +54,7 @@ pub struct CopyLimits {
 }
 
 /// A content item: a class, a feature, a spell, a weapon, a condition, a template.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ContentItem {
     /// Required, except on an `override` (which names the item it changes).
@@ -117,7 +118,7 @@ pub struct ContentItem {
 }
 
 /// An effect named by its `id` or its index in the list.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum EffectKey {
     Index(u32),
@@ -157,7 +158,7 @@ impl<'de> Deserialize<'de> for EffectKey {
 }
 
 /// Content an item activates.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Grant {
     pub item: Id,
@@ -171,7 +172,7 @@ pub struct Grant {
 }
 
 /// A prerequisite: false is the issue `prerequisite-not-met` (ID `<owner>/<id>`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Prerequisite {
     pub id: String,
@@ -179,7 +180,7 @@ pub struct Prerequisite {
 }
 
 /// A query over content or copies of a type: `{ type, where? }`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Query {
     pub r#type: Id,
@@ -188,7 +189,7 @@ pub struct Query {
 }
 
 /// Applied content the character can't be affected by.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Immunity {
     /// Used in issue IDs (`<owner>/<id>`).
@@ -206,7 +207,7 @@ pub struct Immunity {
 }
 
 /// `keepsTemplates`: while `when` holds, `template` is on every copy `copies` matches.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct KeptTemplate {
     pub template: Id,
@@ -216,7 +217,7 @@ pub struct KeptTemplate {
 }
 
 /// A content source file: one item, or a list of items.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum ContentFile {
     One(Box<ContentItem>),

@@ -1,6 +1,7 @@
 //! Effects (effect.schema.json): how active content changes fields, rolls, incoming changes and the
 //! choice and changes steps of actions.
 
+use schemars::JsonSchema;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
 
@@ -14,7 +15,7 @@ checked_struct! {
     /// An effect, in a content item's, template's, content type's, choice's, situational choice's or the
     /// rules' `effects`. Reading one checks the schema rules effects.md states: what each `op` targets and
     /// takes, and where `tags`, `multiplied` and `then` may appear.
-    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
     #[serde(rename_all = "camelCase", try_from = "RawEffect")]
     pub struct Effect read as RawEffect {
         required {
@@ -54,14 +55,14 @@ checked_struct! {
 }
 
 /// Who content applies to: its holder (default) or the character it is applied to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum Scope {
     Holder,
     Applied,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum Op {
     Set,
@@ -76,7 +77,7 @@ pub enum Op {
 }
 
 /// `from` of a roll, choice or steps target: the carrying item's own actions, or any (default).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum From {
     #[serde(rename = "self")]
@@ -85,8 +86,9 @@ pub enum From {
 }
 
 /// What an effect changes.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(untagged)]
+#[schemars(deny_unknown_fields)]
 pub enum Target {
     /// `target: combat.ac`
     Field(Id),
@@ -118,13 +120,13 @@ pub enum Target {
     },
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FieldsQuery {
     pub r#where: Formula,
 }
 
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct IncomingFilter {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -219,7 +221,7 @@ impl<'de> Deserialize<'de> for Target {
 }
 
 /// An effect's `value`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum EffectValue {
     /// `set`, `add`, `multiply`, `atLeast`, `atMost`, and a `grant` of one member.
@@ -235,8 +237,9 @@ pub enum EffectValue {
 }
 
 /// What a `grant` adds to a `set` field.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(untagged)]
+#[schemars(deny_unknown_fields)]
 pub enum GrantValue {
     Item { item: Id },
     Tag { tag: Tag },
@@ -246,7 +249,7 @@ pub enum GrantValue {
 }
 
 /// An option an effect adds to matching choice steps.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct EffectOption {
     pub id: String,
@@ -259,7 +262,7 @@ pub struct EffectOption {
 }
 
 /// Changes an effect adds to matching changes steps (also the shape of a bare `changes:` fragment).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ChangesValue {
     pub changes: Vec<Change>,
@@ -268,7 +271,7 @@ pub struct ChangesValue {
 }
 
 /// `duration: { amount, unit, concentration }`, informational only.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Duration {
     #[serde(default, skip_serializing_if = "Option::is_none")]

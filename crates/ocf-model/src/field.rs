@@ -1,13 +1,14 @@
 //! Declarations of values: character fields, item fields, template fields, state keys, computed values
 //! and the fields of participants' and linked characters' views.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::{Computed, Formula, Id, Keyed, Literal, Tag, TagEntry};
 
 /// The type of a field, an item field, a state key or a parameter (EC: "`integer`, `decimal`,
 /// `boolean`, `string`, `enum`, `id`, `set`, `dice`").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum FieldType {
     Integer,
@@ -21,7 +22,7 @@ pub enum FieldType {
 }
 
 /// How a decimal becomes a whole number (`settings.rounding`, a field's or an effect's `rounding`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum Rounding {
     /// Toward negative infinity: the spec's default.
@@ -33,7 +34,7 @@ pub enum Rounding {
 }
 
 /// Which competing option the rules recommend (a field's `recommend`, `settings.competing.recommend`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum Recommend {
     Highest,
@@ -43,7 +44,7 @@ pub enum Recommend {
 }
 
 /// A character field (rules document `fields`, keyed by ID).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FieldDecl {
     pub r#type: FieldType,
@@ -85,7 +86,7 @@ pub struct FieldDecl {
 }
 
 /// One named bound of a field's `limits`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Limit {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -97,7 +98,7 @@ pub struct Limit {
 /// An item field a content type declares (`contentTypes.<type>.fields`), and a template field
 /// (`templateFields`, keyed by name). Item values of `integer`, `decimal`, `boolean` and `dice` fields
 /// are formulas; the others are literals.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ItemFieldDecl {
     pub r#type: FieldType,
@@ -113,7 +114,7 @@ pub struct ItemFieldDecl {
 }
 
 /// A per-copy state key (declared by a content type, an item or a template).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct StateDecl {
     pub r#type: FieldType,
@@ -133,7 +134,7 @@ pub struct StateDecl {
 }
 
 /// A field of another character's view: a participant role's or a link slot's `fields`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ViewFieldDecl {
     pub r#type: FieldType,
@@ -144,7 +145,7 @@ pub struct ViewFieldDecl {
 }
 
 /// The type of a computed value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum ComputedType {
     Integer,
@@ -154,7 +155,7 @@ pub enum ComputedType {
 }
 
 /// A per-copy computed value (`computed`, keyed by name).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ComputedDecl {
     pub r#type: ComputedType,

@@ -1,12 +1,13 @@
 //! Follow-ups: actions offered after something happened (rules, content and content types declare them).
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::{Change, Destination, Formula, Id, Keyed};
 
 /// A follow-up. A derived offer holds while `while` does; an ephemeral one is stored by `offerFollowUp`.
 /// A `create` offer creates a linked character from a creation start.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FollowUp {
     pub id: String,

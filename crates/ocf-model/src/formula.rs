@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use schemars::JsonSchema;
 use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 
@@ -73,10 +74,26 @@ impl<'de> Deserialize<'de> for Formula {
     }
 }
 
+/// YAML writes `value: 19` and `when: true`; both are formulas.
+impl JsonSchema for Formula {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Formula".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A formula (docs/spec/formulas.md): its text, or a number or boolean YAML \
+                            reads, which stands for the same text.",
+            "type": ["string", "number", "boolean"],
+        })
+    }
+}
+
 /// A property that takes a literal but may switch to a formula with the `{ formula: <expr> }` wrapper
 /// (catalogue §1.1): field tags, computed tags, grant values, computed fields and entries of changes.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(untagged)]
+#[schemars(deny_unknown_fields, rename = "Computed_{T}")]
 pub enum Computed<T> {
     Literal(T),
     Formula { formula: Formula },

@@ -5,6 +5,7 @@ use std::fmt;
 use std::marker::PhantomData;
 
 use indexmap::IndexMap;
+use schemars::JsonSchema;
 use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 
@@ -62,5 +63,24 @@ impl<'de, V: Deserialize<'de>> Deserialize<'de> for Keyed<V> {
         }
 
         deserializer.deserialize_map(KeyedVisitor(PhantomData))
+    }
+}
+
+/// A map of `V` by key; the schema can't say that a key is written once (YAML and JSON parsers take the
+/// last), which reading checks.
+impl<V: JsonSchema> JsonSchema for Keyed<V> {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        format!("Keyed_{}", V::schema_name()).into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "object",
+            "additionalProperties": generator.subschema_for::<V>(),
+        })
     }
 }

@@ -24,6 +24,7 @@ mod keyed;
 mod pack;
 mod roll_modifier;
 mod rules;
+pub mod ruleset;
 mod shape;
 mod step;
 mod suggest;
@@ -60,6 +61,9 @@ pub use rules::{
     Advantage, Band, BandSet, CompetingSettings, Constraint, CreationStart, DisplayGroup,
     GroupFrom, LinkSlot, RollModifierSettings, RulesDocument, Settings, SituationalDecl,
     StackPolicy, StackingSettings,
+};
+pub use ruleset::{
+    Conflict, ContentEntry, Declared, LoadedPack, Namespace, QueryResult, Ruleset, tag_matches,
 };
 pub use step::{
     AllocateFields, AllocateOf, As, Better, BranchCase, Destination, ElseCase, PendingSource,

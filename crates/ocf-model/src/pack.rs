@@ -1,12 +1,13 @@
 //! Packs: the source folder's `pack.yaml` manifest, and a pack release (what the build makes of a
 //! source folder, one JSON document).
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::{ContentItem, Id, Keyed, RulesDocument, Version, VersionRange};
 
 /// `pack.yaml`: who the pack is and what it needs.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PackManifest {
     /// The pack ID (`5e-srd-5.1`); qualifies every ID the pack declares.
@@ -21,7 +22,7 @@ pub struct PackManifest {
 
 /// A pack release: the manifest, the rules files merged in path order, and every content item in path
 /// order. A character's `homebrew` is loaded as one of these (ID `homebrew`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PackRelease {
     pub id: Id,

@@ -1,11 +1,12 @@
 //! Roll modifiers (`op: rollModifier`, `value: { kind, … }`): the fixed set of data/roll-modifiers.json
 //! that the chapters name.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::Formula;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum RollModifierKind {
     Advantage,
@@ -25,7 +26,7 @@ pub enum RollModifierKind {
 /// A roll modifier. Which arguments a kind takes (`reroll`: `below`, `once`, `count`; `minimumFace`:
 /// `value`; `explode`: `at`; `multiplyDice`/`multiply`: `factor`; `stepDie`: `steps`; `setFaces`:
 /// `faces`; `poolDice`: `count`, `part`) is checked by the loader.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RollModifier {
     pub kind: RollModifierKind,

@@ -1,5 +1,6 @@
 //! Rules documents (`rules/**/*.yaml`): what a pack declares besides content.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::{
@@ -9,7 +10,7 @@ use crate::{
 
 /// One rules document. A pack's rules files are merged in path order (maps key by key, lists
 /// concatenated) into the release's single `rules` document.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RulesDocument {
     /// The declared tags; each declares the tags above it.
@@ -63,7 +64,7 @@ pub struct RulesDocument {
 }
 
 /// `settings`, merged key by key across packs.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Settings {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -80,7 +81,7 @@ pub struct Settings {
     pub roll_modifiers: Option<RollModifierSettings>,
 }
 
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct StackingSettings {
     /// Stack key to policy (`source: highestOnly`).
@@ -91,7 +92,7 @@ pub struct StackingSettings {
     pub default: Option<StackPolicy>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum StackPolicy {
     AddAll,
@@ -100,14 +101,14 @@ pub enum StackPolicy {
     PlayerChooses,
 }
 
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CompetingSettings {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recommend: Option<Recommend>,
 }
 
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RollModifierSettings {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -115,7 +116,7 @@ pub struct RollModifierSettings {
 }
 
 /// How advantage and disadvantage sources combine.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum Advantage {
     Cancel,
@@ -124,7 +125,7 @@ pub enum Advantage {
 }
 
 /// A situational choice: a boolean, integer or enum the player sets when an action runs.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SituationalDecl {
     pub r#type: FieldType,
@@ -140,7 +141,7 @@ pub struct SituationalDecl {
 }
 
 /// A result band set: ordered bands, the first whose `when` holds is the result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct BandSet {
     /// Evaluated once with `roll` bound; bands read it as `roll.value`.
@@ -149,7 +150,7 @@ pub struct BandSet {
     pub bands: Vec<Band>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Band {
     pub id: String,
@@ -157,7 +158,7 @@ pub struct Band {
 }
 
 /// A rules constraint: false is the issue `constraint-failed`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Constraint {
     pub check: Formula,
@@ -170,7 +171,7 @@ pub struct Constraint {
 }
 
 /// A creation start: a rules action that creates a character.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CreationStart {
     pub id: String,
@@ -183,7 +184,7 @@ pub struct CreationStart {
 }
 
 /// A link slot: another character this one refers to (a crew).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct LinkSlot {
     /// The pack the linked character uses.
@@ -194,7 +195,7 @@ pub struct LinkSlot {
 }
 
 /// A display group (display-hints.md, lost): a content group lists the holder activations of its type.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DisplayGroup {
     pub id: String,
@@ -204,7 +205,7 @@ pub struct DisplayGroup {
     pub from: Option<GroupFrom>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum GroupFrom {
     Own,

@@ -1,6 +1,7 @@
 //! Action steps (action.schema.json): `roll`, `choice`, `allocate`, `branch`, `changes`, `action` and
 //! `outcome`.
 
+use schemars::JsonSchema;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
 
@@ -8,7 +9,7 @@ use crate::checked::{self, checked_struct};
 use crate::shape::{self, Never, Shape};
 use crate::{Change, Formula, Id, Keyed, Query, TagEntry};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum StepKind {
     Roll,
@@ -23,7 +24,7 @@ pub enum StepKind {
 checked_struct! {
     /// A step. One struct holds the keys of every kind, each documented with the kinds that take it;
     /// reading a step checks that each written key belongs to its `kind`.
-    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
     #[serde(rename_all = "camelCase", try_from = "RawStep")]
     pub struct Step read as RawStep {
         required {
@@ -142,35 +143,35 @@ checked_struct! {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum Sheet {
     Given,
     Proposed,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum Better {
     High,
     Low,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum Spend {
     All,
     UpTo,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum As {
     Participant,
 }
 
 /// A roll part: exactly one of `dice`, `value`, `field`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RollPart {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -195,7 +196,7 @@ pub struct RollPart {
 }
 
 /// A choice step's `options`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum StepOptions {
     Written(Vec<WrittenOption>),
@@ -241,8 +242,9 @@ struct StepSourceMap {
 }
 
 /// Where a choice step's options come from, other than a written list.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(untagged)]
+#[schemars(deny_unknown_fields)]
 pub enum StepSource {
     /// The ruleset's content of a type.
     Content { content: Query },
@@ -252,7 +254,7 @@ pub enum StepSource {
     Pending { pending: PendingSource },
 }
 
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PendingSource {
     /// Only this copy's choices (an instance ID formula).
@@ -261,7 +263,7 @@ pub struct PendingSource {
 }
 
 /// A written option of a choice step.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct WrittenOption {
     pub id: String,
@@ -276,7 +278,7 @@ pub struct WrittenOption {
 }
 
 /// A choice step's `recommend` (a formula) or an allocate step's (field ID to amount formula).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum StepRecommend {
     Option(Formula),
@@ -296,7 +298,7 @@ impl<'de> Deserialize<'de> for StepRecommend {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Repeat {
     pub max: Formula,
@@ -305,7 +307,7 @@ pub struct Repeat {
 }
 
 /// An allocate step's `fields: { type: field, where? }`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AllocateFields {
     pub r#type: AllocateOf,
@@ -314,13 +316,13 @@ pub struct AllocateFields {
 }
 
 /// The only kind an allocate step hands amounts to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum AllocateOf {
     Field,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct BranchCase {
     pub when: Formula,
@@ -331,7 +333,7 @@ pub struct BranchCase {
 }
 
 /// A branch's `else`: a case without `when`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ElseCase {
     #[serde(default, skip_serializing_if = "Keyed::is_empty")]
@@ -340,7 +342,7 @@ pub struct ElseCase {
     pub steps: Vec<Step>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Release {
     pub steps: Vec<String>,
@@ -351,8 +353,9 @@ pub struct Release {
 }
 
 /// Where changes go: `self`, `target`, a role, or `{ link: <slot> }`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(untagged)]
+#[schemars(deny_unknown_fields)]
 pub enum Destination {
     /// `self`, `target` or a declared role.
     Named(String),

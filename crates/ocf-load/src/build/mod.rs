@@ -1,0 +1,297 @@
+//! The build: a pack source folder (formats.md §1) to a pack release, with every problem the folder
+//! has reported at once, each with its file, line, column and JSON pointer.
+//!
+//! The steps: find the files in path order ([`source`]), read each within the read limits
+//! ([`read`], [`locations`]), merge the rules files ([`merge`]), then check what loadRuleset leaves to
+//! the build ([`checks`], [`content`]): references, tags, formulas, activation conditions, duplicate
+//! IDs and `extends` loops.
+
+mod checks;
+mod content;
+mod limits;
+mod locations;
+mod merge;
+mod names;
+mod problem;
+mod read;
+mod source;
+mod types;
+mod walk;
+
+use std::path::Path;
+
+use ocf_model::{ContentFile, ContentItem, Keyed, PackManifest, PackRelease, RulesDocument};
+
+pub use self::limits::ReadLimits;
+pub use self::problem::{Position, Problem, Severity};
+
+use self::checks::DocumentChecks;
+use self::content::Placed;
+use self::locations::{Locations, escape};
+use self::merge::RulesFile;
+use self::names::{Declarations, Scope};
+use self::source::Role;
+
+/// What the build is given besides the folder.
+#[derive(Debug, Clone, Default)]
+pub struct BuildOptions {
+    /// Releases of the pack's dependencies. References that may name a declared dependency not given
+    /// here are left unchecked (loadRuleset checks them).
+    pub dependencies: Vec<PackRelease>,
+    pub limits: ReadLimits,
+}
+
+/// The build's result: the release when there are no errors, and every problem, errors and
+/// warnings, in file order, then line and column.
+#[derive(Debug, Clone)]
+pub struct BuildReport {
+    pub release: Option<PackRelease>,
+    pub problems: Vec<Problem>,
+}
+
+/// Builds the folder's release, or gives every problem (warnings included) if any is an error.
+pub fn build_pack(dir: &Path, options: &BuildOptions) -> Result<PackRelease, Vec<Problem>> {
+    let report = build_report(dir, options);
+    report.release.ok_or(report.problems)
+}
+
+/// Builds the folder: the release (unless there is an error) with the warnings.
+pub fn build_report(dir: &Path, options: &BuildOptions) -> BuildReport {
+    let mut problems = Vec::new();
+    let files = source::discover(dir, &options.limits, &mut problems);
+    let mut total = 0;
+    let texts = files
+        .into_iter()
+        .map(|file| {
+            let text = source::read(&file, &options.limits, &mut total);
+            (file.name, file.role, text)
+        })
+        .collect();
+    build_texts(texts, problems, options)
+}
+
+/// Builds a pack from its files' texts, named as in a folder (`pack.yaml`, `rules/...`,
+/// `content/...`): the same build without the file system, for tests and editors. Other names are
+/// ignored.
+pub fn build_files(files: &[(String, String)], options: &BuildOptions) -> BuildReport {
+    let mut sorted: Vec<_> = files
+        .iter()
+        .filter_map(|(name, text)| Some((name.clone(), source::role_of(name)?, text)))
+        .collect();
+    sorted.sort_by(|a, b| (a.1, &a.0).cmp(&(b.1, &b.0)));
+    let mut problems = Vec::new();
+    if !sorted.iter().any(|(_, role, _)| *role == Role::Manifest) {
+        problems
+            .push(Problem::error("unreadable-file", "the file is missing").in_file("pack.yaml"));
+    }
+    let mut total = 0;
+    let texts = sorted
+        .into_iter()
+        .map(|(name, role, text)| {
+            let text = source::check_size(&name, text.len() as u64, &options.limits, &mut total)
+                .map(|()| text.clone());
+            (name, role, text)
+        })
+        .collect();
+    build_texts(texts, problems, options)
+}
+
+type Text = Result<String, Box<Problem>>;
+
+fn build_texts(
+    texts: Vec<(String, Role, Text)>,
+    mut problems: Vec<Problem>,
+    options: &BuildOptions,
+) -> BuildReport {
+    let limits = &options.limits;
+    let order: Vec<String> = texts.iter().map(|(name, _, _)| name.clone()).collect();
+
+    let mut manifest = None;
+    let mut rules = Vec::new();
+    let mut content = Vec::new();
+    let (mut rules_complete, mut content_complete) = (true, true);
+    for (name, role, text) in &texts {
+        let name = name.as_str();
+        let loaded = text
+            .as_ref()
+            .map_err(|p| p.clone())
+            .and_then(|text| match role {
+                Role::Manifest => read::document::<PackManifest>(text, name, limits)
+                    .map(|doc| manifest = Some((doc.value, doc.locations))),
+                Role::Rules => read::document::<RulesDocument>(text, name, limits)
+                    .map(|doc| rules.push((name, doc.value, doc.locations))),
+                Role::Content => read::document::<ContentFile>(text, name, limits).map(|doc| {
+                    let listed = matches!(doc.value, ContentFile::Many(_));
+                    let items = doc.value.into_items();
+                    content.push((name, items, listed, doc.locations));
+                }),
+            });
+        if let Err(problem) = loaded {
+            problems.push(*problem);
+            match role {
+                Role::Manifest => {}
+                Role::Rules => rules_complete = false,
+                Role::Content => content_complete = false,
+            }
+        }
+    }
+
+    let rules_files: Vec<RulesFile<'_>> = rules
+        .iter()
+        .map(|(name, doc, locations)| RulesFile {
+            name,
+            doc,
+            locations,
+        })
+        .collect();
+    let (merged, origins, merge_problems) = merge::merge(&rules_files);
+    problems.extend(merge_problems);
+    let items: Vec<ContentItem> = content
+        .iter()
+        .flat_map(|(_, items, _, _)| items.iter().cloned())
+        .collect();
+
+    let pack = manifest
+        .as_ref()
+        .map_or(String::new(), |(m, _)| m.id.as_str().to_owned());
+    let own = Declarations::of(&pack, &merged, &items);
+    let given: Vec<Declarations> = options
+        .dependencies
+        .iter()
+        .map(|dep| Declarations::of(dep.id.as_str(), &dep.rules, &dep.content))
+        .collect();
+    let declared: Vec<String> = manifest.as_ref().map_or_else(Vec::new, |(m, _)| {
+        m.dependencies.iter().map(|(id, _)| id.to_owned()).collect()
+    });
+    let scope = Scope {
+        own: &own,
+        given: declared
+            .iter()
+            .filter_map(|id| given.iter().find(|d| &d.pack == id))
+            .collect(),
+        missing: declared
+            .iter()
+            .filter(|id| !given.iter().any(|d| &d.pack == *id))
+            .cloned()
+            .collect(),
+        declared: declared.clone(),
+    };
+    if let Some((manifest, locations)) = &manifest {
+        unchecked_dependencies(&scope, &manifest.dependencies, locations, &mut problems);
+    }
+
+    let checks = |file, locations| DocumentChecks {
+        file,
+        locations,
+        scope: &scope,
+        rules_complete,
+        content_complete,
+    };
+    for (name, doc, locations) in &rules {
+        checks(name, locations).run(&walk::rules(doc), &mut problems);
+    }
+    let mut placed = Vec::new();
+    for (name, items, listed, locations) in &content {
+        checks(name, locations).run(&walk::content(items, *listed), &mut problems);
+        for (index, item) in items.iter().enumerate() {
+            placed.push(Placed {
+                item,
+                file: name,
+                locations,
+                pointer: if *listed {
+                    format!("/{index}")
+                } else {
+                    String::new()
+                },
+            });
+        }
+    }
+    content::duplicate_ids(&placed, &mut problems);
+    content::extends(&pack, &placed, limits.max_extends_depth, &mut problems);
+
+    // The release as it would be, to type-check its formulas with loadRuleset's checker.
+    let mut release = manifest.map(|(manifest, _)| PackRelease {
+        id: manifest.id,
+        version: manifest.version,
+        spec_version: manifest.spec_version,
+        dependencies: manifest.dependencies,
+        rules: merged,
+        content: items,
+    });
+    if let Some(release) = &release {
+        let dependencies: Vec<&PackRelease> = scope
+            .given
+            .iter()
+            .filter_map(|d| {
+                options
+                    .dependencies
+                    .iter()
+                    .find(|r| r.id.as_str() == d.pack)
+            })
+            .collect();
+        types::TypeCheck {
+            release,
+            dependencies: &dependencies,
+            origins: &origins,
+            rules: rules
+                .iter()
+                .map(|(file, _, locations)| types::Source {
+                    file,
+                    locations,
+                    prefix: String::new(),
+                })
+                .collect(),
+            content: placed
+                .iter()
+                .map(|p| types::Source {
+                    file: p.file,
+                    locations: p.locations,
+                    prefix: p.pointer.clone(),
+                })
+                .collect(),
+            names_incomplete: !rules_complete || !scope.missing.is_empty(),
+        }
+        .run(&mut problems);
+    }
+
+    sort(&mut problems, &order);
+    if problems.iter().any(Problem::is_error) {
+        release = None;
+    }
+    BuildReport { release, problems }
+}
+
+/// One warning per declared dependency the build was not given: what may name it is not checked.
+fn unchecked_dependencies(
+    scope: &Scope<'_>,
+    dependencies: &Keyed<ocf_model::VersionRange>,
+    locations: &Locations,
+    problems: &mut Vec<Problem>,
+) {
+    for id in &scope.missing {
+        if dependencies.get(id).is_none() {
+            continue;
+        }
+        let pointer = format!("/dependencies/{}", escape(id));
+        problems.push(
+            Problem::warning(
+                "unchecked-dependency",
+                format!(
+                    "the dependency `{id}` was not given: references and tags it may declare are \
+                     not checked"
+                ),
+            )
+            .in_file("pack.yaml")
+            .at(&pointer, locations.key(&pointer))
+            .with("pack", id.as_str()),
+        );
+    }
+}
+
+/// File order (as found), then line, column, then code: the order a reader goes through the files.
+fn sort(problems: &mut [Problem], order: &[String]) {
+    let rank = |file: &str| order.iter().position(|f| f == file).unwrap_or(usize::MAX);
+    problems.sort_by(|a, b| {
+        (rank(&a.file), a.line, a.column, &a.code).cmp(&(rank(&b.file), b.line, b.column, &b.code))
+    });
+}

@@ -1,0 +1,204 @@
+//! Finding and reading a pack source folder's files: `pack.yaml`, `rules/**/*.yaml` and
+//! `content/**/*.yaml`, in path order, within the read limits.
+
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use super::limits::ReadLimits;
+use super::problem::Problem;
+
+/// What a source file holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Role {
+    Manifest,
+    Rules,
+    Content,
+}
+
+/// What a file named as in a folder holds, if the build reads it.
+pub fn role_of(name: &str) -> Option<Role> {
+    if name == "pack.yaml" {
+        Some(Role::Manifest)
+    } else if name.ends_with(".yaml") {
+        if name.starts_with("rules/") {
+            Some(Role::Rules)
+        } else if name.starts_with("content/") {
+            Some(Role::Content)
+        } else {
+            None
+        }
+    } else {
+        None
+    }
+}
+
+/// A source file found in the folder, not yet read.
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    pub role: Role,
+    /// Relative to the folder, `/`-separated: how problems name it, and the sort key.
+    pub name: String,
+    pub path: PathBuf,
+}
+
+/// The folder's files: `pack.yaml`, then `rules/` and `content/` each in path order (the byte order of
+/// the `/`-separated relative paths, so the order is the same on every system).
+pub fn discover(dir: &Path, limits: &ReadLimits, problems: &mut Vec<Problem>) -> Vec<SourceFile> {
+    let mut files = vec![SourceFile {
+        role: Role::Manifest,
+        name: "pack.yaml".to_owned(),
+        path: dir.join("pack.yaml"),
+    }];
+    for (folder, role) in [("rules", Role::Rules), ("content", Role::Content)] {
+        let mut found = Vec::new();
+        let root = dir.join(folder);
+        if root.is_dir() {
+            walk(&root, folder, 0, limits, &mut found, problems);
+        }
+        found.sort();
+        files.extend(
+            found
+                .into_iter()
+                .map(|(name, path)| SourceFile { role, name, path }),
+        );
+    }
+    if files.len() > limits.max_files {
+        problems.push(
+            Problem::error(
+                "safety-limit-exceeded",
+                format!(
+                    "the folder has {} source files, more than {}",
+                    files.len(),
+                    limits.max_files
+                ),
+            )
+            .with("limit", "maxFiles"),
+        );
+        files.truncate(limits.max_files);
+    }
+    files
+}
+
+/// Collects `*.yaml` files under `dir` (named `prefix/...`). Symbolic links to folders are not
+/// followed, so a link loop can't make the walk endless.
+fn walk(
+    dir: &Path,
+    prefix: &str,
+    depth: usize,
+    limits: &ReadLimits,
+    found: &mut Vec<(String, PathBuf)>,
+    problems: &mut Vec<Problem>,
+) {
+    if depth > limits.max_folder_depth {
+        problems.push(
+            Problem::error(
+                "safety-limit-exceeded",
+                format!(
+                    "folders nest more than {} deep; `{prefix}` is not read",
+                    limits.max_folder_depth
+                ),
+            )
+            .in_file(prefix)
+            .with("limit", "maxFolderDepth"),
+        );
+        return;
+    }
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(error) => {
+            problems.push(Problem::error("unreadable-file", error.to_string()).in_file(prefix));
+            return;
+        }
+    };
+    for entry in entries.flatten() {
+        // Stop collecting well past the limit: `discover` reports it.
+        if found.len() > limits.max_files {
+            return;
+        }
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let relative = format!("{prefix}/{name}");
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_dir() {
+            walk(&entry.path(), &relative, depth + 1, limits, found, problems);
+        } else if name.ends_with(".yaml") {
+            found.push((relative, entry.path()));
+        } else if name.ends_with(".yml") {
+            problems.push(
+                Problem::warning(
+                    "ignored-file",
+                    "source files end in `.yaml`; this one is not read",
+                )
+                .in_file(&relative),
+            );
+        }
+    }
+}
+
+/// Reads a file as UTF-8 text, refusing one over the size limit or that would take the folder over
+/// its total before reading it whole.
+pub fn read(
+    file: &SourceFile,
+    limits: &ReadLimits,
+    total: &mut u64,
+) -> Result<String, Box<Problem>> {
+    let problem = |code: &str, message: String| Problem::error(code, message).in_file(&file.name);
+    let handle = fs::File::open(&file.path).map_err(|error| {
+        let message = if error.kind() == std::io::ErrorKind::NotFound {
+            "the file is missing".to_owned()
+        } else {
+            error.to_string()
+        };
+        Box::new(problem("unreadable-file", message))
+    })?;
+    let mut bytes = Vec::new();
+    handle
+        .take(limits.max_file_bytes + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|error| Box::new(problem("unreadable-file", error.to_string())))?;
+    check_size(&file.name, bytes.len() as u64, limits, total)?;
+    String::from_utf8(bytes).map_err(|error| {
+        Box::new(problem(
+            "invalid-document",
+            format!(
+                "the file is not UTF-8 (byte {})",
+                error.utf8_error().valid_up_to()
+            ),
+        ))
+    })
+}
+
+/// Counts a file of `size` bytes against the file and folder limits.
+pub fn check_size(
+    name: &str,
+    size: u64,
+    limits: &ReadLimits,
+    total: &mut u64,
+) -> Result<(), Box<Problem>> {
+    let problem = |message: String, limit: &str| {
+        Box::new(
+            Problem::error("safety-limit-exceeded", message)
+                .in_file(name)
+                .with("limit", limit),
+        )
+    };
+    if size > limits.max_file_bytes {
+        return Err(problem(
+            format!("the file is larger than {} bytes", limits.max_file_bytes),
+            "maxFileBytes",
+        ));
+    }
+    *total += size;
+    if *total > limits.max_total_bytes {
+        return Err(problem(
+            format!(
+                "the folder's files are larger than {} bytes together",
+                limits.max_total_bytes
+            ),
+            "maxTotalBytes",
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,110 @@
+//! The build over folders on disk: the format fixture pack, a broken pack with many problems at once,
+//! and hostile input.
+
+use std::path::{Path, PathBuf};
+
+use expect_test::expect;
+use ocf_load::build::{BuildOptions, Problem, build_pack, build_report};
+
+fn testdata(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata")
+        .join(path)
+}
+
+/// Problems one a line: `file:line:col: code: message`.
+fn lines(problems: &[Problem]) -> String {
+    problems
+        .iter()
+        .map(|p| {
+            let at = match (p.line, p.column) {
+                (Some(line), Some(column)) => format!(":{line}:{column}"),
+                _ => String::new(),
+            };
+            let severity = if p.is_error() { "" } else { "warning: " };
+            format!(
+                "{}{at}: {severity}{}: {} [{}]\n",
+                p.file, p.code, p.message, p.pointer
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_format_fixture_builds() {
+    let report = build_report(&testdata("model/pack"), &BuildOptions::default());
+    expect![[r#"
+        pack.yaml:5:3: warning: unchecked-dependency: the dependency `core-rules` was not given: references and tags it may declare are not checked [/dependencies/core-rules]
+        pack.yaml:6:3: warning: unchecked-dependency: the dependency `demo-extras` was not given: references and tags it may declare are not checked [/dependencies/demo-extras]
+    "#]].assert_eq(&lines(&report.problems));
+    let release = report.release.expect("no errors");
+    let json = serde_json::to_string_pretty(&release).unwrap();
+    expect_test::expect_file!["../../../testdata/build/model-pack.release.json"].assert_eq(&json);
+}
+
+/// `broken/` with its dependency `base/` given: every problem of every file at once.
+#[test]
+fn a_broken_pack_reports_every_problem() {
+    let base = build_pack(&testdata("build/base"), &BuildOptions::default())
+        .unwrap_or_else(|problems| panic!("{}", lines(&problems)));
+    let options = BuildOptions {
+        dependencies: vec![base],
+        ..BuildOptions::default()
+    };
+    let problems = build_pack(&testdata("build/broken"), &options).unwrap_err();
+    expect![[r#"
+        rules/a-fields.yaml:5:65: formula-error: formula-syntax: expected `)` to close the arguments, found the end of the formula [/fields/str.mod/formula]
+        rules/a-fields.yaml:6:54: unknown-tag: the tag `armour` is not declared [/fields/ac/tags/0]
+        rules/b-actions.yaml:2:3: duplicate-id: `fields.level` is also declared at rules/a-fields.yaml:3 [/fields/level]
+        rules/b-actions.yaml:6:40: unknown-reference: no band set `hits` in broken or its dependencies [/actions/0/steps/0/bands]
+        rules/b-actions.yaml:6:53: unknown-tag: the tag `attack.melee` is not declared [/actions/0/steps/0/tags/0]
+        content/classes.yaml:3:10: unknown-tag: the tag `martial` is not declared [/0/tags/0]
+        content/classes.yaml:6:15: unknown-reference: no content item `features.missing` in broken or its dependencies [/0/grants/1/item]
+        content/classes.yaml:7:36: formula-error: type-mismatch: an activation condition reads `ac`, which is not an input field: activation is decided before fields are computed [/0/grants/2/when]
+        content/classes.yaml:8:15: unknown-reference: `other:features.dash` names the pack `other`, which is not a dependency of broken [/0/grants/3/item]
+        content/classes.yaml:10:56: formula-error: formula-syntax: expected an expression after `+`, found the end of the formula [/0/effects/0/value]
+        content/classes.yaml:11:17: unknown-reference: no field `speed` in broken or its dependencies [/0/effects/1/target]
+        content/classes.yaml:13:27: unknown-reference: no content item `conditions.frightened` in broken or its dependencies [/0/immuneTo/0/items/0]
+        content/classes.yaml:13:57: formula-error: type-mismatch: an activation condition reads `hp.max`, which is not an input field: activation is decided before fields are computed [/0/immuneTo/0/when]
+        content/classes.yaml:14:3: duplicate-id: the content ID `classes.fighter` is also declared at content/classes.yaml:1 [/1/id]
+        content/features.yaml:4:9: unknown-reference: no content type `feture` in broken or its dependencies [/1/type]
+        content/features.yaml:5:3: circular-extends: `extends` loops: features.rage -> features.fury -> features.rage [/1/extends]
+        content/features.yaml:15:38: formula-error: type-mismatch: expected bool, found int [/4/prerequisites/0/check]
+    "#]].assert_eq(&lines(&problems));
+}
+
+/// Without its dependency, what could be the dependency's is left; the rest is still checked.
+#[test]
+fn without_dependencies_only_local_names_are_checked() {
+    let problems = build_pack(&testdata("build/broken"), &BuildOptions::default()).unwrap_err();
+    let codes: Vec<String> = problems
+        .iter()
+        .map(|p| format!("{}:{} {}", p.file, p.line.unwrap_or(0), p.code))
+        .collect();
+    expect![[r#"
+        [
+            "pack.yaml:5 unchecked-dependency",
+            "rules/a-fields.yaml:5 formula-error",
+            "rules/b-actions.yaml:2 duplicate-id",
+            "content/classes.yaml:7 formula-error",
+            "content/classes.yaml:8 unknown-reference",
+            "content/classes.yaml:10 formula-error",
+            "content/classes.yaml:14 duplicate-id",
+            "content/features.yaml:5 circular-extends",
+            "content/features.yaml:15 formula-error",
+        ]
+    "#]]
+    .assert_debug_eq(&codes);
+}
+
+#[test]
+fn files_that_do_not_read_are_each_reported() {
+    let problems = build_pack(&testdata("build/unreadable"), &BuildOptions::default()).unwrap_err();
+    expect![[r#"
+        rules/fields.yaml:2:40: unknown-key: unknown key `defualt`, did you mean `default`? [/fields/level]
+        rules/settings.yaml:2:13: invalid-document: unknown variant `sideways`, expected one of `floor`, `ceil`, `round` [/settings/rounding]
+        content/truncated.yaml:4:1: invalid-yaml: while parsing a flow mapping, did not find expected ',' or '}' []
+        content/wrong-type.yaml:2:7: invalid-document: invalid type: string "damage.fire", expected a sequence [/tags]
+        content/notes.yml: warning: ignored-file: source files end in `.yaml`; this one is not read []
+    "#]].assert_eq(&lines(&problems));
+}
