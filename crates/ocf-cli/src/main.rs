@@ -96,5 +96,9 @@ fn conform(paths: &[PathBuf]) -> ExitCode {
         }
     }
     println!("{}", summary.closing_line());
-    if summary.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+    if summary.failures.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
 }

@@ -308,11 +308,26 @@ impl Reader<'_> {
         })
     }
 
-    fn optional_compare(&mut self) -> Result<Option<Compare>, DiceNotationError> {
+    /// Whether `!=` (and not `!==`) starts at `pos`.
+    fn not_equal_at(&self, pos: usize) -> bool {
+        self.bytes.get(pos) == Some(&b'!')
+            && self.bytes.get(pos + 1) == Some(&b'=')
+            && self.bytes.get(pos + 2) != Some(&b'=')
+    }
+
+    /// The point after `!` or `!!`, if one follows: `4` (equal), `<2`, `<=2`, `>4` or `>=4`, never
+    /// `=4`, which `!` would make `!=`. What does not read as a point is left for what comes after
+    /// the literal: in `1d10!!==0` the `==` is a comparison.
+    fn optional_compare(&mut self) -> Option<Compare> {
+        let start = self.pos;
         match self.bytes.get(self.pos) {
-            Some(b'<' | b'>' | b'=') => self.compare().map(Some),
-            Some(b) if b.is_ascii_digit() => self.compare().map(Some),
-            _ => Ok(None),
+            Some(b) if matches!(b, b'<' | b'>') || b.is_ascii_digit() => {
+                self.compare().ok().or_else(|| {
+                    self.pos = start;
+                    None
+                })
+            }
+            _ => None,
         }
     }
 
@@ -331,11 +346,17 @@ impl Reader<'_> {
         if self.eat("dl") {
             return Ok(Modifier::DropLowest(self.count_or_one()?));
         }
-        if self.eat("!!") {
-            return Ok(Modifier::ExplodeCompound(self.optional_compare()?));
+        // `!=` is the inequality operator, never an explosion: `(n)d6!=0` compares. So a `!` directly
+        // followed by one `=` ends the literal, and an explosion point is never written with `=`.
+        if self.not_equal_at(self.pos) {
+            return Err(self.error(start, "`!=` after dice is a comparison"));
+        }
+        if self.bytes[self.pos..].starts_with(b"!!") && !self.not_equal_at(self.pos + 1) {
+            self.pos += 2;
+            return Ok(Modifier::ExplodeCompound(self.optional_compare()));
         }
         if self.eat("!") {
-            return Ok(Modifier::Explode(self.optional_compare()?));
+            return Ok(Modifier::Explode(self.optional_compare()));
         }
         if self.eat("ro") {
             return Ok(Modifier::RerollOnce {
@@ -397,29 +418,15 @@ impl fmt::Display for Modifier {
             Modifier::DropHighest(n) => write!(f, "dh{n}"),
             Modifier::DropLowest(n) => write!(f, "dl{n}"),
             Modifier::Explode(None) => f.write_str("!"),
-            Modifier::Explode(Some(c)) => write!(f, "!{}", ExplicitCompare(*c)),
+            Modifier::Explode(Some(c)) => write!(f, "!{c}"),
             Modifier::ExplodeCompound(None) => f.write_str("!!"),
-            Modifier::ExplodeCompound(Some(c)) => write!(f, "!!{}", ExplicitCompare(*c)),
+            Modifier::ExplodeCompound(Some(c)) => write!(f, "!!{c}"),
             Modifier::Reroll { at, .. } => write!(f, "r{at}"),
             Modifier::RerollOnce { at, .. } => write!(f, "ro{at}"),
             Modifier::CountSuccesses(c) => write!(f, "cs{c}"),
             Modifier::CountFailures(c) => write!(f, "cf{c}"),
             Modifier::Minimum(n) => write!(f, "min{n}"),
             Modifier::Maximum(n) => write!(f, "max{n}"),
-        }
-    }
-}
-
-/// After `!` a bare number reads as `=N` too, but `!=` would read as "not equal" to a person, so an
-/// explosion point is always printed with its operator.
-struct ExplicitCompare(Compare);
-
-impl fmt::Display for ExplicitCompare {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.0.op == CompareOp::Eq {
-            write!(f, "={}", self.0.value)
-        } else {
-            self.0.fmt(f)
         }
     }
 }
@@ -457,7 +464,7 @@ mod tests {
             ("4d6dh2", "4d6dh2"),
             ("1d6!", "1d6!"),
             ("1d6!>4", "1d6!>4"),
-            ("1d6!5", "1d6!=5"),
+            ("1d6!5", "1d6!5"),
             ("1d6!!", "1d6!!"),
             ("1d20r1", "1d20r1"),
             ("1d20r<3", "1d20r<3"),
@@ -480,6 +487,12 @@ mod tests {
         assert_eq!(scan("2d6+1"), Some(3));
         assert_eq!(scan("1d20 > 3"), Some(4));
         assert_eq!(scan("2d6kh1)"), Some(6));
+        // A comparison right after an explosion is not its point.
+        assert_eq!(scan("1d10!!==0"), Some(6));
+        assert_eq!(scan("1d6!<=2"), Some(7));
+        assert_eq!(scan("1d6!=="), Some(4));
+        assert_eq!(scan("1d6!=0"), Some(3));
+        assert_eq!(scan("1d6!!=0"), Some(4));
         assert_eq!(scan("12"), None);
         assert_eq!(scan("2dx"), None);
         assert_eq!(scan_suffix("d6kh1 + 2"), Some(5));
