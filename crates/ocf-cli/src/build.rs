@@ -112,15 +112,8 @@ fn joined(dir: &Path, file: &str) -> String {
 
 /// `file:line:col: code: message` (warnings say so), then the line and a caret when the file has it.
 pub fn render(dir: &Path, problem: &Problem) -> String {
-    let mut out = joined(dir, &problem.file);
-    if let Some(line) = problem.line {
-        let _ = write!(out, ":{line}");
-        if let Some(column) = problem.column {
-            let _ = write!(out, ":{column}");
-        }
-    }
-    let severity = if problem.is_error() { "" } else { "warning: " };
-    let _ = writeln!(out, ": {severity}{}: {}", problem.code, problem.message);
+    let mut out = problem.headline(dir);
+    out.push('\n');
     if let Some(line) = problem.line {
         let text = fs::read_to_string(dir.join(&problem.file)).unwrap_or_default();
         if let Some(source) = text.lines().nth(line - 1) {

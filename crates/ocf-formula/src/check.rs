@@ -317,14 +317,23 @@ impl Checker<'_> {
         }
     }
 
-    /// The type of a number-valued result over `tys`: int if all are ints, else decimal.
+    /// The type of a number-valued result over `tys`: int if all are ints, dyn if any is dyn (it is
+    /// known only when evaluated), else decimal.
     fn numbers(&mut self, args: &[ExprId], what: &str) -> Ty {
         let mut ints = true;
+        let mut dynamic = false;
         for &arg in args {
             let ty = self.expect(arg, &Ty::number(), what);
             ints &= all_int(&ty);
+            dynamic |= ty == Ty::Dyn;
         }
-        if ints { Ty::Int } else { Ty::Decimal }
+        if dynamic {
+            Ty::Dyn
+        } else if ints {
+            Ty::Int
+        } else {
+            Ty::Decimal
+        }
     }
 
     fn bound(&mut self, root: Root, ty: Ty, id: ExprId) -> Ty {
@@ -457,7 +466,9 @@ impl Checker<'_> {
                         format!("{what} needs a number, found {value}"),
                     );
                 }
-                if all_int(&value) {
+                if value == Ty::Dyn {
+                    Ty::Dyn
+                } else if all_int(&value) {
                     Ty::Int
                 } else {
                     Ty::number()

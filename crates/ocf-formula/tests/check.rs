@@ -15,6 +15,7 @@ fn env() -> Env {
         ("id", Ty::String),
         ("quantity", Ty::Int),
         ("equipped", Ty::Bool),
+        ("state", Ty::open_map(Ty::Dyn)),
     ]);
     Env::new()
         .with_root(Root::Params, Ty::record([("stat", field_param)]))
@@ -70,6 +71,9 @@ fn types_of_formulas() {
         ("'a' + item.name", "string"),
         ("flags.anything", "dyn"),
         ("flags.anything + 1", "dyn"),
+        // A number over a dynamic value is known only when evaluated: dyn, not int | decimal.
+        ("max(1, flags.anything)", "dyn"),
+        ("floor(flags.anything / 2) + 1", "int"),
         ("flags.crit ? ['a'] : []", "list(string)"),
         ("true ? 1 : 'a'", "int | string"),
         ("map(item.tags, size(x))", "list(int)"),
@@ -78,6 +82,7 @@ fn types_of_formulas() {
         ("sum([1, 2])", "int"),
         ("countCopies(copy.equipped)", "int"),
         ("sumCopies(copy.quantity, copy.equipped)", "int"),
+        ("sumCopies(copy.state.level, copy.equipped)", "dyn"),
         ("max(1, 2)", "int"),
         ("max(1, 2.5)", "decimal"),
         ("has(flags.x) && flags.x", "bool"),

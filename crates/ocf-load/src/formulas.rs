@@ -69,6 +69,27 @@ const EFFECT: &[Root] = &[
     Root::Action,
 ];
 
+/// Effects on rolls apply while an action rolls, so they see what the action's formulas see of it:
+/// EF's roll effect `has(flags.critical) && flags.critical && roll.item.range == 'melee'`.
+const ROLL_EFFECT: &[Root] = &[
+    Root::SelfCopy,
+    Root::Item,
+    Root::Base,
+    Root::Prior,
+    Root::Character,
+    Root::Links,
+    Root::Pick,
+    Root::Slot,
+    Root::Picks,
+    Root::Roll,
+    Root::Situational,
+    Root::Participants,
+    Root::Action,
+    Root::Params,
+    Root::Steps,
+    Root::Flags,
+];
+
 /// Actions and their steps (EA, DA).
 const ACTION: &[Root] = &[
     Root::SelfCopy,
@@ -427,7 +448,11 @@ impl Collector {
     }
 
     fn effect(&mut self, at: &str, effect: &Effect) {
-        self.opt(at, "when", &effect.when, EFFECT, Some(Ty::Bool));
+        let roots = match effect.target {
+            Target::Rolls { .. } => ROLL_EFFECT,
+            _ => EFFECT,
+        };
+        self.opt(at, "when", &effect.when, roots, Some(Ty::Bool));
         if let Target::Fields { fields } = &effect.target {
             self.push(
                 &format!("{at}/target/fields/where"),
@@ -438,7 +463,7 @@ impl Collector {
         }
         match &effect.value {
             Some(EffectValue::Formula(formula)) => {
-                self.push(&format!("{at}/value"), formula, EFFECT, None);
+                self.push(&format!("{at}/value"), formula, roots, None);
             }
             Some(EffectValue::Grant(GrantValue::Formula { formula })) => {
                 self.push(&format!("{at}/value/formula"), formula, EFFECT, None);
@@ -462,7 +487,7 @@ impl Collector {
             }
             Some(EffectValue::RollModifier(modifier)) => {
                 let json = serde_json::to_value(modifier).unwrap_or_default();
-                self.json_formulas(&format!("{at}/value"), &json, EFFECT);
+                self.json_formulas(&format!("{at}/value"), &json, roots);
             }
             _ => {}
         }

@@ -322,7 +322,10 @@ impl Tokens {
                 let (previous, previous_class) = &self.0[i - 1];
                 let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
                 let touching = previous.ends_with(word) && text.starts_with(word);
-                if space.is_empty() && (touching || *previous_class == Class::Dice) {
+                // A dice literal or suffix reads on while it can (`1d6!<2` explodes below 2), so
+                // the generator spaces what follows one, as an author would.
+                let after_dice = matches!(previous_class, Class::Dice | Class::Glued);
+                if space.is_empty() && (touching || after_dice) {
                     space = " ";
                 }
                 out.push_str(space);

@@ -80,6 +80,25 @@ impl Problem {
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error
     }
+
+    /// `dir/file:line:col: code: message`, with `warning: ` before the code of a warning: the line a
+    /// compiler would print.
+    pub fn headline(&self, dir: &std::path::Path) -> String {
+        let mut out = if self.file.is_empty() {
+            dir.display().to_string()
+        } else {
+            dir.join(&self.file).display().to_string()
+        };
+        if let Some(line) = self.line {
+            out.push_str(&format!(":{line}"));
+            if let Some(column) = self.column {
+                out.push_str(&format!(":{column}"));
+            }
+        }
+        let severity = if self.is_error() { "" } else { "warning: " };
+        out.push_str(&format!(": {severity}{}: {}", self.code, self.message));
+        out
+    }
 }
 
 /// A place in a source file: 1-based line and column (in characters).
