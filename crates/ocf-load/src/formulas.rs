@@ -247,24 +247,49 @@ pub fn env(fields: &[(String, Ty)], roots: &[Root]) -> Env {
     env
 }
 
+/// The checking environments of one pack, one per set of roots rather than one per formula: each
+/// holds every visible field, which is most of the cost of making one.
+pub struct Envs<'a> {
+    fields: &'a [(String, Ty)],
+    built: Vec<(&'static [Root], Env)>,
+}
+
+impl<'a> Envs<'a> {
+    pub fn new(fields: &'a [(String, Ty)]) -> Envs<'a> {
+        Envs {
+            fields,
+            built: Vec::new(),
+        }
+    }
+
+    /// The environment where `roots` are bound. A content-only query (`ITEM_ONLY`) sees no field
+    /// (EC step 4: standard copies' queries read nothing but `item`).
+    pub fn get(&mut self, roots: &'static [Root]) -> &Env {
+        let index = match self.built.iter().position(|(r, _)| std::ptr::eq(*r, roots)) {
+            Some(i) => i,
+            None => {
+                let fields = if roots == ITEM_ONLY {
+                    &[][..]
+                } else {
+                    self.fields
+                };
+                self.built.push((roots, env(fields, roots)));
+                self.built.len() - 1
+            }
+        };
+        &self.built[index].1
+    }
+}
+
 /// Parses and checks every formula of `release` against the `fields` visible from it; one
 /// `formula-error` per failing formula (EC: `data.cause`, `data.pack`, `data.formula`, `path` the
 /// document), its first error's code as the cause.
 pub fn check_pack(release: &PackRelease, fields: &[(String, Ty)]) -> Vec<LoadErrorRecord> {
     let pack = release.id.as_str();
     let mut errors = Vec::new();
+    let mut envs = Envs::new(fields);
     for found in collect(release) {
-        // Standard copies queries are content-only: nothing but `item` (EC step 4).
-        let fields: &[(String, Ty)] = if found.roots == ITEM_ONLY {
-            &[]
-        } else {
-            fields
-        };
-        if let Err(error) = check_one(
-            &found.text,
-            &env(fields, found.roots),
-            found.expected.as_ref(),
-        ) {
+        if let Err(error) = check_one(&found.text, envs.get(found.roots), found.expected.as_ref()) {
             let path = match found.document {
                 Document::Rules => crate::error::rules_path(pack),
                 Document::Content(i) => crate::error::content_path(pack, i),

@@ -9,7 +9,7 @@ use ocf_model::{PackRelease, RulesDocument};
 use super::locations::Locations;
 use super::merge::Origins;
 use super::problem::Problem;
-use crate::formulas::{self, Document, ITEM_ONLY};
+use crate::formulas::{self, Document};
 
 /// A source document: its file name, positions, and the pointer its item starts at.
 pub struct Source<'a> {
@@ -35,19 +35,15 @@ impl TypeCheck<'_> {
     pub fn run(&self, problems: &mut Vec<Problem>) {
         let fields = self.fields();
         let pack = self.release.id.as_str();
+        let mut envs = formulas::Envs::new(&fields);
         for found in formulas::collect(self.release) {
             // Syntax errors are reported, with their ranges, by the build's own parse.
             if ocf_formula::Formula::parse(&found.text).is_err() {
                 continue;
             }
-            let visible: &[(String, Ty)] = if found.roots == ITEM_ONLY {
-                &[]
-            } else {
-                &fields
-            };
-            let env = formulas::env(visible, found.roots);
+            let env = envs.get(found.roots);
             let Err((code, message)) =
-                formulas::check_one(&found.text, &env, found.expected.as_ref())
+                formulas::check_one(&found.text, env, found.expected.as_ref())
             else {
                 continue;
             };

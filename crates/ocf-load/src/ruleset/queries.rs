@@ -6,6 +6,7 @@ use ocf_model::{
     Choice, ChoiceOptions, ChoiceSource, ContentEntry, EffectValue, GrantValue, Query, QueryResult,
     Ruleset,
 };
+use rustc_hash::FxHashMap;
 
 use super::done;
 use crate::error::{LoadErrorRecord, rules_path};
@@ -26,18 +27,17 @@ pub fn resolve(ruleset: &mut Ruleset) -> Result<(), Vec<LoadErrorRecord>> {
             &mut found,
         );
     }
-    let sources = ruleset.sources.clone();
+    // Where each item stands in its release, for the error paths; found once, not per item.
+    let mut index_of: FxHashMap<String, usize> = FxHashMap::default();
+    for release in &ruleset.sources {
+        for (i, item) in release.content.iter().enumerate() {
+            if let Some(id) = &item.id {
+                index_of.insert(format!("{}:{id}", release.id), i);
+            }
+        }
+    }
     for (qualified, entry) in ruleset.content.iter() {
-        let index = sources
-            .iter()
-            .find(|r| r.id.as_str() == entry.pack)
-            .and_then(|r| {
-                r.content.iter().position(|i| {
-                    i.id.as_ref()
-                        .is_some_and(|id| format!("{}:{id}", entry.pack) == qualified)
-                })
-            })
-            .unwrap_or(0);
+        let index = index_of.get(qualified).copied().unwrap_or(0);
         let path = crate::error::content_path(&entry.pack, index);
         for s in &entry.item.standard_copies {
             found.push((s.clone(), true, entry.pack.clone(), path.clone()));

@@ -2,6 +2,7 @@
 
 use ocf_formula::Ty;
 use ocf_model::{PackRelease, Ruleset};
+use rustc_hash::FxHashSet;
 
 /// The pack, then its dependencies breadth first (nearest first), each once. `homebrew` resolves "in
 /// the homebrew, then in each pinned pack and its dependencies, in pin order" (EC, homebrew step 2).
@@ -40,6 +41,7 @@ pub fn scope_of(pack: &str, releases: &[PackRelease]) -> Vec<String> {
 /// local ID (the nearest pack's wins) and by qualified ID.
 pub fn visible_fields(ruleset: &Ruleset, pack: &str) -> Vec<(String, Ty)> {
     let mut out: Vec<(String, Ty)> = Vec::new();
+    let mut locals: FxHashSet<&str> = FxHashSet::default();
     let Some(loaded) = ruleset.pack(pack) else {
         return out;
     };
@@ -52,7 +54,7 @@ pub fn visible_fields(ruleset: &Ruleset, pack: &str) -> Vec<(String, Ty)> {
                 continue;
             }
             let ty = crate::formulas::field_ty(field.decl.r#type).unwrap_or(Ty::Dyn);
-            if !out.iter().any(|(id, _)| id == local) {
+            if locals.insert(local) {
                 out.push((local.to_owned(), ty.clone()));
             }
             out.push((qualified.to_owned(), ty));
