@@ -1,0 +1,355 @@
+//! A long-running engine: load a ruleset once, open characters, apply edits, read the sheet or one
+//! field. Each edit sets one input, so the next read recomputes only what the edit reaches.
+//!
+//! Memory: salsa keeps every memo, and a closed character's inputs can't be deleted. The session
+//! therefore rebuilds its database from the open characters once [`TRIM_AFTER_CLOSED`] characters
+//! have been closed since the last rebuild, and `field_value` keeps at most
+//! [`crate::field::FIELD_VALUE_LRU`] values (decisions.md, "Session memory").
+
+use std::sync::Arc;
+
+use ocf_model::{AppliedEntry, Character, CopyEntry, Literal, PickEntry, Ruleset};
+use salsa::Setter;
+
+use crate::db::Database;
+use crate::field::{FieldKey, FieldValue, field_value};
+use crate::input::{CharacterInput, CopyInput, CopyList, RulesetInput};
+
+/// The stack of the thread sheets are computed on: room for [`crate::field::MAX_FIELD_DEPTH`]
+/// nested field computations in a debug build (reserved, not committed, until used).
+pub const DEEP_STACK: usize = 1 << 30;
+
+/// Closed characters tolerated before the database is rebuilt.
+pub const TRIM_AFTER_CLOSED: usize = 16;
+
+/// A character opened in a [`Session`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CharacterId(usize);
+
+pub struct Session {
+    db: Database,
+    log: bool,
+    ruleset: Arc<Ruleset>,
+    ruleset_input: RulesetInput,
+    /// Each opened character's input, and the file it was opened from (to rebuild); `None` once
+    /// closed.
+    characters: Vec<Option<CharacterInput>>,
+    closed_since_trim: usize,
+}
+
+/// An edit the session could not apply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EditError {
+    UnknownCharacter,
+    UnknownCopy(String),
+}
+
+impl std::fmt::Display for EditError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EditError::UnknownCharacter => f.write_str("no such open character"),
+            EditError::UnknownCopy(id) => write!(f, "no copy `{id}`"),
+        }
+    }
+}
+
+impl std::error::Error for EditError {}
+
+impl Session {
+    pub fn new(ruleset: Ruleset) -> Session {
+        Session::build(Database::default(), false, Arc::new(ruleset))
+    }
+
+    /// A session whose database logs every query it runs ([`Session::take_executed`]).
+    pub fn with_execution_log(ruleset: Ruleset) -> Session {
+        Session::build(Database::with_execution_log(), true, Arc::new(ruleset))
+    }
+
+    fn build(db: Database, log: bool, ruleset: Arc<Ruleset>) -> Session {
+        let ruleset_input = RulesetInput::load(&db, ruleset.clone());
+        Session {
+            db,
+            log,
+            ruleset,
+            ruleset_input,
+            characters: Vec::new(),
+            closed_since_trim: 0,
+        }
+    }
+
+    pub fn ruleset(&self) -> &Ruleset {
+        &self.ruleset
+    }
+
+    pub fn db(&self) -> &Database {
+        &self.db
+    }
+
+    pub fn open(&mut self, character: &Character, competing: &[String]) -> CharacterId {
+        let input = CharacterInput::load(&self.db, self.ruleset_input, character, competing);
+        self.characters.push(Some(input));
+        CharacterId(self.characters.len() - 1)
+    }
+
+    /// Forgets a character. Its memos go at the next rebuild.
+    pub fn close(&mut self, id: CharacterId) {
+        if let Some(slot) = self.characters.get_mut(id.0)
+            && slot.take().is_some()
+        {
+            self.closed_since_trim += 1;
+            if self.closed_since_trim >= TRIM_AFTER_CLOSED {
+                self.rebuild();
+            }
+        }
+    }
+
+    /// A fresh database holding only the open characters, as they are now.
+    fn rebuild(&mut self) {
+        let files: Vec<Option<(Character, Vec<String>)>> = self
+            .characters
+            .iter()
+            .map(|c| c.map(|c| (self.character_file(c), (**c.competing(&self.db)).clone())))
+            .collect();
+        let db = if self.log {
+            Database::with_execution_log()
+        } else {
+            Database::default()
+        };
+        let mut fresh = Session::build(db, self.log, self.ruleset.clone());
+        for file in files {
+            match file {
+                Some((character, competing)) => {
+                    // The file already holds its `competing`; pass none twice.
+                    let mut character = character;
+                    character.competing.clear();
+                    fresh.open(&character, &competing);
+                }
+                None => fresh.characters.push(None),
+            }
+        }
+        *self = fresh;
+    }
+
+    fn input(&self, id: CharacterId) -> Result<CharacterInput, EditError> {
+        self.characters
+            .get(id.0)
+            .copied()
+            .flatten()
+            .ok_or(EditError::UnknownCharacter)
+    }
+
+    /// Sets (or, with `None`, clears) an input field's saved value.
+    pub fn set_value(
+        &mut self,
+        id: CharacterId,
+        field: &str,
+        value: Option<Literal>,
+    ) -> Result<(), EditError> {
+        let c = self.input(id)?;
+        c.save_value(&mut self.db, field, value);
+        Ok(())
+    }
+
+    pub fn add_copy(
+        &mut self,
+        id: CharacterId,
+        list: CopyList,
+        entry: &CopyEntry,
+    ) -> Result<(), EditError> {
+        let c = self.input(id)?;
+        let copy = CopyInput::from_entry(&self.db, self.ruleset_input, list, entry);
+        let mut copies = match list {
+            CopyList::Features => (**c.features(&self.db)).clone(),
+            CopyList::Inventory => (**c.inventory(&self.db)).clone(),
+        };
+        copies.push(copy);
+        match list {
+            CopyList::Features => c.set_features(&mut self.db).to(Arc::new(copies)),
+            CopyList::Inventory => c.set_inventory(&mut self.db).to(Arc::new(copies)),
+        };
+        Ok(())
+    }
+
+    pub fn remove_copy(&mut self, id: CharacterId, copy_id: &str) -> Result<(), EditError> {
+        let c = self.input(id)?;
+        for list in [CopyList::Features, CopyList::Inventory] {
+            let copies = match list {
+                CopyList::Features => c.features(&self.db).clone(),
+                CopyList::Inventory => c.inventory(&self.db).clone(),
+            };
+            if let Some(pos) = copies.iter().position(|x| x.id(&self.db) == copy_id) {
+                let mut copies = (*copies).clone();
+                copies.remove(pos);
+                match list {
+                    CopyList::Features => c.set_features(&mut self.db).to(Arc::new(copies)),
+                    CopyList::Inventory => c.set_inventory(&mut self.db).to(Arc::new(copies)),
+                };
+                return Ok(());
+            }
+        }
+        Err(EditError::UnknownCopy(copy_id.to_owned()))
+    }
+
+    fn copy(&self, id: CharacterId, copy_id: &str) -> Result<CopyInput, EditError> {
+        let c = self.input(id)?;
+        c.features(&self.db)
+            .iter()
+            .chain(c.inventory(&self.db).iter())
+            .copied()
+            .find(|x| x.id(&self.db) == copy_id)
+            .ok_or_else(|| EditError::UnknownCopy(copy_id.to_owned()))
+    }
+
+    pub fn equip(
+        &mut self,
+        id: CharacterId,
+        copy_id: &str,
+        equipped: bool,
+    ) -> Result<(), EditError> {
+        let copy = self.copy(id, copy_id)?;
+        copy.set_equipped(&mut self.db).to(equipped);
+        Ok(())
+    }
+
+    /// Sets one state key of a copy (`None` removes it).
+    pub fn set_state(
+        &mut self,
+        id: CharacterId,
+        copy_id: &str,
+        key: &str,
+        value: Option<Literal>,
+    ) -> Result<(), EditError> {
+        let copy = self.copy(id, copy_id)?;
+        let mut state = (**copy.state(&self.db)).clone();
+        match value {
+            Some(v) => {
+                state.0.insert(key.to_owned(), v);
+            }
+            None => {
+                state.0.shift_remove(key);
+            }
+        }
+        copy.set_state(&mut self.db).to(Arc::new(state));
+        Ok(())
+    }
+
+    /// Replaces the picks of a choice: a copy's (`copy_id`), or a rules-level one (`None`).
+    pub fn pick(
+        &mut self,
+        id: CharacterId,
+        copy_id: Option<&str>,
+        choice: &str,
+        picks: Vec<PickEntry>,
+    ) -> Result<(), EditError> {
+        let c = self.input(id)?;
+        let update = |tree: &ocf_model::Picks| {
+            let mut tree = tree.clone();
+            if picks.is_empty() {
+                tree.0.shift_remove(choice);
+            } else {
+                tree.0.insert(choice.to_owned(), picks.clone());
+            }
+            Arc::new(tree)
+        };
+        match copy_id {
+            Some(copy_id) => {
+                let copy = self.copy(id, copy_id)?;
+                let tree = update(copy.choices(&self.db));
+                copy.set_choices(&mut self.db).to(tree);
+            }
+            None => {
+                let tree = update(c.choices(&self.db));
+                c.set_choices(&mut self.db).to(tree);
+            }
+        }
+        Ok(())
+    }
+
+    pub fn set_applied(
+        &mut self,
+        id: CharacterId,
+        applied: Vec<AppliedEntry>,
+    ) -> Result<(), EditError> {
+        let c = self.input(id)?;
+        c.set_applied(&mut self.db).to(Arc::new(applied));
+        Ok(())
+    }
+
+    pub fn set_competing(&mut self, id: CharacterId, picks: Vec<String>) -> Result<(), EditError> {
+        let c = self.input(id)?;
+        c.set_competing(&mut self.db).to(Arc::new(picks));
+        Ok(())
+    }
+
+    /// computeSheet's output.
+    pub fn sheet(&self, id: CharacterId) -> Result<serde_json::Value, EditError> {
+        let c = self.input(id)?;
+        Ok(self.deep(move |db| crate::sheet::compute_sheet(db, c)))
+    }
+
+    /// One field's value, computing only what it reads.
+    pub fn field(&self, id: CharacterId, field: &str) -> Result<FieldValue, EditError> {
+        let c = self.input(id)?;
+        let field = field.to_owned();
+        Ok(self.deep(move |db| {
+            let key = FieldKey::new(db, c, field);
+            field_value(db, key).clone()
+        }))
+    }
+
+    /// Runs `f` on a thread whose stack holds [`crate::field::MAX_FIELD_DEPTH`] nested field
+    /// computations, with a clone of the database (dropped before this returns, so the next
+    /// edit's setter doesn't wait on it).
+    pub fn deep<T: Send>(&self, f: impl FnOnce(&Database) -> T + Send) -> T {
+        let db = self.db.clone();
+        std::thread::scope(|scope| {
+            std::thread::Builder::new()
+                .name("ocf-sheet".into())
+                .stack_size(DEEP_STACK)
+                .spawn_scoped(scope, move || f(&db))
+                .expect("spawning the sheet thread")
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        })
+    }
+
+    /// The queries run since the last call (empty unless made [`Session::with_execution_log`]).
+    pub fn take_executed(&self) -> Vec<String> {
+        self.db.take_executed()
+    }
+
+    /// The character as a file, with the session's edits.
+    pub fn character_file(&self, input: CharacterInput) -> Character {
+        let db = &self.db;
+        let mut values = ocf_model::Keyed::default();
+        let mut saved: Vec<(&String, _)> = input.saved(db).iter().collect();
+        saved.sort_by(|a, b| a.0.cmp(b.0));
+        for (field, handle) in saved {
+            if let Some(v) = handle.value(db) {
+                values.0.insert(field.clone(), v.clone());
+            }
+        }
+        let spec = self
+            .ruleset
+            .packs
+            .first()
+            .map(|p| p.spec_version.clone())
+            .unwrap_or_else(|| "1.0.0".into());
+        Character {
+            id: input.id(db).clone(),
+            spec_version: spec,
+            packs: Vec::new(),
+            creating: input.creating(db).then_some(true),
+            values,
+            features: input.features(db).iter().map(|c| c.to_entry(db)).collect(),
+            inventory: input.inventory(db).iter().map(|c| c.to_entry(db)).collect(),
+            applied: (**input.applied(db)).clone(),
+            choices: (**input.choices(db)).clone(),
+            competing: (**input.competing(db)).clone(),
+            links: Default::default(),
+            follow_ups: Vec::new(),
+            homebrew: None,
+            extensions: Default::default(),
+        }
+    }
+}

@@ -1,0 +1,287 @@
+//! computeSheet's output (docs/spec/engine-interface.md): `values`, `competing`, `effects`,
+//! `activations`, `issues` and `errors`, assembled from the queries.
+
+use ocf_formula::{Context, Value};
+use serde_json::{Map, Value as Json, json};
+
+use crate::activation::{Activation, activations};
+use crate::context::{Bindings, Mode, SelfRef, SheetContext};
+use crate::effects::{Source, SourceKind, effect_instances};
+use crate::field::{FieldKey, FieldValue, field_value};
+use crate::input::CharacterInput;
+use crate::view::{ItemKey, applied_self};
+
+/// The issue kinds in the order an activation's issues are listed (EC, "Order").
+const ISSUE_ORDER: [&str; 10] = [
+    "prerequisite-not-met",
+    "no-eligible-option",
+    "constraint-failed",
+    "too-many-copies",
+    "choice-not-applicable",
+    "too-many-picks",
+    "option-not-eligible",
+    "already-picked",
+    "content-hidden",
+    "immune",
+];
+
+/// computeSheet for `character`: every field's value, then what the sheet reports about them.
+pub fn compute_sheet(db: &dyn salsa::Database, character: CharacterInput) -> Json {
+    let ruleset = character.ruleset(db).ruleset(db);
+    let fields: Vec<(&str, &FieldValue)> = ruleset
+        .fields
+        .iter()
+        .map(|(id, _)| {
+            let key = FieldKey::new(db, character, id.to_owned());
+            (id, field_value(db, key))
+        })
+        .collect();
+
+    let mut values = Map::new();
+    let mut competing = Vec::new();
+    let mut errors = Vec::new();
+    let mut limits = Vec::new();
+    let mut suppressed = rustc_hash::FxHashSet::default();
+    for (id, field) in &fields {
+        values.insert((*id).to_owned(), field_json(field));
+        for group in &field.competing {
+            let mut g = Map::new();
+            g.insert("field".into(), (*id).into());
+            g.insert("op".into(), op_name(group.op).into());
+            if let Some(key) = &group.stack_key {
+                g.insert("stackKey".into(), key.clone().into());
+            }
+            g.insert(
+                "options".into(),
+                group
+                    .options
+                    .iter()
+                    .map(|o| json!({ "id": o.id, "value": o.value.to_json(), "source": o.source.to_json() }))
+                    .collect(),
+            );
+            g.insert("recommended".into(), group.recommended.clone().into());
+            g.insert("applied".into(), group.applied.clone().into());
+            competing.push(Json::Object(g));
+        }
+        suppressed.extend(field.suppressed.iter().copied());
+        if let Some(range) = &field.out_of_range {
+            errors.push(json!({
+                "code": "out-of-range",
+                "path": format!("/values/{id}"),
+                "data": { "field": id, "value": range.value.to_json(), "bound": range.bound.to_json() },
+            }));
+        }
+        for limit in &field.out_of_limits {
+            limits.push(json!({
+                "code": "out-of-limits",
+                "id": id,
+                "data": {
+                    "field": id,
+                    "limit": limit.limit,
+                    "value": limit.value.to_json(),
+                    "bound": limit.bound.to_json(),
+                },
+            }));
+        }
+    }
+
+    let index = effect_instances(db, character);
+    let effects: Vec<Json> = index
+        .list
+        .iter()
+        .map(|instance| {
+            let mut e = Map::new();
+            e.insert("id".into(), instance.option_id.clone().into());
+            e.insert("op".into(), op_name(instance.effect.op).into());
+            e.insert(
+                "target".into(),
+                match &instance.field {
+                    Some(field) => field.clone().into(),
+                    None => serde_json::to_value(&instance.effect.target).unwrap_or(Json::Null),
+                },
+            );
+            e.insert("source".into(), instance.source.to_json());
+            if suppressed.contains(&instance.order) {
+                e.insert("suppressed".into(), true.into());
+            }
+            Json::Object(e)
+        })
+        .collect();
+
+    let acts = activations(db, character);
+    let activation_list: Vec<Json> = acts.list.iter().map(activation_json).collect();
+    let mut issues = activation_issues(db, character, &acts.list);
+    for blocked in &acts.blocked {
+        let source = match (&blocked.rules_pack, blocked.activation) {
+            (Some(_), _) | (None, None) => json!({ "type": "rules", "id": blocked.id }),
+            (None, Some(a)) => activation_source(&acts.list[a]).to_json(),
+        };
+        let rank = blocked.activation.map_or(0, |a| a + 1);
+        issues.push((
+            rank,
+            kind_rank("immune"),
+            json!({
+                "code": "immune",
+                "id": blocked.id,
+                "source": source,
+                "data": { "entry": blocked.entry, "item": blocked.item },
+            }),
+        ));
+    }
+    // By activation (the rules first), then kind; written order is kept (the sort is stable).
+    issues.sort_by_key(|(rank, kind, _)| (*rank, *kind));
+    let mut issues: Vec<Json> = issues.into_iter().map(|(_, _, issue)| issue).collect();
+    issues.extend(limits);
+
+    json!({
+        "values": values,
+        "competing": competing,
+        "effects": effects,
+        "activations": activation_list,
+        "issues": issues,
+        "errors": errors,
+    })
+}
+
+/// One field's entry in `values`.
+pub fn field_json(field: &FieldValue) -> Json {
+    let mut v = Map::new();
+    if let Some(value) = &field.value {
+        v.insert("value".into(), value.to_json());
+    }
+    if let Some(base) = &field.base {
+        v.insert("base".into(), base.to_json());
+    }
+    v.insert(
+        "breakdown".into(),
+        field
+            .breakdown
+            .iter()
+            .map(|s| json!({ "op": op_name(s.op), "value": s.value.to_json(), "source": s.source.to_json() }))
+            .collect(),
+    );
+    v.insert(
+        "tags".into(),
+        field.tags.iter().map(|t| Json::from(t.as_str())).collect(),
+    );
+    if let Some(name) = &field.name {
+        v.insert("name".into(), name.clone().into());
+    }
+    if let Some(error) = &field.error {
+        v.insert("error".into(), error.code.as_str().into());
+    }
+    Json::Object(v)
+}
+
+pub fn op_name(op: ocf_model::Op) -> &'static str {
+    use ocf_model::Op::*;
+    match op {
+        Set => "set",
+        Add => "add",
+        Multiply => "multiply",
+        AtLeast => "atLeast",
+        AtMost => "atMost",
+        Grant => "grant",
+        RollModifier => "rollModifier",
+        Option => "option",
+        Changes => "changes",
+    }
+}
+
+fn kind_rank(kind: &str) -> usize {
+    ISSUE_ORDER
+        .iter()
+        .position(|k| *k == kind)
+        .unwrap_or(ISSUE_ORDER.len())
+}
+
+fn activation_json(a: &Activation) -> Json {
+    let mut m = Map::new();
+    m.insert("item".into(), a.item.clone().into());
+    if let Some(entry) = &a.entry {
+        m.insert("entry".into(), entry.clone().into());
+    }
+    m.insert("via".into(), a.via.as_str().into());
+    if a.applied {
+        m.insert("scope".into(), "applied".into());
+    }
+    if let Some(parent) = a.parent {
+        m.insert("parent".into(), parent.into());
+    }
+    if let Some(path) = &a.path {
+        m.insert(
+            "path".into(),
+            path.iter().map(|p| Json::from(p.as_str())).collect(),
+        );
+    }
+    Json::Object(m)
+}
+
+/// An activation named as a source: `{ type, id, entry? }`.
+pub fn activation_source(a: &Activation) -> Source {
+    Source {
+        kind: if a.via == crate::activation::Via::Template {
+            SourceKind::Template
+        } else {
+            SourceKind::Item
+        },
+        id: a.item.clone(),
+        entry: a.entry.clone(),
+    }
+}
+
+/// `prerequisite-not-met` for each false prerequisite of active holder content not waived, as
+/// `(activation rank, kind rank, issue)`.
+fn activation_issues(
+    db: &dyn salsa::Database,
+    character: CharacterInput,
+    list: &[Activation],
+) -> Vec<(usize, usize, Json)> {
+    let ruleset = character.ruleset(db).ruleset(db);
+    let mut out = Vec::new();
+    for (i, a) in list.iter().enumerate() {
+        if a.applied || a.waived {
+            continue;
+        }
+        let Some(entry) = ruleset.item(&a.item) else {
+            continue;
+        };
+        let pack = entry.pack_of("prerequisites");
+        for prerequisite in &entry.item.prerequisites {
+            let self_ref = match (a.copy, a.applied_entry) {
+                (Some(copy), _) => SelfRef::Copy(copy),
+                (None, Some(e)) => SelfRef::Value(applied_self(ruleset, &character.applied(db)[e])),
+                (None, None) => SelfRef::None,
+            };
+            let bindings = Bindings {
+                pack,
+                self_ref,
+                item: Some(ItemKey::new(
+                    db,
+                    character.ruleset(db),
+                    a.item.clone(),
+                    a.templates.clone(),
+                )),
+                pick: None,
+                entry: None,
+            };
+            let ctx = SheetContext::new(db, character, Mode::Sheet, bindings);
+            let holds = crate::formula::parse(db, prerequisite.check.as_str())
+                .ok()
+                .and_then(|f| f.evaluate(&ctx as &dyn Context).ok());
+            if holds != Some(Value::Bool(true)) {
+                out.push((
+                    i + 1,
+                    kind_rank("prerequisite-not-met"),
+                    json!({
+                        "code": "prerequisite-not-met",
+                        "id": format!("{}/{}", a.item, prerequisite.id),
+                        "source": activation_source(a).to_json(),
+                        "data": {},
+                    }),
+                ));
+            }
+        }
+    }
+    out
+}
