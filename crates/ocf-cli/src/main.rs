@@ -1,6 +1,7 @@
 //! `ocf`: the command-line front end.
 
 mod formula;
+mod load;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -18,6 +19,8 @@ enum Command {
     /// Formulas: parse, print canonically, evaluate.
     #[command(subcommand)]
     Formula(formula::FormulaCommand),
+    /// Load packs (source folders or release `.json` files, in load order) into a ruleset.
+    Load(load::LoadArgs),
     /// Run conformance cases (YAML files, or folders of them) and report each failure.
     Conform {
         #[arg(required = true)]
@@ -28,6 +31,7 @@ enum Command {
 fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Formula(command) => formula::run(command),
+        Command::Load(args) => load::run(args),
         Command::Conform { paths } => {
             let summary = ocf_cli::conform::run(&paths);
             for failure in &summary.failures {

@@ -116,6 +116,9 @@ pub struct LoadedPack {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Declared<T> {
+    /// The declaring pack. Serialised as `declaredIn`, since a declaration may have its own `pack`
+    /// (a link slot's linked pack).
+    #[serde(rename = "declaredIn")]
     pub pack: String,
     /// For each declaration inside this one that has `members`, by its JSON pointer relative to this
     /// one (`` for itself, `/fields/<name>`, `/state/<key>`, `/actions/<i>/params/<name>`): the
@@ -140,7 +143,8 @@ impl<T> Declared<T> {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ContentEntry {
-    /// The pack that declared the item.
+    /// The pack that declared the item (`declaredIn`, as for [`Declared`]).
+    #[serde(rename = "declaredIn")]
     pub pack: String,
     /// Hidden by some pack's `hides`: kept, but queries skip it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -300,15 +304,15 @@ mod tests {
             "packs": [{ "id": "core", "version": "1.0.0", "specVersion": "1.0.0", "scope": ["core"] }],
             "tags": ["damage", "damage.fire"],
             "fields": {
-                "core:hp": { "pack": "core", "type": "integer", "default": 3 },
+                "core:hp": { "declaredIn": "core", "type": "integer", "default": 3 },
                 "core:resist": {
-                    "pack": "core", "tagOptions": { "": ["damage", "damage.fire"] },
+                    "declaredIn": "core", "tagOptions": { "": ["damage", "damage.fire"] },
                     "type": "set", "members": ["damage"]
                 }
             },
             "settings": { "rounding": "ceil" },
             "content": {
-                "core:a": { "pack": "core", "hidden": true, "origins": { "tags": "other" },
+                "core:a": { "declaredIn": "core", "hidden": true, "origins": { "tags": "other" },
                             "id": "core:a", "type": "core:feat", "tags": ["damage"] }
             },
             "queries": [{ "type": "core:feat", "items": ["core:a"] }],

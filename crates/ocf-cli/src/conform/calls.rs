@@ -9,9 +9,10 @@ use std::path::Path;
 
 /// Carries out the case's call. `Err` is a case that cannot run (unknown call, malformed input),
 /// reported as a failure.
-pub fn call(case: &Case, _dir: &Path) -> Result<Outcome, String> {
+pub fn call(case: &Case, dir: &Path) -> Result<Outcome, String> {
     match case.call.as_str() {
         "formula" => formula(&case.input),
+        "loadRuleset" => load_ruleset(case, dir),
         other => Err(format!("unknown call `{other}`")),
     }
 }
@@ -40,4 +41,53 @@ fn formula(input: &serde_json::Value) -> Result<Outcome, String> {
         Ok(value) => Outcome::Output(value.to_json()),
         Err(error) => Outcome::Errors(vec![error_body(&error)]),
     })
+}
+
+/// `loadRuleset`: the case's `packs` loaded in order; the output is the ruleset. With `input.character`,
+/// the character's homebrew is then loaded on top (the errors are `homebrew-error`s).
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct LoadInput {
+    #[serde(default)]
+    character: Option<ocf_model::Character>,
+}
+
+fn load_ruleset(case: &Case, dir: &Path) -> Result<Outcome, String> {
+    let input = if case.input.is_null() {
+        LoadInput::default()
+    } else {
+        LoadInput::deserialize(&case.input).map_err(|e| format!("bad `loadRuleset` input: {e}"))?
+    };
+    let releases = case
+        .packs
+        .iter()
+        .map(|pack| read_case_pack(pack, dir))
+        .collect::<Result<Vec<_>, _>>()?;
+    let loaded =
+        ocf_load::load_ruleset(&releases, &ocf_load::LoadOptions::default()).and_then(|ruleset| {
+            match &input.character {
+                Some(character) => ocf_load::load_homebrew(&ruleset, character),
+                None => Ok(ruleset),
+            }
+        });
+    Ok(match loaded {
+        Ok(ruleset) => Outcome::Output(serde_json::to_value(&ruleset).map_err(|e| e.to_string())?),
+        Err(errors) => Outcome::Errors(
+            errors
+                .iter()
+                .map(|e| serde_json::to_value(e).unwrap_or_default())
+                .collect(),
+        ),
+    })
+}
+
+/// A case's pack: a folder or release `.json` relative to the case file, or an inline release.
+fn read_case_pack(pack: &serde_json::Value, dir: &Path) -> Result<ocf_model::PackRelease, String> {
+    match pack {
+        serde_json::Value::String(path) => ocf_load::source::read_pack(&dir.join(path)),
+        inline => {
+            let text = inline.to_string();
+            ocf_model::from_json_str(&text, "inline pack").map_err(|e| e.to_string())
+        }
+    }
 }

@@ -1,0 +1,80 @@
+//! `loadRuleset` (engine-core, "loadRuleset"): pack releases in load order to a [`Ruleset`], or errors.
+//!
+//! The five steps of the chapter, one module each: [`packs`] (check the packs), [`merge`] (merge the
+//! rules), [`resolve`] (resolve content), [`queries`] (content-only queries) and the formula check
+//! ([`crate::formulas`]). Each step reports all its errors; a step runs only when the earlier ones
+//! succeeded, since what it would report depends on them (an unresolved type, a missing pack).
+
+mod merge;
+mod packs;
+mod queries;
+mod resolve;
+mod scope;
+
+use ocf_model::{PackRelease, Ruleset};
+
+use crate::error::LoadErrorRecord;
+
+pub use scope::visible_fields;
+
+/// The engine's side of loading.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// The newest spec version the engine implements (`spec-version-unsupported` past it).
+    pub spec_version: String,
+    /// `maxExtendsDepth`: the longest `extends` chain (PROVISIONAL, as all safety limits).
+    pub max_extends_depth: usize,
+}
+
+/// The spec version this engine implements.
+pub const SPEC_VERSION: &str = "1.0.0";
+
+impl Default for LoadOptions {
+    fn default() -> LoadOptions {
+        LoadOptions {
+            spec_version: SPEC_VERSION.to_owned(),
+            max_extends_depth: 16,
+        }
+    }
+}
+
+/// Loads `releases` (in load order, later packs win) into a ruleset.
+pub fn load_ruleset(
+    releases: &[PackRelease],
+    options: &LoadOptions,
+) -> Result<Ruleset, Vec<LoadErrorRecord>> {
+    let packs = packs::check(releases, options)?;
+    let mut ruleset = Ruleset {
+        packs,
+        sources: releases.to_vec(),
+        ..Ruleset::default()
+    };
+    merge::merge(&mut ruleset, releases)?;
+    resolve::resolve(&mut ruleset, releases, options)?;
+    queries::resolve(&mut ruleset)?;
+    check_formulas(&ruleset, releases)?;
+    Ok(ruleset)
+}
+
+/// Step 5: every formula of every pack, names resolved in its pack and its dependencies.
+fn check_formulas(ruleset: &Ruleset, releases: &[PackRelease]) -> Result<(), Vec<LoadErrorRecord>> {
+    let mut errors = Vec::new();
+    for release in releases {
+        let fields = visible_fields(ruleset, release.id.as_str());
+        errors.extend(crate::formulas::check_pack(release, &fields));
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
+/// `Ok` when `errors` is empty.
+fn done(errors: Vec<LoadErrorRecord>) -> Result<(), Vec<LoadErrorRecord>> {
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
