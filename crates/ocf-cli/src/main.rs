@@ -2,6 +2,7 @@
 
 mod formula;
 mod load;
+mod sheet;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -21,6 +22,10 @@ enum Command {
     Formula(formula::FormulaCommand),
     /// Load packs (source folders or release `.json` files, in load order) into a ruleset.
     Load(load::LoadArgs),
+    /// Compute a character's sheet.
+    Sheet(sheet::SheetArgs),
+    /// Print a character's sheet, and again, incrementally, each time the file changes.
+    Watch(sheet::WatchArgs),
     /// Run conformance cases (YAML files, or folders of them) and report each failure.
     Conform {
         #[arg(required = true)]
@@ -32,6 +37,8 @@ fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Formula(command) => formula::run(command),
         Command::Load(args) => load::run(args),
+        Command::Sheet(args) => sheet::run_sheet(args),
+        Command::Watch(args) => sheet::run_watch(args),
         Command::Conform { paths } => {
             let summary = ocf_cli::conform::run(&paths);
             for failure in &summary.failures {

@@ -195,7 +195,7 @@ impl CharacterInput {
 
 /// A saved value's key: a qualified field ID as is; a bare one resolved in the pinned packs, in pin
 /// order, then in every loaded pack (decisions.md, "Saved values by bare ID").
-fn qualify_saved(ruleset: &Ruleset, character: &Character, id: &str) -> String {
+pub(crate) fn qualify_saved(ruleset: &Ruleset, character: &Character, id: &str) -> String {
     if id.contains(':') {
         return id.to_owned();
     }

@@ -281,6 +281,101 @@ impl Session {
         Ok(())
     }
 
+    /// Brings an open character to `file`, setting only the inputs that differ: a saved value, a
+    /// copy's property, a list, the applied entries, the picks. What `ocf watch` calls on each save.
+    pub fn update(&mut self, id: CharacterId, file: &Character) -> Result<(), EditError> {
+        let c = self.input(id)?;
+        // Saved values: every field saved before or now.
+        let mut wanted: rustc_hash::FxHashMap<String, Literal> = Default::default();
+        for (field, value) in file.values.iter() {
+            let key = crate::input::qualify_saved(&self.ruleset, file, field);
+            wanted.insert(key, value.clone());
+        }
+        let mut fields: Vec<String> = c.saved(&self.db).keys().cloned().collect();
+        fields.extend(wanted.keys().cloned());
+        fields.sort();
+        fields.dedup();
+        for field in fields {
+            let now = c
+                .saved(&self.db)
+                .get(&field)
+                .and_then(|h| h.value(&self.db).clone());
+            let new = wanted.get(&field).cloned();
+            if now != new {
+                c.save_value(&mut self.db, &field, new);
+            }
+        }
+        // Copies: reuse each copy by its instance ID, setting only what changed.
+        for (list, entries) in [
+            (CopyList::Features, &file.features),
+            (CopyList::Inventory, &file.inventory),
+        ] {
+            let old = match list {
+                CopyList::Features => c.features(&self.db).clone(),
+                CopyList::Inventory => c.inventory(&self.db).clone(),
+            };
+            let mut copies = Vec::with_capacity(entries.len());
+            for entry in entries {
+                let existing = old
+                    .iter()
+                    .copied()
+                    .find(|x| *x.id(&self.db) == entry.id && *x.item(&self.db) == entry.item.0);
+                copies.push(match existing {
+                    Some(copy) => {
+                        self.sync_copy(copy, entry);
+                        copy
+                    }
+                    None => CopyInput::from_entry(&self.db, self.ruleset_input, list, entry),
+                });
+            }
+            if *old != copies {
+                match list {
+                    CopyList::Features => c.set_features(&mut self.db).to(Arc::new(copies)),
+                    CopyList::Inventory => c.set_inventory(&mut self.db).to(Arc::new(copies)),
+                };
+            }
+        }
+        if **c.applied(&self.db) != file.applied {
+            c.set_applied(&mut self.db)
+                .to(Arc::new(file.applied.clone()));
+        }
+        if **c.choices(&self.db) != file.choices {
+            c.set_choices(&mut self.db)
+                .to(Arc::new(file.choices.clone()));
+        }
+        if **c.competing(&self.db) != file.competing {
+            c.set_competing(&mut self.db)
+                .to(Arc::new(file.competing.clone()));
+        }
+        let creating = file.creating.unwrap_or(false);
+        if c.creating(&self.db) != creating {
+            c.set_creating(&mut self.db).to(creating);
+        }
+        Ok(())
+    }
+
+    fn sync_copy(&mut self, copy: CopyInput, entry: &CopyEntry) {
+        let db = &mut self.db;
+        let equipped = entry.equipped.unwrap_or(false);
+        if copy.equipped(db) != equipped {
+            copy.set_equipped(db).to(equipped);
+        }
+        let quantity = entry.quantity.unwrap_or(1);
+        if copy.quantity(db) != quantity {
+            copy.set_quantity(db).to(quantity);
+        }
+        if **copy.state(db) != entry.state {
+            copy.set_state(db).to(Arc::new(entry.state.clone()));
+        }
+        let templates: Vec<String> = entry.templates.iter().map(|t| t.0.clone()).collect();
+        if **copy.templates(db) != templates {
+            copy.set_templates(db).to(Arc::new(templates));
+        }
+        if **copy.choices(db) != entry.choices {
+            copy.set_choices(db).to(Arc::new(entry.choices.clone()));
+        }
+    }
+
     /// computeSheet's output.
     pub fn sheet(&self, id: CharacterId) -> Result<serde_json::Value, EditError> {
         let c = self.input(id)?;

@@ -25,6 +25,36 @@ const ISSUE_ORDER: [&str; 10] = [
     "immune",
 ];
 
+/// computeSheet as a call (docs/spec/engine-interface.md): `character`'s homebrew loaded on top of
+/// `ruleset` (EC, "A character's homebrew"), then the sheet. A homebrew that fails to load gives
+/// empty `values` and its `homebrew-error`s.
+pub fn compute_sheet_call(
+    ruleset: &ocf_model::Ruleset,
+    character: &ocf_model::Character,
+    competing: &[String],
+) -> Json {
+    let ruleset = match ocf_load::load_homebrew(ruleset, character) {
+        Ok(ruleset) => ruleset,
+        Err(errors) => {
+            let errors: Vec<Json> = errors
+                .iter()
+                .map(|e| serde_json::to_value(e).unwrap_or_default())
+                .collect();
+            return json!({
+                "values": {},
+                "competing": [],
+                "effects": [],
+                "activations": [],
+                "issues": [],
+                "errors": errors,
+            });
+        }
+    };
+    let mut session = crate::Session::new(ruleset);
+    let id = session.open(character, competing);
+    session.sheet(id).unwrap_or_default()
+}
+
 /// computeSheet for `character`: every field's value, then what the sheet reports about them.
 pub fn compute_sheet(db: &dyn salsa::Database, character: CharacterInput) -> Json {
     let ruleset = character.ruleset(db).ruleset(db);

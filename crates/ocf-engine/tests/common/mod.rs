@@ -1,4 +1,4 @@
-//! Test support: a ruleset of one pack `t` written compactly in YAML (declarations get `pack: t`),
+//! Test support: a ruleset of one pack `t` written compactly in YAML (declarations get `declaredIn: t`),
 //! and characters written without the boilerplate.
 
 #![allow(dead_code)]
@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 /// A ruleset from the `Ruleset` JSON shape in YAML, for the single pack `t`: every declaration in
 /// `fields`, `contentTypes`, `content`, `choices`, and every entry of `effects` and `immuneTo`,
-/// gets `pack: t`.
+/// gets `declaredIn: t`.
 pub fn ruleset(yaml: &str) -> Ruleset {
     let mut doc: Value = serde_yaml::from_str(yaml).expect("test ruleset YAML");
     let obj = doc.as_object_mut().expect("a map");
@@ -18,7 +18,7 @@ pub fn ruleset(yaml: &str) -> Ruleset {
             for (_, decl) in m.iter_mut() {
                 decl.as_object_mut()
                     .unwrap()
-                    .entry("pack")
+                    .entry("declaredIn")
                     .or_insert(json!("t"));
             }
         }
@@ -28,7 +28,7 @@ pub fn ruleset(yaml: &str) -> Ruleset {
             for decl in list {
                 decl.as_object_mut()
                     .unwrap()
-                    .entry("pack")
+                    .entry("declaredIn")
                     .or_insert(json!("t"));
             }
         }
