@@ -68,7 +68,7 @@ pub fn run_watch(args: WatchArgs) -> ExitCode {
     let id = session.open(&character, &[]);
     let mut last = modified(&args.character);
     let started = Instant::now();
-    let sheet = session.sheet(id).unwrap_or_default();
+    let sheet = session.sheet_json(id).unwrap_or_default();
     report(&session, &sheet, started.elapsed());
     loop {
         std::thread::sleep(Duration::from_millis(args.interval));
@@ -89,7 +89,7 @@ pub fn run_watch(args: WatchArgs) -> ExitCode {
             eprintln!("error: {e}");
             continue;
         }
-        let sheet = session.sheet(id).unwrap_or_default();
+        let sheet = session.sheet_json(id).unwrap_or_default();
         report(&session, &sheet, started.elapsed());
     }
 }

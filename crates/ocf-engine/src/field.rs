@@ -121,7 +121,11 @@ pub const FIELD_VALUE_LRU: usize = 65_536;
 
 /// A field's value on the sheet.
 #[salsa::tracked(returns(ref), cycle_result = field_cycle, lru = 65_536)]
-pub fn field_value<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> FieldValue {
+pub fn field_value<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> Arc<FieldValue> {
+    Arc::new(compute_field(db, key))
+}
+
+fn compute_field<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> FieldValue {
     let Some(_depth) = DepthGuard::enter() else {
         return FieldValue::failed(FieldError::new(
             ErrorCode::SafetyLimitExceeded,
@@ -193,11 +197,11 @@ fn field_cycle<'db>(
     db: &'db dyn salsa::Database,
     _id: salsa::Id,
     key: FieldKey<'db>,
-) -> FieldValue {
-    FieldValue::failed(FieldError::new(
+) -> Arc<FieldValue> {
+    Arc::new(FieldValue::failed(FieldError::new(
         ErrorCode::CircularFormula,
         format!("`{}` depends on itself", key.field(db)),
-    ))
+    )))
 }
 
 /// The handle of a field's saved value: a firewall over the character's map of handles, which

@@ -130,6 +130,11 @@ impl Session {
         *self = fresh;
     }
 
+    /// The database input of an open character, for queries run through [`Session::deep`].
+    pub fn character_input(&self, id: CharacterId) -> Option<CharacterInput> {
+        self.input(id).ok()
+    }
+
     fn input(&self, id: CharacterId) -> Result<CharacterInput, EditError> {
         self.characters
             .get(id.0)
@@ -376,14 +381,20 @@ impl Session {
         }
     }
 
-    /// computeSheet's output.
-    pub fn sheet(&self, id: CharacterId) -> Result<serde_json::Value, EditError> {
+    /// The sheet: every field's value, the effects, activations and issues. Its
+    /// [`Sheet::to_json`](crate::sheet::Sheet::to_json) is computeSheet's output.
+    pub fn sheet(&self, id: CharacterId) -> Result<crate::sheet::Sheet, EditError> {
         let c = self.input(id)?;
-        Ok(self.deep(move |db| crate::sheet::compute_sheet(db, c)))
+        Ok(self.deep(move |db| crate::sheet::collect(db, c)))
+    }
+
+    /// computeSheet's output, as JSON.
+    pub fn sheet_json(&self, id: CharacterId) -> Result<serde_json::Value, EditError> {
+        Ok(self.sheet(id)?.to_json())
     }
 
     /// One field's value, computing only what it reads.
-    pub fn field(&self, id: CharacterId, field: &str) -> Result<FieldValue, EditError> {
+    pub fn field(&self, id: CharacterId, field: &str) -> Result<Arc<FieldValue>, EditError> {
         let c = self.input(id)?;
         let field = field.to_owned();
         Ok(self.deep(move |db| {

@@ -52,94 +52,34 @@ pub fn compute_sheet_call(
     };
     let mut session = crate::Session::new(ruleset);
     let id = session.open(character, competing);
-    session.sheet(id).unwrap_or_default()
+    session.sheet_json(id).unwrap_or_default()
 }
 
-/// computeSheet for `character`: every field's value, then what the sheet reports about them.
-pub fn compute_sheet(db: &dyn salsa::Database, character: CharacterInput) -> Json {
+/// A computed sheet: every field's value (shared with the database's memos, so taking a sheet
+/// after an edit costs what the edit recomputed plus one clone per field), the effect instances,
+/// the activations and the issues. [`Sheet::to_json`] is computeSheet's output.
+#[derive(Debug, Clone)]
+pub struct Sheet {
+    /// Field ID and value, in ruleset field order.
+    pub fields: Vec<(String, std::sync::Arc<FieldValue>)>,
+    pub effects: Vec<std::sync::Arc<crate::effects::Instance>>,
+    pub activations: crate::activation::Activations,
+    /// Issues that belong to activations, as `(rank, kind rank, issue)`.
+    activation_issues: Vec<(usize, usize, Json)>,
+}
+
+/// Collects the sheet of `character`, computing what isn't remembered.
+pub fn collect(db: &dyn salsa::Database, character: CharacterInput) -> Sheet {
     let ruleset = character.ruleset(db).ruleset(db);
-    let fields: Vec<(&str, &FieldValue)> = ruleset
+    let fields = ruleset
         .fields
         .iter()
         .map(|(id, _)| {
             let key = FieldKey::new(db, character, id.to_owned());
-            (id, field_value(db, key))
+            (id.to_owned(), field_value(db, key).clone())
         })
         .collect();
-
-    let mut values = Map::new();
-    let mut competing = Vec::new();
-    let mut errors = Vec::new();
-    let mut limits = Vec::new();
-    let mut suppressed = rustc_hash::FxHashSet::default();
-    for (id, field) in &fields {
-        values.insert((*id).to_owned(), field_json(field));
-        for group in &field.competing {
-            let mut g = Map::new();
-            g.insert("field".into(), (*id).into());
-            g.insert("op".into(), op_name(group.op).into());
-            if let Some(key) = &group.stack_key {
-                g.insert("stackKey".into(), key.clone().into());
-            }
-            g.insert(
-                "options".into(),
-                group
-                    .options
-                    .iter()
-                    .map(|o| json!({ "id": o.id, "value": o.value.to_json(), "source": o.source.to_json() }))
-                    .collect(),
-            );
-            g.insert("recommended".into(), group.recommended.clone().into());
-            g.insert("applied".into(), group.applied.clone().into());
-            competing.push(Json::Object(g));
-        }
-        suppressed.extend(field.suppressed.iter().copied());
-        if let Some(range) = &field.out_of_range {
-            errors.push(json!({
-                "code": "out-of-range",
-                "path": format!("/values/{id}"),
-                "data": { "field": id, "value": range.value.to_json(), "bound": range.bound.to_json() },
-            }));
-        }
-        for limit in &field.out_of_limits {
-            limits.push(json!({
-                "code": "out-of-limits",
-                "id": id,
-                "data": {
-                    "field": id,
-                    "limit": limit.limit,
-                    "value": limit.value.to_json(),
-                    "bound": limit.bound.to_json(),
-                },
-            }));
-        }
-    }
-
-    let index = effect_instances(db, character);
-    let effects: Vec<Json> = index
-        .list
-        .iter()
-        .map(|instance| {
-            let mut e = Map::new();
-            e.insert("id".into(), instance.option_id.clone().into());
-            e.insert("op".into(), op_name(instance.effect.op).into());
-            e.insert(
-                "target".into(),
-                match &instance.field {
-                    Some(field) => field.clone().into(),
-                    None => serde_json::to_value(&instance.effect.target).unwrap_or(Json::Null),
-                },
-            );
-            e.insert("source".into(), instance.source.to_json());
-            if suppressed.contains(&instance.order) {
-                e.insert("suppressed".into(), true.into());
-            }
-            Json::Object(e)
-        })
-        .collect();
-
-    let acts = activations(db, character);
-    let activation_list: Vec<Json> = acts.list.iter().map(activation_json).collect();
+    let acts = activations(db, character).clone();
     let mut issues = activation_issues(db, character, &acts.list);
     for blocked in &acts.blocked {
         let source = match (&blocked.rules_pack, blocked.activation) {
@@ -160,17 +100,111 @@ pub fn compute_sheet(db: &dyn salsa::Database, character: CharacterInput) -> Jso
     }
     // By activation (the rules first), then kind; written order is kept (the sort is stable).
     issues.sort_by_key(|(rank, kind, _)| (*rank, *kind));
-    let mut issues: Vec<Json> = issues.into_iter().map(|(_, _, issue)| issue).collect();
-    issues.extend(limits);
+    Sheet {
+        fields,
+        effects: effect_instances(db, character).list.clone(),
+        activations: acts,
+        activation_issues: issues,
+    }
+}
 
-    json!({
-        "values": values,
-        "competing": competing,
-        "effects": effects,
-        "activations": activation_list,
-        "issues": issues,
-        "errors": errors,
-    })
+/// computeSheet for `character`, as JSON.
+pub fn compute_sheet(db: &dyn salsa::Database, character: CharacterInput) -> Json {
+    collect(db, character).to_json()
+}
+
+impl Sheet {
+    pub fn field(&self, id: &str) -> Option<&FieldValue> {
+        self.fields.iter().find(|(f, _)| f == id).map(|(_, v)| &**v)
+    }
+
+    /// computeSheet's output (docs/spec/engine-interface.md).
+    pub fn to_json(&self) -> Json {
+        let mut values = Map::new();
+        let mut competing = Vec::new();
+        let mut errors = Vec::new();
+        let mut limits = Vec::new();
+        let mut suppressed = rustc_hash::FxHashSet::default();
+        for (id, field) in &self.fields {
+            values.insert(id.clone(), field_json(field));
+            for group in &field.competing {
+                let mut g = Map::new();
+                g.insert("field".into(), id.as_str().into());
+                g.insert("op".into(), op_name(group.op).into());
+                if let Some(key) = &group.stack_key {
+                    g.insert("stackKey".into(), key.clone().into());
+                }
+                g.insert(
+                    "options".into(),
+                    group
+                        .options
+                        .iter()
+                        .map(|o| json!({ "id": o.id, "value": o.value.to_json(), "source": o.source.to_json() }))
+                        .collect(),
+                );
+                g.insert("recommended".into(), group.recommended.clone().into());
+                g.insert("applied".into(), group.applied.clone().into());
+                competing.push(Json::Object(g));
+            }
+            suppressed.extend(field.suppressed.iter().copied());
+            if let Some(range) = &field.out_of_range {
+                errors.push(json!({
+                    "code": "out-of-range",
+                    "path": format!("/values/{id}"),
+                    "data": { "field": id, "value": range.value.to_json(), "bound": range.bound.to_json() },
+                }));
+            }
+            for limit in &field.out_of_limits {
+                limits.push(json!({
+                    "code": "out-of-limits",
+                    "id": id,
+                    "data": {
+                        "field": id,
+                        "limit": limit.limit,
+                        "value": limit.value.to_json(),
+                        "bound": limit.bound.to_json(),
+                    },
+                }));
+            }
+        }
+        let effects: Vec<Json> = self
+            .effects
+            .iter()
+            .map(|instance| {
+                let mut e = Map::new();
+                e.insert("id".into(), instance.option_id.clone().into());
+                e.insert("op".into(), op_name(instance.effect.op).into());
+                e.insert(
+                    "target".into(),
+                    match &instance.field {
+                        Some(field) => field.clone().into(),
+                        None => serde_json::to_value(&instance.effect.target).unwrap_or(Json::Null),
+                    },
+                );
+                e.insert("source".into(), instance.source.to_json());
+                if suppressed.contains(&instance.order) {
+                    e.insert("suppressed".into(), true.into());
+                }
+                Json::Object(e)
+            })
+            .collect();
+        let activation_list: Vec<Json> =
+            self.activations.list.iter().map(activation_json).collect();
+        let mut issues: Vec<Json> = self
+            .activation_issues
+            .iter()
+            .map(|(_, _, issue)| issue.clone())
+            .collect();
+        issues.extend(limits);
+        json!({
+            "values": values,
+            "competing": competing,
+            "effects": effects,
+            "activations": activation_list,
+            "issues": issues,
+            "errors": errors,
+        })
+    }
 }
 
 /// One field's entry in `values`.

@@ -13,7 +13,7 @@ use serde_json::Value;
 fn check(rules: &str, pc: &str, fields: &[&str], expected: Expect) {
     let mut session = Session::new(ruleset(rules));
     let id = session.open(&character(pc), &[]);
-    let sheet = session.sheet(id).unwrap();
+    let sheet = session.sheet_json(id).unwrap();
     let mut out = String::new();
     for field in fields {
         let v = &sheet["values"][*field];

@@ -48,7 +48,7 @@ fn setting_a_score_reruns_exactly_its_readers() {
     session
         .set_value(pc, "t:str.score", Some(json!(16)))
         .unwrap();
-    let sheet = session.sheet(pc).unwrap();
+    let sheet = session.sheet_json(pc).unwrap();
     assert_eq!(sheet["values"]["t:athletics"]["value"], json!(5));
     expect![[r#"
         field_value(t:athletics)
@@ -77,7 +77,7 @@ fn an_unchanged_value_stops_the_spread() {
 fn equipping_a_shield_reruns_the_ac_chain_only() {
     let (mut session, pc) = session();
     session.equip(pc, "shield", true).unwrap();
-    let sheet = session.sheet(pc).unwrap();
+    let sheet = session.sheet_json(pc).unwrap();
     assert_eq!(sheet["values"]["t:ac"]["value"], json!(13));
     expect![[r#"
         copy_self
@@ -105,7 +105,7 @@ fn adding_a_copy_reruns_activation_and_the_fields_it_reaches() {
     session
         .add_copy(pc, ocf_engine::input::CopyList::Inventory, &entry)
         .unwrap();
-    let sheet = session.sheet(pc).unwrap();
+    let sheet = session.sheet_json(pc).unwrap();
     assert_eq!(sheet["values"]["t:ac"]["value"], json!(13));
     let executed = executed(&session);
     // The per-field effect lists run again, but only AC's changed, so only AC's value runs.

@@ -41,7 +41,10 @@ fields:
         "",
     );
     let c = session.field(pc, "t:c").unwrap();
-    assert_eq!(c.error.map(|e| e.code.as_str()), Some("circular-formula"));
+    assert_eq!(
+        c.error.as_ref().map(|e| e.code.as_str()),
+        Some("circular-formula")
+    );
     expect![[r#"
         t:c = error circular-formula
         t:a = error circular-formula
@@ -144,7 +147,7 @@ fn a_chain_past_the_depth_limit_is_an_error_not_a_crash() {
     let (session, pc) = open(&chain(3000), "");
     let f0 = session.field(pc, "t:f0").unwrap();
     assert_eq!(
-        f0.error.map(|e| e.code.as_str()),
+        f0.error.as_ref().map(|e| e.code.as_str()),
         Some("safety-limit-exceeded")
     );
     // Deep fields near the end still compute.

@@ -60,7 +60,7 @@ pub fn open(rules: &str, pc: &str) -> (Session, CharacterId) {
 
 /// `field: value` for each field, or `field: !error code`, one per line, in field order.
 pub fn values(session: &Session, id: CharacterId) -> String {
-    let sheet = session.sheet(id).unwrap();
+    let sheet = session.sheet_json(id).unwrap();
     let mut out = String::new();
     for (field, v) in sheet["values"].as_object().unwrap() {
         match (&v["value"], &v["error"]) {
