@@ -295,7 +295,13 @@ impl<'db> Walk<'db> {
         entry: Option<String>,
         depth: usize,
     ) {
-        if choice.activate == Some(false) || depth > MAX_CHOICE_DEPTH {
+        // Only a content option activates content (EC, Activation: "A picked content option of an
+        // applicable choice"); inline options and values don't.
+        let content_choice = matches!(
+            choice.options,
+            ocf_model::ChoiceOptions::Source(ocf_model::ChoiceSource::Content { .. })
+        );
+        if !content_choice || choice.activate == Some(false) || depth > MAX_CHOICE_DEPTH {
             return;
         }
         for pick in picks {

@@ -1,0 +1,121 @@
+//! The long-running Session: edits, file updates that set only what differs, picks, and rebuilding
+//! after many closes.
+
+mod common;
+
+use common::{character, executed_fields, ruleset};
+use expect_test::expect;
+use ocf_engine::Session;
+use serde_json::json;
+
+const RULES: &str = r#"
+fields:
+  t:level: { type: integer, input: true, default: 1 }
+  t:str: { type: integer, input: true, default: 10 }
+  t:hp: { type: integer, formula: "level * 8" }
+  t:attack: { type: integer, formula: "floor((str - 10) / 2)" }
+  t:ac: { type: integer, default: 10 }
+  t:copies: { type: integer, formula: "countCopies(copy.type == 'gear')" }
+contentTypes:
+  t:gear:
+    state: { charges: { type: integer, default: 3 } }
+  t:class: {}
+  t:feat: {}
+content:
+  t:shield: { id: t:shield, type: t:gear, effects: [{ target: t:ac, op: add, value: 2, when: self.equipped }] }
+  t:wand: { id: t:wand, type: t:gear, effects: [{ target: t:attack, op: add, value: self.charges }] }
+  t:fighter:
+    id: t:fighter
+    type: t:class
+    choices: [{ id: style, options: { content: { type: t:feat } } }]
+  t:defense: { id: t:defense, type: t:feat, effects: [{ target: t:ac, op: add, value: 1 }] }
+  t:dueling: { id: t:dueling, type: t:feat, effects: [{ target: t:attack, op: add, value: 2 }] }
+"#;
+
+const PC: &str = r#"
+values: { t:level: 3, t:str: 14 }
+features: [{ id: f, item: t:fighter, choices: { style: [{ option: t:defense }] } }]
+inventory: [{ id: s, item: t:shield }, { id: w, item: t:wand }]
+"#;
+
+fn value(session: &Session, pc: ocf_engine::CharacterId, field: &str) -> serde_json::Value {
+    session
+        .field(pc, field)
+        .unwrap()
+        .value
+        .as_ref()
+        .unwrap()
+        .to_json()
+}
+
+#[test]
+fn picks_activate_content_with_their_path() {
+    let mut session = Session::new(ruleset(RULES));
+    let pc = session.open(&character(PC), &[]);
+    let sheet = session.sheet_json(pc).unwrap();
+    expect![[r#"[{"item":"t:fighter","entry":"f","via":"copy"},{"item":"t:defense","entry":"f","via":"pick","parent":0,"path":["style","t:defense"]},{"item":"t:shield","entry":"s","via":"copy"},{"item":"t:wand","entry":"w","via":"copy"}]"#]]
+        .assert_eq(&sheet["activations"].to_string());
+    assert_eq!(value(&session, pc, "t:ac"), json!(11));
+    // Picking another style moves the bonus.
+    let pick = serde_json::from_value(json!([{ "option": "t:dueling" }])).unwrap();
+    session.pick(pc, Some("f"), "style", pick).unwrap();
+    assert_eq!(value(&session, pc, "t:ac"), json!(10));
+    assert_eq!(value(&session, pc, "t:attack"), json!(7));
+}
+
+#[test]
+fn copy_state_reaches_effects_through_self() {
+    let mut session = Session::new(ruleset(RULES));
+    let pc = session.open(&character(PC), &[]);
+    // The wand's default charges (3) add to attack: 2 + 3.
+    assert_eq!(value(&session, pc, "t:attack"), json!(5));
+    session
+        .set_state(pc, "w", "charges", Some(json!(1)))
+        .unwrap();
+    assert_eq!(value(&session, pc, "t:attack"), json!(3));
+    assert_eq!(value(&session, pc, "t:copies"), json!(2));
+    session.remove_copy(pc, "w").unwrap();
+    assert_eq!(value(&session, pc, "t:attack"), json!(2));
+    assert_eq!(value(&session, pc, "t:copies"), json!(1));
+    assert!(session.equip(pc, "w", true).is_err());
+}
+
+#[test]
+fn updating_from_a_file_sets_only_what_differs() {
+    let mut session = Session::with_execution_log(ruleset(RULES));
+    let pc = session.open(&character(PC), &[]);
+    session.sheet(pc).unwrap();
+    session.take_executed();
+    // The same file again: nothing runs.
+    session.update(pc, &character(PC)).unwrap();
+    session.sheet(pc).unwrap();
+    expect![""].assert_eq(&executed_fields(&session));
+    // Level up and equip the shield: only what reads them.
+    let edited = PC.replace("t:level: 3", "t:level: 4").replace(
+        "{ id: s, item: t:shield }",
+        "{ id: s, item: t:shield, equipped: true }",
+    );
+    session.update(pc, &character(&edited)).unwrap();
+    let sheet = session.sheet_json(pc).unwrap();
+    assert_eq!(sheet["values"]["t:hp"]["value"], json!(32));
+    assert_eq!(sheet["values"]["t:ac"]["value"], json!(13));
+    expect![[r#"
+        field_value(t:ac)
+        field_value(t:copies)
+        field_value(t:hp)
+        field_value(t:level)"#]]
+    .assert_eq(&executed_fields(&session));
+}
+
+#[test]
+fn closing_many_characters_rebuilds_and_keeps_the_open_ones() {
+    let mut session = Session::new(ruleset(RULES));
+    let kept = session.open(&character(PC), &[]);
+    session.set_value(kept, "t:level", Some(json!(7))).unwrap();
+    for _ in 0..ocf_engine::session::TRIM_AFTER_CLOSED {
+        let other = session.open(&character(PC), &[]);
+        session.sheet(other).unwrap();
+        session.close(other);
+    }
+    assert_eq!(value(&session, kept, "t:hp"), json!(56));
+}
