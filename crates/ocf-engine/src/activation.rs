@@ -72,10 +72,26 @@ pub struct Blocked {
     pub order: (usize, usize),
 }
 
+/// A pick of an applicable choice that has `effects`: they apply once per pick, with `pick` bound
+/// (EC, computeSheet "Effects"), whether or not the choice activates its picks.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChoicePick {
+    /// The activation owning the choice; `None` for a rules-level choice.
+    pub owner: Option<usize>,
+    /// The content declaring the choice (the pack for a rules-level one).
+    pub declared_by: String,
+    pub choice: String,
+    pub pack: String,
+    pub effects: Vec<ocf_model::Effect>,
+    /// `pick`: `{ id, value }`, the option as picked.
+    pub pick: Value,
+}
+
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Activations {
     pub list: Vec<Activation>,
     pub blocked: Vec<Blocked>,
+    pub choice_picks: Vec<ChoicePick>,
 }
 
 #[salsa::tracked(returns(ref))]
@@ -295,6 +311,28 @@ impl<'db> Walk<'db> {
         entry: Option<String>,
         depth: usize,
     ) {
+        if !choice.effects.is_empty() {
+            let declared_by = parent
+                .map(|p| self.out.list[p].item.clone())
+                .unwrap_or_else(|| pack.to_owned());
+            for pick in picks {
+                let id = match &pick.option {
+                    serde_json::Value::String(s) => {
+                        self.resolve_content(pack, s).unwrap_or_else(|| s.clone())
+                    }
+                    other => other.to_string(),
+                };
+                let value = crate::view::literal_value(&pick.option, None).unwrap_or_default();
+                self.out.choice_picks.push(ChoicePick {
+                    owner: parent,
+                    declared_by: declared_by.clone(),
+                    choice: choice_key.to_owned(),
+                    pack: pack.to_owned(),
+                    effects: choice.effects.clone(),
+                    pick: Value::map([("id", Value::string(id)), ("value", value)]),
+                });
+            }
+        }
         // Only a content option activates content (EC, Activation: "A picked content option of an
         // applicable choice"); inline options and values don't.
         let content_choice = matches!(

@@ -73,6 +73,8 @@ pub struct Instance {
     /// The content and templates `item` is made of.
     pub item: String,
     pub templates: Vec<String>,
+    /// `pick`, for a choice's effects.
+    pub pick: Option<Value>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -119,6 +121,7 @@ pub fn effect_instances(db: &dyn salsa::Database, character: CharacterInput) -> 
                     ruleset_input,
                     fields.r#where.0.clone(),
                     base.effect.op == Op::Grant,
+                    base.pick.clone(),
                 ),
             );
             for field in matched.iter() {
@@ -155,11 +158,24 @@ pub fn effect_instances(db: &dyn salsa::Database, character: CharacterInput) -> 
                 applied_entry: None,
                 item: String::new(),
                 templates: Vec::new(),
+                pick: None,
             },
         );
     }
-    for (a, activation) in activations(db, character).list.iter().enumerate() {
+    let acts = activations(db, character);
+    for (a, activation) in acts.list.iter().enumerate() {
         for instance in activation_effects(ruleset, a, activation) {
+            expand(&mut index, instance);
+        }
+        // The effects of the choices this activation owns, once per pick.
+        for pick in acts.choice_picks.iter().filter(|p| p.owner == Some(a)) {
+            for instance in choice_effects(pick, Some(activation)) {
+                expand(&mut index, instance);
+            }
+        }
+    }
+    for pick in acts.choice_picks.iter().filter(|p| p.owner.is_none()) {
+        for instance in choice_effects(pick, None) {
             expand(&mut index, instance);
         }
     }
@@ -202,6 +218,7 @@ fn activation_effects(
         applied_entry: activation.applied_entry,
         item: activation.item.clone(),
         templates: activation.templates.clone(),
+        pick: None,
     };
     let mut out = Vec::new();
     if let Some(t) = entry.type_name().and_then(|t| ruleset.content_type(t)) {
@@ -235,6 +252,46 @@ fn activation_effects(
     out
 }
 
+/// A choice's effects for one pick. Their option IDs are `<owner>/<choice>#<index|id>`
+/// (decisions.md, "Choice effects"); `self` and `item` are the owner's.
+fn choice_effects(
+    pick: &crate::activation::ChoicePick,
+    owner: Option<&Activation>,
+) -> Vec<Instance> {
+    pick.effects
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.scope.unwrap_or(Scope::Holder) == Scope::Holder)
+        .map(|(i, effect)| {
+            let key = effect.id.clone().unwrap_or_else(|| i.to_string());
+            Instance {
+                order: 0,
+                activation: pick.owner,
+                source: Source {
+                    kind: match owner {
+                        Some(a) if a.via == crate::activation::Via::Template => {
+                            SourceKind::Template
+                        }
+                        Some(_) => SourceKind::Item,
+                        None => SourceKind::Rules,
+                    },
+                    id: pick.declared_by.clone(),
+                    entry: owner.and_then(|a| a.entry.clone()),
+                },
+                option_id: format!("{}/{}#{key}", pick.declared_by, pick.choice),
+                effect: Arc::new(effect.clone()),
+                pack: pick.pack.clone(),
+                field: None,
+                copy: owner.and_then(|a| a.copy),
+                applied_entry: None,
+                item: owner.map(|a| a.item.clone()).unwrap_or_default(),
+                templates: owner.map(|a| a.templates.clone()).unwrap_or_default(),
+                pick: Some(pick.pick.clone()),
+            }
+        })
+        .collect()
+}
+
 /// A target field ID: qualified as loaded, or resolved in the effect's pack.
 fn resolve_field(ruleset: &ocf_model::Ruleset, pack: &str, id: &str) -> String {
     if ruleset.fields.get(id).is_some() {
@@ -255,6 +312,9 @@ pub struct FieldsWhere<'db> {
     pub text: String,
     #[returns(copy)]
     pub grant: bool,
+    /// `pick`, for a choice's effect (its `where` may read it).
+    #[returns(ref)]
+    pub pick: Option<Value>,
 }
 
 /// The fields a set-of-fields target reaches, in ruleset field order (EF, "Targets"). It reads
@@ -275,7 +335,10 @@ pub fn matching_fields<'db>(db: &'db dyn salsa::Database, key: FieldsWhere<'db>)
             _ => false,
         })
         .filter(|(id, decl)| {
-            let ctx = MapContext::new().with_root(Root::Item, field_view(id, decl));
+            let mut ctx = MapContext::new().with_root(Root::Item, field_view(id, decl));
+            if let Some(pick) = key.pick(db) {
+                ctx = ctx.with_root(Root::Pick, pick.clone());
+            }
             matches!(formula.evaluate(&ctx), Ok(Value::Bool(true)))
         })
         .map(|(id, _)| id.to_owned())

@@ -319,7 +319,7 @@ impl<'db> Work<'_, 'db> {
                 pack: &instance.pack,
                 self_ref,
                 item,
-                pick: None,
+                pick: instance.pick.clone(),
                 entry: None,
             },
         )

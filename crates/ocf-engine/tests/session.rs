@@ -119,3 +119,58 @@ fn closing_many_characters_rebuilds_and_keeps_the_open_ones() {
     }
     assert_eq!(value(&session, kept, "t:hp"), json!(56));
 }
+
+#[test]
+fn a_choice_applies_its_effects_once_per_pick_with_pick_bound() {
+    // A skilled human: each picked skill's rank gets +1, found by a set-of-fields `where` reading
+    // `pick` (EF, "Targets").
+    let rules = r#"
+fields:
+  t:rank.athletics: { type: integer, default: 0, tags: [skill-rank, athletics] }
+  t:rank.stealth: { type: integer, default: 0, tags: [skill-rank, stealth] }
+  t:rank.arcana: { type: integer, default: 0, tags: [skill-rank, arcana] }
+  t:bonus: { type: integer, default: 0 }
+contentTypes: { t:species: {} }
+content:
+  t:human:
+    id: t:human
+    type: t:species
+    choices:
+      - id: skilled
+        pick: 2
+        activate: false
+        options: { values: [athletics, stealth, arcana] }
+        effects:
+          - target: { fields: { where: "'skill-rank' in item.tags && pick.value in item.tags" } }
+            op: add
+            value: 1
+          - { target: t:bonus, op: add, value: 1 }
+"#;
+    let pc = "features: [{ id: h, item: t:human, choices: { skilled: [{ option: athletics }, { option: arcana }] } }]";
+    let mut session = Session::new(ruleset(rules));
+    let pc = session.open(&character(pc), &[]);
+    let sheet = session.sheet_json(pc).unwrap();
+    let shown: Vec<String> = [
+        "t:rank.athletics",
+        "t:rank.stealth",
+        "t:rank.arcana",
+        "t:bonus",
+    ]
+    .iter()
+    .map(|f| format!("{f} = {}", sheet["values"][f]["value"]))
+    .collect();
+    expect![[r#"
+        t:rank.athletics = 1
+        t:rank.stealth = 0
+        t:rank.arcana = 1
+        t:bonus = 2"#]]
+    .assert_eq(&shown.join("\n"));
+    let ids: Vec<&str> = sheet["effects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["id"].as_str().unwrap())
+        .collect();
+    expect![[r#"["t:human/skilled#0@t:rank.athletics", "t:human/skilled#1", "t:human/skilled#0@t:rank.arcana", "t:human/skilled#1"]"#]]
+        .assert_eq(&format!("{ids:?}"));
+}
