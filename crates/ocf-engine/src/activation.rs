@@ -87,11 +87,37 @@ pub struct ChoicePick {
     pub pick: Value,
 }
 
+/// A choice met while walking: a rules-level one, or one of an activation's content.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChoiceRecord {
+    /// The owner activation; `None` for a rules-level choice.
+    pub owner: Option<usize>,
+    /// The key root of the owner: its content ID, or `<pack>:rules`.
+    pub root: String,
+    /// The choice ID as declared.
+    pub id: String,
+    /// The choice's key in its picks tree.
+    pub key: String,
+    /// The owner copy's instance ID.
+    pub entry: Option<String>,
+    /// The path's segments: choice keys and picked options, this choice's key last.
+    pub path: Vec<String>,
+    /// Its `when` holds.
+    pub applicable: bool,
+    pub min: i64,
+    pub max: Option<i64>,
+    pub picks: Vec<ocf_model::Literal>,
+    /// `required` isn't `false`.
+    pub required: bool,
+}
+
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Activations {
     pub list: Vec<Activation>,
     pub blocked: Vec<Blocked>,
     pub choice_picks: Vec<ChoicePick>,
+    /// Every choice met, applicable or not, in walk order.
+    pub choices: Vec<ChoiceRecord>,
 }
 
 #[salsa::tracked(returns(ref))]
@@ -102,6 +128,7 @@ pub fn activations(db: &dyn salsa::Database, character: CharacterInput) -> Activ
         character,
         ruleset,
         out: Activations::default(),
+        prefix: Vec::new(),
     };
     walk.rules_picks();
     for copy in character
@@ -120,6 +147,8 @@ struct Walk<'db> {
     character: CharacterInput,
     ruleset: &'db Ruleset,
     out: Activations,
+    /// The choice path down to the pick being followed: choice keys and picked options.
+    prefix: Vec<String>,
 }
 
 impl<'db> Walk<'db> {
@@ -168,11 +197,21 @@ impl<'db> Walk<'db> {
         let rules_choices = self.character.choices(self.db).clone();
         for (id, choice) in self.ruleset.choices.iter() {
             let pack = choice.pack.as_str();
-            if !self.condition(choice.decl.when.as_ref(), Bindings::rules(pack)) {
-                continue;
-            }
+            let applicable = self.condition(choice.decl.when.as_ref(), Bindings::rules(pack));
             let picks = rules_choices.get(id).cloned().unwrap_or_default();
-            self.picks(&choice.decl, pack, id, &picks, None, None, None, 1);
+            self.record(
+                &choice.decl,
+                None,
+                format!("{pack}:rules"),
+                id,
+                None,
+                applicable,
+                Bindings::rules(pack),
+                &picks,
+            );
+            if applicable {
+                self.picks(&choice.decl, pack, id, &picks, None, None, None, 1);
+            }
         }
     }
 
@@ -277,14 +316,25 @@ impl<'db> Walk<'db> {
         let pack = entry.pack_of("choices");
         for choice in &entry.item.choices {
             let bindings = self.bindings(&activation, pack);
-            if !self.condition(choice.when.as_ref(), bindings) {
-                continue;
-            }
+            let applicable = self.condition(choice.when.as_ref(), bindings.clone());
             let choice_key = match key {
                 Some(k) => format!("{k}/{}", choice.id),
                 None => choice.id.clone(),
             };
             let picks = tree.get(&choice_key).cloned().unwrap_or_default();
+            self.record(
+                choice,
+                Some(index),
+                activation.item.clone(),
+                &choice_key,
+                activation.entry.clone(),
+                applicable,
+                bindings,
+                &picks,
+            );
+            if !applicable {
+                continue;
+            }
             self.picks(
                 choice,
                 pack,
@@ -349,20 +399,75 @@ impl<'db> Walk<'db> {
             let Some(content) = self.resolve_content(pack, option) else {
                 continue;
             };
+            let mut path = self.prefix.clone();
+            path.extend([choice_key.to_owned(), content.clone()]);
             let p = self.push(Activation {
                 item: content.clone(),
                 via: Via::Pick,
                 applied: false,
                 parent,
-                path: Some(vec![choice_key.to_owned(), content.clone()]),
+                path: Some(path),
                 copy,
                 applied_entry: None,
                 entry: entry.clone(),
                 templates: Vec::new(),
                 waived: choice.waive_prerequisites.unwrap_or(false),
             });
+            self.prefix.extend([choice_key.to_owned(), content.clone()]);
             self.follow(p, &pick.choices, None, depth + 1);
+            self.prefix.truncate(self.prefix.len() - 2);
         }
+    }
+
+    /// Records a choice for `choices`, `pending` and the choice issues, its pick count evaluated as
+    /// an activation condition is (a count that fails to evaluate is the default, 1).
+    #[allow(clippy::too_many_arguments)]
+    fn record(
+        &mut self,
+        choice: &Choice,
+        owner: Option<usize>,
+        root: String,
+        key: &str,
+        entry: Option<String>,
+        applicable: bool,
+        bindings: Bindings<'db>,
+        picks: &[PickEntry],
+    ) {
+        let count = |this: &Self, f: &ocf_model::Formula| -> Option<i64> {
+            let formula = crate::formula::parse(this.db, f.as_str()).ok()?;
+            let ctx =
+                SheetContext::new(this.db, this.character, Mode::Activation, bindings.clone());
+            match formula.evaluate(&ctx) {
+                Ok(Value::Int(n)) => Some(n),
+                _ => None,
+            }
+        };
+        let (min, max) = match &choice.pick {
+            None => (1, Some(1)),
+            Some(ocf_model::PickCount::Exactly(f)) => {
+                let n = count(self, f).unwrap_or(1);
+                (n, Some(n))
+            }
+            Some(ocf_model::PickCount::Range { min, max }) => (
+                min.as_ref().and_then(|f| count(self, f)).unwrap_or(0),
+                max.as_ref().and_then(|f| count(self, f)),
+            ),
+        };
+        let mut path = self.prefix.clone();
+        path.push(key.to_owned());
+        self.out.choices.push(ChoiceRecord {
+            owner,
+            root,
+            id: choice.id.clone(),
+            key: key.to_owned(),
+            entry,
+            path,
+            applicable,
+            min,
+            max,
+            picks: picks.iter().map(|p| p.option.clone()).collect(),
+            required: choice.required != Some(false),
+        });
     }
 
     fn resolve_content(&self, pack: &str, option: &str) -> Option<String> {

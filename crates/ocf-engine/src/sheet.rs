@@ -11,6 +11,10 @@ use crate::field::{FieldKey, FieldValue, field_value};
 use crate::input::CharacterInput;
 use crate::view::{ItemKey, applied_self};
 
+/// An issue with what orders it: its activation's rank (the rules 0, activation `i` at `i + 1`),
+/// then its kind's rank.
+type RankedIssue = (usize, usize, Json);
+
 /// The issue kinds in the order an activation's issues are listed (EC, "Order").
 const ISSUE_ORDER: [&str; 10] = [
     "prerequisite-not-met",
@@ -65,7 +69,9 @@ pub struct Sheet {
     pub effects: Vec<std::sync::Arc<crate::effects::Instance>>,
     pub activations: crate::activation::Activations,
     /// Issues that belong to activations, as `(rank, kind rank, issue)`.
-    activation_issues: Vec<(usize, usize, Json)>,
+    activation_issues: Vec<RankedIssue>,
+    pub choices: Vec<Json>,
+    pub pending: Vec<Json>,
 }
 
 /// Collects the sheet of `character`, computing what isn't remembered.
@@ -98,6 +104,8 @@ pub fn collect(db: &dyn salsa::Database, character: CharacterInput) -> Sheet {
             }),
         ));
     }
+    let (choices, pending, choice_issues) = choice_lists(&acts);
+    issues.extend(choice_issues);
     // By activation (the rules first), then kind; written order is kept (the sort is stable).
     issues.sort_by_key(|(rank, kind, _)| (*rank, *kind));
     Sheet {
@@ -105,6 +113,8 @@ pub fn collect(db: &dyn salsa::Database, character: CharacterInput) -> Sheet {
         effects: effect_instances(db, character).list.clone(),
         activations: acts,
         activation_issues: issues,
+        choices,
+        pending,
     }
 }
 
@@ -201,6 +211,8 @@ impl Sheet {
             "competing": competing,
             "effects": effects,
             "activations": activation_list,
+            "pending": self.pending,
+            "choices": self.choices,
             "issues": issues,
             "errors": errors,
         })
@@ -273,12 +285,135 @@ fn activation_json(a: &Activation) -> Json {
         m.insert("parent".into(), parent.into());
     }
     if let Some(path) = &a.path {
-        m.insert(
-            "path".into(),
-            path.iter().map(|p| Json::from(p.as_str())).collect(),
-        );
+        m.insert("path".into(), path_json(a.entry.as_deref(), path));
     }
     Json::Object(m)
+}
+
+/// A choice path (change.schema.json's `choicePath`): `{ entry?, choice: [key, option, key, …] }`.
+fn path_json(entry: Option<&str>, segments: &[String]) -> Json {
+    let mut m = Map::new();
+    if let Some(entry) = entry {
+        m.insert("entry".into(), entry.into());
+    }
+    m.insert(
+        "choice".into(),
+        segments.iter().map(|p| Json::from(p.as_str())).collect(),
+    );
+    Json::Object(m)
+}
+
+/// The applicable choices in the order of `pending` (EC, "Pending choices and issues"): the
+/// rules-level choices, then each activation's own choices in declaration order, each followed at
+/// once by the choices of what was picked in it, then those of the activations it reaches
+/// (templates, grants), in activation order.
+fn choice_order(acts: &crate::activation::Activations) -> Vec<usize> {
+    use crate::activation::Via;
+    fn walk(
+        acts: &crate::activation::Activations,
+        owner: Option<usize>,
+        out: &mut Vec<usize>,
+        depth: usize,
+    ) {
+        if depth > crate::activation::MAX_CHOICE_DEPTH + 2 {
+            return;
+        }
+        for (i, record) in acts.choices.iter().enumerate() {
+            if record.owner != owner {
+                continue;
+            }
+            out.push(i);
+            for (p, a) in acts.list.iter().enumerate() {
+                let picked_here = a.via == Via::Pick
+                    && a.parent == owner
+                    && a.path.as_ref().is_some_and(|path| {
+                        path.len() >= 2 && path[..path.len() - 1] == record.path[..]
+                    });
+                if picked_here {
+                    walk(acts, Some(p), out, depth + 1);
+                }
+            }
+        }
+        for (c, a) in acts.list.iter().enumerate() {
+            let reached = matches!(a.via, Via::Template | Via::Grant) && a.parent == owner;
+            let top = owner.is_none() && a.parent.is_none() && a.via == Via::Copy;
+            if (reached && owner.is_some()) || top {
+                walk(acts, Some(c), out, depth + 1);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(acts, None, &mut out, 0);
+    out
+}
+
+/// `choices`, `pending`, and the choice issues (`choice-not-applicable`, `too-many-picks`).
+fn choice_lists(acts: &crate::activation::Activations) -> (Vec<Json>, Vec<Json>, Vec<RankedIssue>) {
+    let (mut choices, mut pending, mut issues) = (Vec::new(), Vec::new(), Vec::new());
+    for i in choice_order(acts) {
+        let record = &acts.choices[i];
+        let rank = record.owner.map_or(0, |a| a + 1);
+        let source = match record.owner {
+            Some(a) => activation_source(&acts.list[a]).to_json(),
+            None => json!({ "type": "rules", "id": record.root }),
+        };
+        let issue_owner = match record.owner {
+            Some(_) => record.root.clone(),
+            None => "rules".to_owned(),
+        };
+        let path = path_json(record.entry.as_deref(), &record.path);
+        if !record.applicable {
+            if !record.picks.is_empty() {
+                issues.push((
+                    rank,
+                    kind_rank("choice-not-applicable"),
+                    json!({
+                        "code": "choice-not-applicable",
+                        "id": format!("{issue_owner}/{}", record.id),
+                        "source": source,
+                        "data": { "path": path },
+                    }),
+                ));
+            }
+            continue;
+        }
+        let picked = record.picks.len() as i64;
+        if record.max.is_some_and(|max| picked > max) {
+            issues.push((
+                rank,
+                kind_rank("too-many-picks"),
+                json!({
+                    "code": "too-many-picks",
+                    "id": format!("{issue_owner}/{}", record.id),
+                    "source": source,
+                    "data": { "path": path, "max": record.max, "picked": picked },
+                }),
+            ));
+        }
+        let open = record.max.is_none_or(|max| picked < max);
+        let mut c = Map::new();
+        c.insert("path".into(), path.clone());
+        c.insert("owner".into(), record.root.clone().into());
+        c.insert("id".into(), record.id.clone().into());
+        c.insert("min".into(), record.min.into());
+        if let Some(max) = record.max {
+            c.insert("max".into(), max.into());
+        }
+        c.insert("picks".into(), Json::Array(record.picks.clone()));
+        c.insert("open".into(), open.into());
+        choices.push(Json::Object(c));
+        if record.required && picked < record.min {
+            let mut p = Map::new();
+            p.insert("path".into(), path);
+            p.insert("min".into(), record.min.into());
+            if let Some(max) = record.max {
+                p.insert("max".into(), max.into());
+            }
+            p.insert("picked".into(), picked.into());
+            pending.push(Json::Object(p));
+        }
+    }
+    (choices, pending, issues)
 }
 
 /// An activation named as a source: `{ type, id, entry? }`.
@@ -300,7 +435,7 @@ fn activation_issues(
     db: &dyn salsa::Database,
     character: CharacterInput,
     list: &[Activation],
-) -> Vec<(usize, usize, Json)> {
+) -> Vec<RankedIssue> {
     let ruleset = character.ruleset(db).ruleset(db);
     let mut out = Vec::new();
     for (i, a) in list.iter().enumerate() {

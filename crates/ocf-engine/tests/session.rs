@@ -53,7 +53,7 @@ fn picks_activate_content_with_their_path() {
     let mut session = Session::new(ruleset(RULES));
     let pc = session.open(&character(PC), &[]);
     let sheet = session.sheet_json(pc).unwrap();
-    expect![[r#"[{"item":"t:fighter","entry":"f","via":"copy"},{"item":"t:defense","entry":"f","via":"pick","parent":0,"path":["style","t:defense"]},{"item":"t:shield","entry":"s","via":"copy"},{"item":"t:wand","entry":"w","via":"copy"}]"#]]
+    expect![[r#"[{"item":"t:fighter","entry":"f","via":"copy"},{"item":"t:defense","entry":"f","via":"pick","parent":0,"path":{"entry":"f","choice":["style","t:defense"]}},{"item":"t:shield","entry":"s","via":"copy"},{"item":"t:wand","entry":"w","via":"copy"}]"#]]
         .assert_eq(&sheet["activations"].to_string());
     assert_eq!(value(&session, pc, "t:ac"), json!(11));
     // Picking another style moves the bonus.
@@ -173,4 +173,61 @@ content:
         .collect();
     expect![[r#"["t:human/skilled#0@t:rank.athletics", "t:human/skilled#1", "t:human/skilled#0@t:rank.arcana", "t:human/skilled#1"]"#]]
         .assert_eq(&format!("{ids:?}"));
+}
+
+#[test]
+fn choices_pending_and_choice_issues() {
+    let rules = r#"
+fields:
+  t:level: { type: integer, input: true, default: 1 }
+contentTypes: { t:class: {}, t:feat: {}, t:style: {} }
+choices:
+  t:background: { id: background, options: { values: [sage, soldier] } }
+content:
+  t:fighter:
+    id: t:fighter
+    type: t:class
+    choices:
+      - { id: style, options: { content: { type: t:style } } }
+      - { id: feats, pick: { min: 0, max: 1 }, options: { content: { type: t:feat } } }
+      - { id: late, when: "level >= 4", options: { content: { type: t:feat } } }
+  t:archery: { id: t:archery, type: t:style, choices: [{ id: bow, options: { values: [long, short] } }] }
+  t:tough: { id: t:tough, type: t:feat }
+  t:alert: { id: t:alert, type: t:feat }
+"#;
+    let pc = r#"
+features:
+  - id: f
+    item: t:fighter
+    choices:
+      style: [{ option: t:archery }]
+      feats: [{ option: t:tough }, { option: t:alert }]
+      late: [{ option: t:tough }]
+"#;
+    let mut session = Session::new(ruleset(rules));
+    let pc = session.open(&character(pc), &[]);
+    let sheet = session.sheet_json(pc).unwrap();
+    let lines = |key: &str| -> String {
+        sheet[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.to_string())
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    expect![[r#"
+        {"path":{"choice":["t:background"]},"owner":"t:rules","id":"background","min":1,"max":1,"picks":[],"open":true}
+        {"path":{"entry":"f","choice":["style"]},"owner":"t:fighter","id":"style","min":1,"max":1,"picks":["t:archery"],"open":false}
+        {"path":{"entry":"f","choice":["style","t:archery","bow"]},"owner":"t:archery","id":"bow","min":1,"max":1,"picks":[],"open":true}
+        {"path":{"entry":"f","choice":["feats"]},"owner":"t:fighter","id":"feats","min":0,"max":1,"picks":["t:tough","t:alert"],"open":false}"#]]
+    .assert_eq(&lines("choices"));
+    expect![[r#"
+        {"path":{"choice":["t:background"]},"min":1,"max":1,"picked":0}
+        {"path":{"entry":"f","choice":["style","t:archery","bow"]},"min":1,"max":1,"picked":0}"#]]
+    .assert_eq(&lines("pending"));
+    expect![[r#"
+        {"code":"choice-not-applicable","id":"t:fighter/late","source":{"type":"item","id":"t:fighter","entry":"f"},"data":{"path":{"entry":"f","choice":["late"]}}}
+        {"code":"too-many-picks","id":"t:fighter/feats","source":{"type":"item","id":"t:fighter","entry":"f"},"data":{"path":{"entry":"f","choice":["feats"]},"max":1,"picked":2}}"#]]
+    .assert_eq(&lines("issues"));
 }
