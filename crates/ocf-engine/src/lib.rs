@@ -7,6 +7,7 @@
 //! assembles computeSheet's output, and [`session`] is the long-running front.
 
 pub mod activation;
+pub mod computed;
 pub mod context;
 pub mod db;
 pub mod effects;

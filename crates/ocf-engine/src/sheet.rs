@@ -72,6 +72,11 @@ pub struct Sheet {
     activation_issues: Vec<RankedIssue>,
     pub choices: Vec<Json>,
     pub pending: Vec<Json>,
+    /// Each copy with computed values: instance ID, then `(name, value)` in declaration order.
+    pub copies: Vec<(String, Vec<(String, Value)>)>,
+    pub copy_names: Vec<(String, String)>,
+    /// computed-value `formula-error`s and other sheet errors not tied to a field.
+    pub errors: Vec<Json>,
 }
 
 /// Collects the sheet of `character`, computing what isn't remembered.
@@ -105,6 +110,27 @@ pub fn collect(db: &dyn salsa::Database, character: CharacterInput) -> Sheet {
         ));
     }
     let (choices, pending, choice_issues) = choice_lists(&acts);
+    let (mut copies, mut copy_names, mut errors) = (Vec::new(), Vec::new(), Vec::new());
+    for copy in character
+        .features(db)
+        .iter()
+        .chain(character.inventory(db).iter())
+    {
+        let id = copy.id(db).clone();
+        let computed = crate::computed::computed_values(db, character, *copy);
+        if !computed.values.is_empty() {
+            copies.push((id.clone(), computed.values.clone()));
+        }
+        for (name, cause) in &computed.errors {
+            errors.push(json!({
+                "code": "formula-error",
+                "data": { "entry": id, "name": name, "cause": cause },
+            }));
+        }
+        if let Some(name) = crate::computed::copy_name(db, *copy) {
+            copy_names.push((id, name));
+        }
+    }
     issues.extend(choice_issues);
     // By activation (the rules first), then kind; written order is kept (the sort is stable).
     issues.sort_by_key(|(rank, kind, _)| (*rank, *kind));
@@ -115,6 +141,9 @@ pub fn collect(db: &dyn salsa::Database, character: CharacterInput) -> Sheet {
         activation_issues: issues,
         choices,
         pending,
+        copies,
+        copy_names,
+        errors,
     }
 }
 
@@ -134,6 +163,19 @@ impl Sheet {
         let mut competing = Vec::new();
         let mut errors = Vec::new();
         let mut limits = Vec::new();
+        let mut copies = Map::new();
+        for (id, values) in &self.copies {
+            let values: Map<String, Json> = values
+                .iter()
+                .map(|(n, v)| (n.clone(), v.to_json()))
+                .collect();
+            copies.insert(id.clone(), Json::Object(values));
+        }
+        let copy_names: Map<String, Json> = self
+            .copy_names
+            .iter()
+            .map(|(id, name)| (id.clone(), Json::from(name.as_str())))
+            .collect();
         let mut suppressed = rustc_hash::FxHashSet::default();
         for (id, field) in &self.fields {
             values.insert(id.clone(), field_json(field));
@@ -206,6 +248,7 @@ impl Sheet {
             .map(|(_, _, issue)| issue.clone())
             .collect();
         issues.extend(limits);
+        errors.extend(self.errors.iter().cloned());
         json!({
             "values": values,
             "competing": competing,
@@ -213,6 +256,8 @@ impl Sheet {
             "activations": activation_list,
             "pending": self.pending,
             "choices": self.choices,
+            "copies": copies,
+            "copyNames": copy_names,
             "issues": issues,
             "errors": errors,
         })
