@@ -58,6 +58,10 @@ pub fn computed_values(
         }
     }
     let mut out = Computed::default();
+    if decls.is_empty() {
+        // Read nothing of the copy, so its edits don't re-run this.
+        return out;
+    }
     let base_self = copy_self(db, copy).clone();
     for (name, decl, pack) in decls {
         // `self` has the values worked out before this one; one that failed is absent.
