@@ -10,6 +10,10 @@ use crate::context::{Bindings, Mode, SelfRef, SheetContext};
 use crate::input::{CharacterInput, CopyInput};
 use crate::view::{ItemKey, applied_self};
 
+/// At most this many activations (decisions.md, "Activation limit"): grants that fan out can
+/// otherwise grow exponentially with depth.
+pub const MAX_ACTIVATIONS: usize = 10_000;
+
 /// Grants and picks nest at most this deep (`maxChoiceDepth`, PROVISIONAL; decisions.md).
 pub const MAX_CHOICE_DEPTH: usize = 16;
 
@@ -118,6 +122,8 @@ pub struct Activations {
     pub choice_picks: Vec<ChoicePick>,
     /// Every choice met, applicable or not, in walk order.
     pub choices: Vec<ChoiceRecord>,
+    /// [`MAX_ACTIVATIONS`] was reached: what is past it isn't activated.
+    pub limit_reached: bool,
 }
 
 #[salsa::tracked(returns(ref))]
@@ -186,6 +192,14 @@ impl<'db> Walk<'db> {
             pick: None,
             entry: None,
         }
+    }
+
+    /// Whether the activation limit is reached (and records it).
+    fn full(&mut self) -> bool {
+        if self.out.list.len() >= MAX_ACTIVATIONS {
+            self.out.limit_reached = true;
+        }
+        self.out.limit_reached
     }
 
     fn push(&mut self, activation: Activation) -> usize {
@@ -289,7 +303,7 @@ impl<'db> Walk<'db> {
                 continue;
             }
             let granted = grant.item.0.clone();
-            if self.ruleset.item(&granted).is_none() {
+            if self.ruleset.item(&granted).is_none() || self.full() {
                 continue;
             }
             let g = self.push(Activation {
@@ -399,6 +413,9 @@ impl<'db> Walk<'db> {
             let Some(content) = self.resolve_content(pack, option) else {
                 continue;
             };
+            if self.full() {
+                return;
+            }
             let mut path = self.prefix.clone();
             path.extend([choice_key.to_owned(), content.clone()]);
             let p = self.push(Activation {

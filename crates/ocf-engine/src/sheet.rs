@@ -112,6 +112,12 @@ pub fn collect(db: &dyn salsa::Database, character: CharacterInput) -> Sheet {
     let (choices, pending, choice_issues) = choice_lists(&acts);
     issues.extend(rules_issues(db, character, &acts));
     let (mut copies, mut copy_names, mut errors) = (Vec::new(), Vec::new(), Vec::new());
+    if acts.limit_reached {
+        errors.push(json!({
+            "code": "safety-limit-exceeded",
+            "data": { "limit": "activations", "max": crate::activation::MAX_ACTIVATIONS },
+        }));
+    }
     for copy in character
         .features(db)
         .iter()
@@ -355,41 +361,56 @@ fn path_json(entry: Option<&str>, segments: &[String]) -> Json {
 /// (templates, grants), in activation order.
 fn choice_order(acts: &crate::activation::Activations) -> Vec<usize> {
     use crate::activation::Via;
-    fn walk(
-        acts: &crate::activation::Activations,
-        owner: Option<usize>,
-        out: &mut Vec<usize>,
-        depth: usize,
-    ) {
-        if depth > crate::activation::MAX_CHOICE_DEPTH + 2 {
-            return;
-        }
-        for (i, record) in acts.choices.iter().enumerate() {
-            if record.owner != owner {
-                continue;
-            }
-            out.push(i);
-            for (p, a) in acts.list.iter().enumerate() {
-                let picked_here = a.via == Via::Pick
-                    && a.parent == owner
-                    && a.path.as_ref().is_some_and(|path| {
-                        path.len() >= 2 && path[..path.len() - 1] == record.path[..]
-                    });
-                if picked_here {
-                    walk(acts, Some(p), out, depth + 1);
+    // Children by parent (the last slot for activations without one), and choices by owner, so
+    // the walk is linear in the activations.
+    let n = acts.list.len();
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
+    for (i, a) in acts.list.iter().enumerate() {
+        children[a.parent.unwrap_or(n)].push(i);
+    }
+    let mut owned: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
+    for (i, record) in acts.choices.iter().enumerate() {
+        owned[record.owner.unwrap_or(n)].push(i);
+    }
+    let mut out = Vec::new();
+    // An explicit stack of (owner, phase) keeps deep trees off the call stack.
+    enum Step {
+        Owner(Option<usize>),
+        Record(usize),
+    }
+    let mut stack = vec![Step::Owner(None)];
+    while let Some(step) = stack.pop() {
+        match step {
+            Step::Record(i) => out.push(i),
+            Step::Owner(owner) => {
+                let slot = owner.unwrap_or(n);
+                let mut next = Vec::new();
+                for &r in &owned[slot] {
+                    let record = &acts.choices[r];
+                    next.push(Step::Record(r));
+                    for &p in &children[slot] {
+                        let a = &acts.list[p];
+                        let picked_here = a.via == Via::Pick
+                            && a.path.as_ref().is_some_and(|path| {
+                                path.len() >= 2 && path[..path.len() - 1] == record.path[..]
+                            });
+                        if picked_here {
+                            next.push(Step::Owner(Some(p)));
+                        }
+                    }
                 }
-            }
-        }
-        for (c, a) in acts.list.iter().enumerate() {
-            let reached = matches!(a.via, Via::Template | Via::Grant) && a.parent == owner;
-            let top = owner.is_none() && a.parent.is_none() && a.via == Via::Copy;
-            if (reached && owner.is_some()) || top {
-                walk(acts, Some(c), out, depth + 1);
+                for &c in &children[slot] {
+                    let a = &acts.list[c];
+                    let reached = owner.is_some() && matches!(a.via, Via::Template | Via::Grant);
+                    let top = owner.is_none() && a.via == Via::Copy;
+                    if reached || top {
+                        next.push(Step::Owner(Some(c)));
+                    }
+                }
+                stack.extend(next.into_iter().rev());
             }
         }
     }
-    let mut out = Vec::new();
-    walk(acts, None, &mut out, 0);
     out
 }
 
