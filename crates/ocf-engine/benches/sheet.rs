@@ -116,9 +116,11 @@ fn bench(c: &mut Criterion) {
         let pc = session.open(&character(14), &[]);
         session.sheet(pc).unwrap();
         let ids: Vec<String> = rules.fields.iter().map(|(id, _)| id.to_owned()).collect();
+        let ids = std::sync::Arc::new(ids);
         let input = session.character_input(pc).unwrap();
         b.iter(|| {
-            session.deep(|db| {
+            let ids = ids.clone();
+            session.deep(move |db| {
                 ids.iter()
                     .map(|id| {
                         let key = ocf_engine::FieldKey::new(db, input, id.clone());

@@ -26,7 +26,53 @@ pub const TRIM_AFTER_CLOSED: usize = 16;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct CharacterId(usize);
 
+/// A job for the worker thread.
+type Job = Box<dyn FnOnce() + Send>;
+
+/// A thread with a deep stack that runs the session's queries, started once per session rather
+/// than once per sheet (spawning a thread costs about as much as recomputing a few fields).
+struct Worker {
+    jobs: Option<std::sync::mpsc::Sender<Job>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Worker {
+    fn start() -> Worker {
+        let (jobs, queue) = std::sync::mpsc::channel::<Job>();
+        let thread = std::thread::Builder::new()
+            .name("ocf-sheet".into())
+            .stack_size(DEEP_STACK)
+            .spawn(move || {
+                while let Ok(job) = queue.recv() {
+                    job();
+                }
+            })
+            .expect("spawning the sheet worker thread");
+        Worker {
+            jobs: Some(jobs),
+            thread: Some(thread),
+        }
+    }
+
+    fn send(&self, job: Job) {
+        if let Some(jobs) = &self.jobs {
+            let _ = jobs.send(job);
+        }
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        // Closing the queue ends the thread's loop.
+        self.jobs.take();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
 pub struct Session {
+    worker: Worker,
     db: Database,
     log: bool,
     ruleset: Arc<Ruleset>,
@@ -68,6 +114,7 @@ impl Session {
     fn build(db: Database, log: bool, ruleset: Arc<Ruleset>) -> Session {
         let ruleset_input = RulesetInput::load(&db, ruleset.clone());
         Session {
+            worker: Worker::start(),
             db,
             log,
             ruleset,
@@ -403,20 +450,23 @@ impl Session {
         }))
     }
 
-    /// Runs `f` on a thread whose stack holds [`crate::field::MAX_FIELD_DEPTH`] nested field
-    /// computations, with a clone of the database (dropped before this returns, so the next
-    /// edit's setter doesn't wait on it).
-    pub fn deep<T: Send>(&self, f: impl FnOnce(&Database) -> T + Send) -> T {
+    /// Runs `f` on the session's worker thread, whose stack holds
+    /// [`crate::field::MAX_FIELD_DEPTH`] nested field computations, with a clone of the database
+    /// (dropped before this returns, so the next edit's setter doesn't wait on it).
+    pub fn deep<T: Send + 'static>(&self, f: impl FnOnce(&Database) -> T + Send + 'static) -> T {
         let db = self.db.clone();
-        std::thread::scope(|scope| {
-            std::thread::Builder::new()
-                .name("ocf-sheet".into())
-                .stack_size(DEEP_STACK)
-                .spawn_scoped(scope, move || f(&db))
-                .expect("spawning the sheet thread")
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-        })
+        let (reply, answer) = std::sync::mpsc::channel();
+        let job: Job = Box::new(move || {
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&db)));
+            drop(db);
+            let _ = reply.send(result);
+        });
+        self.worker.send(job);
+        match answer.recv() {
+            Ok(Ok(value)) => value,
+            Ok(Err(panic)) => std::panic::resume_unwind(panic),
+            Err(_) => panic!("the sheet worker thread stopped"),
+        }
     }
 
     /// The queries run since the last call (empty unless made [`Session::with_execution_log`]).
