@@ -6,6 +6,7 @@
 //! active), [`effects`] (effect instances per field) and [`field`] (each field's value). [`sheet`]
 //! assembles computeSheet's output, and [`session`] is the long-running front.
 
+pub mod actions;
 pub mod activation;
 pub mod computed;
 pub mod context;

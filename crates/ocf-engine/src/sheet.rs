@@ -75,6 +75,7 @@ pub struct Sheet {
     /// Each copy with computed values: instance ID, then `(name, value)` in declaration order.
     pub copies: Vec<(String, Vec<(String, Value)>)>,
     pub copy_names: Vec<(String, String)>,
+    pub actions: Vec<crate::actions::Listed>,
     /// computed-value `formula-error`s and other sheet errors not tied to a field.
     pub errors: Vec<Json>,
 }
@@ -110,6 +111,7 @@ pub fn collect(db: &dyn salsa::Database, character: CharacterInput) -> Sheet {
         ));
     }
     let (choices, pending, choice_issues) = choice_lists(&acts);
+    let actions = crate::actions::available_actions(db, character, &acts);
     issues.extend(rules_issues(db, character, &acts));
     let (mut copies, mut copy_names, mut errors) = (Vec::new(), Vec::new(), Vec::new());
     if acts.limit_reached {
@@ -151,6 +153,7 @@ pub fn collect(db: &dyn salsa::Database, character: CharacterInput) -> Sheet {
         copies,
         copy_names,
         errors,
+        actions,
     }
 }
 
@@ -263,6 +266,7 @@ impl Sheet {
             "activations": activation_list,
             "pending": self.pending,
             "choices": self.choices,
+            "actions": crate::actions::to_json(&self.actions),
             "copies": copies,
             "copyNames": copy_names,
             "issues": issues,
