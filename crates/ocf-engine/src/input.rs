@@ -131,6 +131,9 @@ pub struct CharacterInput {
     /// Picks among competing options: the file's `competing`, then the call's.
     #[returns(ref)]
     pub competing: Arc<Vec<String>>,
+    /// Errors found while reading the file as the engines see it (`duplicate-id`).
+    #[returns(ref)]
+    pub errors: Arc<Vec<serde_json::Value>>,
 }
 
 impl CharacterInput {
@@ -142,6 +145,8 @@ impl CharacterInput {
         competing: &[String],
     ) -> CharacterInput {
         let rules = ruleset.ruleset(db).clone();
+        let (character, errors) = crate::standard::with_standard_copies(&rules, character);
+        let character = &character;
         let mut saved = FxHashMap::default();
         for (id, decl) in rules.fields.iter() {
             if decl.decl.input == Some(true) {
@@ -173,6 +178,7 @@ impl CharacterInput {
             Arc::new(character.applied.clone()),
             Arc::new(character.choices.clone()),
             Arc::new(picks),
+            Arc::new(errors),
         )
     }
 

@@ -17,6 +17,7 @@ pub mod formula;
 pub mod input;
 pub mod session;
 pub mod sheet;
+pub mod standard;
 pub mod view;
 
 pub use crate::db::Database;

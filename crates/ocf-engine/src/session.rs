@@ -337,6 +337,11 @@ impl Session {
     /// copy's property, a list, the applied entries, the picks. What `ocf watch` calls on each save.
     pub fn update(&mut self, id: CharacterId, file: &Character) -> Result<(), EditError> {
         let c = self.input(id)?;
+        let (file, errors) = crate::standard::with_standard_copies(&self.ruleset, file);
+        let file = &file;
+        if **c.errors(&self.db) != errors {
+            c.set_errors(&mut self.db).to(Arc::new(errors));
+        }
         // Saved values: every field saved before or now.
         let mut wanted: rustc_hash::FxHashMap<String, Literal> = Default::default();
         for (field, value) in file.values.iter() {

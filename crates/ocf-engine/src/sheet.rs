@@ -113,7 +113,8 @@ pub fn collect(db: &dyn salsa::Database, character: CharacterInput) -> Sheet {
     let (choices, pending, choice_issues) = choice_lists(&acts);
     let actions = crate::actions::available_actions(db, character, &acts);
     issues.extend(rules_issues(db, character, &acts));
-    let (mut copies, mut copy_names, mut errors) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut copies, mut copy_names) = (Vec::new(), Vec::new());
+    let mut errors: Vec<Json> = (**character.errors(db)).clone();
     if acts.limit_reached {
         errors.push(json!({
             "code": "safety-limit-exceeded",
