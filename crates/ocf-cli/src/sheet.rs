@@ -41,7 +41,7 @@ pub fn run_sheet(args: SheetArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let sheet = ocf_engine::compute_sheet_call(&ruleset, &character, &[]);
+    let sheet = ocf_engine::compute_sheet_call(&ruleset, &character, &[], &Default::default());
     if args.json {
         println!(
             "{}",
@@ -255,7 +255,7 @@ mod tests {
             "pc",
         )
         .unwrap();
-        let sheet = ocf_engine::compute_sheet_call(&ruleset, &character, &[]);
+        let sheet = ocf_engine::compute_sheet_call(&ruleset, &character, &[], &Default::default());
         expect![[r#"
             abilities
               abilities.dex = 20

@@ -107,8 +107,11 @@ impl Context for SheetContext<'_> {
                 .and_then(|key| item_view(self.db, key).clone())),
             Root::Character => Ok(Some(character_view(self.db, self.character).clone())),
             Root::Pick if self.bindings.pick.is_some() => Ok(self.bindings.pick.clone()),
-            // No link slot is filled yet: every `links.<slot>` is absent (EC, "Links").
-            Root::Links => Ok(Some(Value::map::<&str>([]))),
+            Root::Links => Ok(Some(crate::links::links_root(
+                self.db,
+                self.character,
+                self.bindings.pack,
+            ))),
             other => Err(ContextError::unknown(format!(
                 "`{other}` is not bound on a sheet"
             ))),

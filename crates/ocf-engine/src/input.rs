@@ -131,6 +131,12 @@ pub struct CharacterInput {
     /// Picks among competing options: the file's `competing`, then the call's.
     #[returns(ref)]
     pub competing: Arc<Vec<String>>,
+    /// The file's saved links: slot ID to the linked character's ID.
+    #[returns(ref)]
+    pub saved_links: Arc<FxHashMap<String, String>>,
+    /// The views passed for link slots: slot ID to `{ id, values }`.
+    #[returns(ref)]
+    pub passed_links: Arc<FxHashMap<String, serde_json::Value>>,
     /// Errors found while reading the file as the engines see it (`duplicate-id`).
     #[returns(ref)]
     pub errors: Arc<Vec<serde_json::Value>>,
@@ -178,6 +184,14 @@ impl CharacterInput {
             Arc::new(character.applied.clone()),
             Arc::new(character.choices.clone()),
             Arc::new(picks),
+            Arc::new(
+                character
+                    .links
+                    .iter()
+                    .map(|(k, v)| (k.to_owned(), v.clone()))
+                    .collect(),
+            ),
+            Arc::new(FxHashMap::default()),
             Arc::new(errors),
         )
     }

@@ -15,6 +15,7 @@ pub mod effects;
 pub mod field;
 pub mod formula;
 pub mod input;
+pub mod links;
 pub mod session;
 pub mod sheet;
 pub mod standard;

@@ -327,6 +327,20 @@ impl Session {
         Ok(())
     }
 
+    /// The views passed for link slots (`{ slot: { id, values } }`), replacing earlier ones.
+    pub fn set_links(
+        &mut self,
+        id: CharacterId,
+        links: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<(), EditError> {
+        let c = self.input(id)?;
+        let links: rustc_hash::FxHashMap<String, serde_json::Value> = links.into_iter().collect();
+        if **c.passed_links(&self.db) != links {
+            c.set_passed_links(&mut self.db).to(Arc::new(links));
+        }
+        Ok(())
+    }
+
     pub fn set_competing(&mut self, id: CharacterId, picks: Vec<String>) -> Result<(), EditError> {
         let c = self.input(id)?;
         c.set_competing(&mut self.db).to(Arc::new(picks));
@@ -403,6 +417,14 @@ impl Session {
         if **c.competing(&self.db) != file.competing {
             c.set_competing(&mut self.db)
                 .to(Arc::new(file.competing.clone()));
+        }
+        let saved_links: rustc_hash::FxHashMap<String, String> = file
+            .links
+            .iter()
+            .map(|(k, v)| (k.to_owned(), v.clone()))
+            .collect();
+        if **c.saved_links(&self.db) != saved_links {
+            c.set_saved_links(&mut self.db).to(Arc::new(saved_links));
         }
         let creating = file.creating.unwrap_or(false);
         if c.creating(&self.db) != creating {

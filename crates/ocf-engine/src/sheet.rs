@@ -36,6 +36,7 @@ pub fn compute_sheet_call(
     ruleset: &ocf_model::Ruleset,
     character: &ocf_model::Character,
     competing: &[String],
+    links: &Map<String, Json>,
 ) -> Json {
     let ruleset = match ocf_load::load_homebrew(ruleset, character) {
         Ok(ruleset) => ruleset,
@@ -56,6 +57,7 @@ pub fn compute_sheet_call(
     };
     let mut session = crate::Session::new(ruleset);
     let id = session.open(character, competing);
+    let _ = session.set_links(id, links.clone());
     session.sheet_json(id).unwrap_or_default()
 }
 
@@ -115,6 +117,7 @@ pub fn collect(db: &dyn salsa::Database, character: CharacterInput) -> Sheet {
     issues.extend(rules_issues(db, character, &acts));
     let (mut copies, mut copy_names) = (Vec::new(), Vec::new());
     let mut errors: Vec<Json> = (**character.errors(db)).clone();
+    errors.extend(crate::links::links(db, character).errors.iter().cloned());
     if acts.limit_reached {
         errors.push(json!({
             "code": "safety-limit-exceeded",

@@ -101,6 +101,8 @@ struct SheetInput {
     character: ocf_model::Character,
     #[serde(default)]
     competing: Vec<String>,
+    #[serde(default)]
+    links: serde_json::Map<String, serde_json::Value>,
 }
 
 fn compute_sheet(case: &Case, dir: &Path) -> Result<Outcome, String> {
@@ -122,7 +124,8 @@ fn compute_sheet(case: &Case, dir: &Path) -> Result<Outcome, String> {
             ));
         }
     };
-    let sheet = ocf_engine::compute_sheet_call(&ruleset, &input.character, &input.competing);
+    let sheet =
+        ocf_engine::compute_sheet_call(&ruleset, &input.character, &input.competing, &input.links);
     // A sheet's `errors` are part of its output; a case states them under `expect`.
     Ok(Outcome::Output(sheet))
 }
