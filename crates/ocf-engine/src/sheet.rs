@@ -93,7 +93,37 @@ pub fn collect(db: &dyn salsa::Database, character: CharacterInput) -> Sheet {
             (id.to_owned(), field_value(db, key).clone())
         })
         .collect();
-    let acts = activations(db, character).clone();
+    let rest = sheet_rest(db, character).clone();
+    Sheet {
+        fields,
+        effects: effect_instances(db, character).list.clone(),
+        activations: activations(db, character).clone(),
+        activation_issues: rest.issues,
+        choices: rest.choices,
+        pending: rest.pending,
+        copies: rest.copies,
+        copy_names: rest.copy_names,
+        errors: rest.errors,
+        actions: rest.actions,
+    }
+}
+
+/// Everything of the sheet besides the field values: remembered, so a sheet read again after an
+/// edit that none of it read doesn't re-evaluate prerequisites, constraints and actions.
+#[derive(Debug, Clone, PartialEq)]
+struct Rest {
+    issues: Vec<RankedIssue>,
+    choices: Vec<Json>,
+    pending: Vec<Json>,
+    copies: Vec<(String, Vec<(String, Value)>)>,
+    copy_names: Vec<(String, String)>,
+    errors: Vec<Json>,
+    actions: Vec<crate::actions::Listed>,
+}
+
+#[salsa::tracked(returns(ref))]
+fn sheet_rest(db: &dyn salsa::Database, character: CharacterInput) -> Rest {
+    let acts = activations(db, character);
     let mut issues = activation_issues(db, character, &acts.list);
     for blocked in &acts.blocked {
         let source = match (&blocked.rules_pack, blocked.activation) {
@@ -112,9 +142,9 @@ pub fn collect(db: &dyn salsa::Database, character: CharacterInput) -> Sheet {
             }),
         ));
     }
-    let (choices, pending, choice_issues) = choice_lists(&acts);
-    let actions = crate::actions::available_actions(db, character, &acts);
-    issues.extend(rules_issues(db, character, &acts));
+    let (choices, pending, choice_issues) = choice_lists(acts);
+    let actions = crate::actions::available_actions(db, character, acts);
+    issues.extend(rules_issues(db, character, acts));
     let (mut copies, mut copy_names) = (Vec::new(), Vec::new());
     let mut errors: Vec<Json> = (**character.errors(db)).clone();
     errors.extend(crate::links::links(db, character).errors.iter().cloned());
@@ -147,11 +177,8 @@ pub fn collect(db: &dyn salsa::Database, character: CharacterInput) -> Sheet {
     issues.extend(choice_issues);
     // By activation (the rules first), then kind; written order is kept (the sort is stable).
     issues.sort_by_key(|(rank, kind, _)| (*rank, *kind));
-    Sheet {
-        fields,
-        effects: effect_instances(db, character).list.clone(),
-        activations: acts,
-        activation_issues: issues,
+    Rest {
+        issues,
         choices,
         pending,
         copies,
