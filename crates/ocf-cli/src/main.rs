@@ -3,6 +3,7 @@
 mod formula;
 mod load;
 mod roll;
+mod sheet;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -47,6 +48,10 @@ enum Command {
     },
     /// Print a JSON Schema: manifest, rules, content, pack (a release) or character.
     Schema { name: String },
+    /// Compute a character's sheet.
+    Sheet(sheet::SheetArgs),
+    /// Print a character's sheet, and again, incrementally, each time the file changes.
+    Watch(sheet::WatchArgs),
     /// Run conformance cases (YAML files, or folders of them) and report each failure.
     Conform {
         #[arg(required = true)]
@@ -64,6 +69,8 @@ fn main() -> ExitCode {
         }
         Command::Check { dirs, json, deps } => ocf_cli::build::check(&dirs, json, &deps),
         Command::Schema { name } => schema(&name),
+        Command::Sheet(args) => sheet::run_sheet(args),
+        Command::Watch(args) => sheet::run_watch(args),
         Command::Conform { paths } => conform(&paths),
     }
 }

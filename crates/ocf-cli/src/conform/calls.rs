@@ -13,6 +13,7 @@ pub fn call(case: &Case, dir: &Path) -> Result<Outcome, String> {
     match case.call.as_str() {
         "formula" => formula(&case.input),
         "loadRuleset" => load_ruleset(case, dir),
+        "computeSheet" => compute_sheet(case, dir),
         other => Err(format!("unknown call `{other}`")),
     }
 }
@@ -90,4 +91,41 @@ fn read_case_pack(pack: &serde_json::Value, dir: &Path) -> Result<ocf_model::Pac
             ocf_model::from_json_str(&text, "inline pack").map_err(|e| e.to_string())
         }
     }
+}
+
+/// `computeSheet`: `{ character, competing? }` on the case's packs loaded in order; the output is
+/// computeSheet's (docs/spec/engine-interface.md). A ruleset that fails to load gives its errors.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SheetInput {
+    character: ocf_model::Character,
+    #[serde(default)]
+    competing: Vec<String>,
+    #[serde(default)]
+    links: serde_json::Map<String, serde_json::Value>,
+}
+
+fn compute_sheet(case: &Case, dir: &Path) -> Result<Outcome, String> {
+    let input = SheetInput::deserialize(&case.input)
+        .map_err(|e| format!("bad `computeSheet` input: {e}"))?;
+    let releases = case
+        .packs
+        .iter()
+        .map(|pack| read_case_pack(pack, dir))
+        .collect::<Result<Vec<_>, _>>()?;
+    let ruleset = match ocf_load::load_ruleset(&releases, &ocf_load::LoadOptions::default()) {
+        Ok(ruleset) => ruleset,
+        Err(errors) => {
+            return Ok(Outcome::Errors(
+                errors
+                    .iter()
+                    .map(|e| serde_json::to_value(e).unwrap_or_default())
+                    .collect(),
+            ));
+        }
+    };
+    let sheet =
+        ocf_engine::compute_sheet_call(&ruleset, &input.character, &input.competing, &input.links);
+    // A sheet's `errors` are part of its output; a case states them under `expect`.
+    Ok(Outcome::Output(sheet))
 }

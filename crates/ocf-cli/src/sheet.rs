@@ -1,0 +1,270 @@
+//! `ocf sheet CHARACTER [--pack DIR...] [--json]`: a character's sheet; `ocf watch CHARACTER`: the
+//! sheet again each time the file is saved, recomputed incrementally through one session.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant, SystemTime};
+
+use ocf_engine::Session;
+use ocf_model::{Character, Ruleset};
+use serde_json::Value;
+
+#[derive(clap::Args)]
+pub struct SheetArgs {
+    /// The character file (YAML or JSON).
+    character: PathBuf,
+    /// Pack source folders or release `.json` files, in load order. Without them, each pack the
+    /// character pins is read from a `testdata/packs/<id>` folder found above the character file or
+    /// in the current directory.
+    #[arg(long = "pack")]
+    packs: Vec<PathBuf>,
+    /// Print computeSheet's output as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args)]
+pub struct WatchArgs {
+    character: PathBuf,
+    #[arg(long = "pack")]
+    packs: Vec<PathBuf>,
+    /// How often to look at the file, in milliseconds.
+    #[arg(long, default_value_t = 300)]
+    interval: u64,
+}
+
+pub fn run_sheet(args: SheetArgs) -> ExitCode {
+    let (character, ruleset) = match load(&args.character, &args.packs) {
+        Ok(loaded) => loaded,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let sheet = ocf_engine::compute_sheet_call(&ruleset, &character, &[], &Default::default());
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&sheet).unwrap_or_default()
+        );
+    } else {
+        print!("{}", render(&sheet));
+    }
+    ExitCode::SUCCESS
+}
+
+pub fn run_watch(args: WatchArgs) -> ExitCode {
+    let (character, ruleset) = match load(&args.character, &args.packs) {
+        Ok(loaded) => loaded,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if character.homebrew.is_some() {
+        eprintln!("note: `ocf watch` ignores homebrew; `ocf sheet` loads it");
+    }
+    let mut session = Session::with_execution_log(ruleset);
+    let id = session.open(&character, &[]);
+    let mut last = modified(&args.character);
+    let started = Instant::now();
+    let sheet = session.sheet_json(id).unwrap_or_default();
+    report(&session, &sheet, started.elapsed());
+    loop {
+        std::thread::sleep(Duration::from_millis(args.interval));
+        let now = modified(&args.character);
+        if now == last {
+            continue;
+        }
+        last = now;
+        let character = match read_character(&args.character) {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("error: {e}");
+                continue;
+            }
+        };
+        let started = Instant::now();
+        if let Err(e) = session.update(id, &character) {
+            eprintln!("error: {e}");
+            continue;
+        }
+        let sheet = session.sheet_json(id).unwrap_or_default();
+        report(&session, &sheet, started.elapsed());
+    }
+}
+
+fn report(session: &Session, sheet: &Value, took: Duration) {
+    let recomputed = session
+        .take_executed()
+        .iter()
+        .filter(|q| q.starts_with("field_value("))
+        .count();
+    print!("{}", render(sheet));
+    println!(
+        "-- {recomputed} field values recomputed in {:.1} ms",
+        took.as_secs_f64() * 1000.0
+    );
+}
+
+fn modified(path: &Path) -> Option<SystemTime> {
+    std::fs::metadata(path).and_then(|m| m.modified()).ok()
+}
+
+fn read_character(path: &Path) -> Result<Character, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let origin = path.display().to_string();
+    if path.extension().is_some_and(|e| e == "json") {
+        ocf_model::from_json_str(&text, &origin).map_err(|e| e.to_string())
+    } else {
+        ocf_model::from_yaml_str(&text, &origin).map_err(|e| e.to_string())
+    }
+}
+
+/// The character and its ruleset: the packs given, else the pinned ones from `testdata/packs/`.
+fn load(path: &Path, packs: &[PathBuf]) -> Result<(Character, Ruleset), String> {
+    let character = read_character(path)?;
+    let folders: Vec<PathBuf> = if packs.is_empty() {
+        character
+            .packs
+            .iter()
+            .map(|pin| find_pack(path, pin.id.as_str()))
+            .collect::<Result<_, _>>()?
+    } else {
+        packs.to_vec()
+    };
+    let releases = folders
+        .iter()
+        .map(|p| ocf_load::source::read_pack(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let ruleset =
+        ocf_load::load_ruleset(&releases, &ocf_load::LoadOptions::default()).map_err(|errors| {
+            errors
+                .iter()
+                .map(|e| serde_json::to_string(e).unwrap_or_default())
+                .collect::<Vec<_>>()
+                .join("\n")
+        })?;
+    Ok((character, ruleset))
+}
+
+fn find_pack(character: &Path, id: &str) -> Result<PathBuf, String> {
+    let start = character
+        .canonicalize()
+        .ok()
+        .and_then(|p| p.parent().map(Path::to_path_buf));
+    let cwd = std::env::current_dir().ok();
+    for base in start.iter().chain(cwd.iter()) {
+        for dir in base.ancestors() {
+            let candidate = dir.join("testdata").join("packs").join(id);
+            if candidate.is_dir() {
+                return Ok(candidate);
+            }
+        }
+    }
+    Err(format!(
+        "pack `{id}` not found under testdata/packs/; pass it with --pack"
+    ))
+}
+
+/// The sheet for people: fields grouped by the first part of their ID, each value with its
+/// breakdown, then the competing options, issues and errors.
+pub fn render(sheet: &Value) -> String {
+    let mut out = String::new();
+    let mut group = String::new();
+    for (id, field) in sheet["values"].as_object().into_iter().flatten() {
+        let local = id.split_once(':').map_or(id.as_str(), |(_, rest)| rest);
+        let head = local.split('.').next().unwrap_or(local);
+        if head != group {
+            group = head.to_owned();
+            out.push_str(&format!("{group}\n"));
+        }
+        let shown = match (&field["error"], &field["value"]) {
+            (Value::String(code), _) => format!("error: {code}"),
+            (_, value) => show(value),
+        };
+        let name = field["name"]
+            .as_str()
+            .map(|n| format!(" ({n})"))
+            .unwrap_or_default();
+        out.push_str(&format!("  {local}{name} = {shown}"));
+        let steps = field["breakdown"].as_array().cloned().unwrap_or_default();
+        if !steps.is_empty() {
+            out.push_str(&format!("  = {}", show(&field["base"])));
+            for step in steps {
+                out.push_str(&format!(
+                    " {} {} {}",
+                    step["op"].as_str().unwrap_or_default(),
+                    show(&step["value"]),
+                    step["source"]["id"].as_str().unwrap_or_default()
+                ));
+            }
+        }
+        out.push('\n');
+    }
+    for (title, key) in [
+        ("competing", "competing"),
+        ("issues", "issues"),
+        ("errors", "errors"),
+    ] {
+        let list = sheet[key].as_array().cloned().unwrap_or_default();
+        if list.is_empty() {
+            continue;
+        }
+        out.push_str(&format!("{title}\n"));
+        for entry in list {
+            out.push_str(&format!("  {entry}\n"));
+        }
+    }
+    out
+}
+
+fn show(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use expect_test::expect;
+
+    #[test]
+    fn human_output_groups_fields_and_shows_breakdowns_then_reports() {
+        let pack = serde_json::json!({
+            "id": "core", "version": "1.0.0", "specVersion": "1.0.0",
+            "rules": {
+                "fields": {
+                    "abilities.dex": { "type": "integer", "input": true, "default": 10, "max": 20 },
+                    "combat.ac": { "type": "integer", "formula": "10 + floor((abilities.dex - 10) / 2)" },
+                    "combat.speed": { "type": "integer", "default": 30 }
+                },
+                "contentTypes": { "armor": {} }
+            },
+            "content": [
+                { "id": "shield", "type": "armor", "effects": [{ "target": "combat.ac", "op": "add", "value": 2 }] }
+            ]
+        });
+        let release = ocf_model::from_json_str(&pack.to_string(), "pack").unwrap();
+        let ruleset =
+            ocf_load::load_ruleset(&[release], &ocf_load::LoadOptions::default()).unwrap();
+        let character: Character = ocf_model::from_yaml_str(
+            "id: pc\nspecVersion: 1.0.0\nvalues: { 'core:abilities.dex': 24 }\ninventory: [{ id: s, item: 'core:shield' }]\n",
+            "pc",
+        )
+        .unwrap();
+        let sheet = ocf_engine::compute_sheet_call(&ruleset, &character, &[], &Default::default());
+        expect![[r#"
+            abilities
+              abilities.dex = 20
+            combat
+              combat.ac = 17  = 15 add 2 core:shield
+              combat.speed = 30
+            errors
+              {"code":"out-of-range","path":"/values/core:abilities.dex","data":{"field":"core:abilities.dex","value":24,"bound":20}}
+        "#]]
+        .assert_eq(&render(&sheet));
+    }
+}

@@ -1,0 +1,197 @@
+//! The available actions (EC, computeSheet "Actions"): content actions in activation order, then
+//! rules actions no content `use`s, in definition order.
+
+use ocf_formula::Value;
+use ocf_model::{Action, Namespace, Ruleset, Scope};
+use serde_json::{Value as Json, json};
+
+use crate::activation::{Activation, Activations, Via};
+use crate::context::{Bindings, Mode, SelfRef, SheetContext};
+use crate::input::CharacterInput;
+use crate::view::{ItemKey, applied_self};
+
+/// One listed action: its ID, the copy or applied entry it runs on, the content it comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listed {
+    pub id: String,
+    pub entry: Option<String>,
+    pub source: Option<String>,
+}
+
+impl Listed {
+    pub fn to_json(&self) -> Json {
+        let mut m = serde_json::Map::new();
+        m.insert("id".into(), self.id.clone().into());
+        if let Some(entry) = &self.entry {
+            m.insert("entry".into(), entry.clone().into());
+        }
+        if let Some(source) = &self.source {
+            m.insert("source".into(), source.clone().into());
+        }
+        Json::Object(m)
+    }
+}
+
+pub fn available_actions(
+    db: &dyn salsa::Database,
+    character: CharacterInput,
+    acts: &Activations,
+) -> Vec<Listed> {
+    let ruleset = character.ruleset(db).ruleset(db);
+    let mut out: Vec<Listed> = Vec::new();
+    for a in &acts.list {
+        // A template's actions are listed with its copy's (the type's, the item's, the templates').
+        if a.via == Via::Template {
+            continue;
+        }
+        let Some(entry) = ruleset.item(&a.item) else {
+            continue;
+        };
+        let mut actions: Vec<(&Action, &str, &str)> = Vec::new();
+        if let Some(t) = entry.type_name().and_then(|t| ruleset.content_type(t)) {
+            actions.extend(
+                t.decl
+                    .actions
+                    .iter()
+                    .map(|x| (x, t.pack.as_str(), a.item.as_str())),
+            );
+        }
+        actions.extend(
+            entry
+                .item
+                .actions
+                .iter()
+                .map(|x| (x, entry.pack_of("actions"), a.item.as_str())),
+        );
+        if a.via == Via::Copy {
+            for template in &a.templates {
+                if let Some(t) = ruleset.item(template) {
+                    actions.extend(
+                        t.item
+                            .actions
+                            .iter()
+                            .map(|x| (x, t.pack_of("actions"), template.as_str())),
+                    );
+                }
+            }
+        }
+        let scope = if a.applied {
+            Scope::Applied
+        } else {
+            Scope::Holder
+        };
+        // Content that isn't the copy's own item (picked, granted) names itself as `source`; an
+        // applied entry's own source doesn't; content with no copy always does.
+        let own = matches!(a.via, Via::Copy) || (a.applied && a.parent.is_none());
+        let source = match (&a.entry, own) {
+            (Some(_), true) => None,
+            _ => Some(a.item.clone()),
+        };
+        for (action, pack, owner) in actions {
+            if action.scope.unwrap_or(Scope::Holder) != scope {
+                continue;
+            }
+            let Some(id) = action_id(ruleset, action, pack, owner) else {
+                continue;
+            };
+            if !available(db, character, ruleset, action, pack, Some(a)) {
+                continue;
+            }
+            let listed = Listed {
+                id,
+                entry: a.entry.clone(),
+                source: source.clone(),
+            };
+            if !out.contains(&listed) {
+                out.push(listed);
+            }
+        }
+    }
+    // Rules actions that no content type or item uses.
+    let used: Vec<String> = ruleset
+        .content_types
+        .iter()
+        .flat_map(|(_, t)| t.decl.actions.iter().map(move |x| (x, t.pack.as_str())))
+        .chain(ruleset.content.iter().flat_map(|(_, e)| {
+            e.item
+                .actions
+                .iter()
+                .map(move |x| (x, e.pack_of("actions")))
+        }))
+        .filter_map(|(x, pack)| {
+            x.r#use
+                .as_ref()
+                .map(|u| resolve_action(ruleset, pack, u.as_str()))
+        })
+        .collect();
+    for (id, action) in ruleset.actions.iter() {
+        if used.iter().any(|u| u == id) {
+            continue;
+        }
+        if available(db, character, ruleset, &action.decl, &action.pack, None) {
+            out.push(Listed {
+                id: id.to_owned(),
+                entry: None,
+                source: None,
+            });
+        }
+    }
+    out
+}
+
+/// `use` lists under the used action's qualified ID; an inline action as `<item>#<id>`.
+fn action_id(ruleset: &Ruleset, action: &Action, pack: &str, owner: &str) -> Option<String> {
+    match (&action.r#use, &action.id) {
+        (Some(used), _) => Some(resolve_action(ruleset, pack, used.as_str())),
+        (None, Some(id)) => Some(format!("{owner}#{id}")),
+        (None, None) => None,
+    }
+}
+
+fn resolve_action(ruleset: &Ruleset, pack: &str, id: &str) -> String {
+    ruleset
+        .resolve(pack, id, Namespace::Action)
+        .unwrap_or_else(|| id.to_owned())
+}
+
+/// An action's `available`, with `item` and `self` as its activation's (none for rules actions).
+/// One that fails or isn't `true` is unavailable.
+fn available(
+    db: &dyn salsa::Database,
+    character: CharacterInput,
+    ruleset: &Ruleset,
+    action: &Action,
+    pack: &str,
+    activation: Option<&Activation>,
+) -> bool {
+    let Some(formula) = &action.available else {
+        return true;
+    };
+    let bindings = match activation {
+        None => Bindings::rules(pack),
+        Some(a) => Bindings {
+            pack,
+            self_ref: match (a.copy, a.applied_entry) {
+                (Some(copy), _) => SelfRef::Copy(copy),
+                (None, Some(e)) => SelfRef::Value(applied_self(ruleset, &character.applied(db)[e])),
+                (None, None) => SelfRef::None,
+            },
+            item: Some(ItemKey::new(
+                db,
+                character.ruleset(db),
+                a.item.clone(),
+                a.templates.clone(),
+            )),
+            pick: None,
+            entry: None,
+        },
+    };
+    let ctx = SheetContext::new(db, character, Mode::Sheet, bindings);
+    let result = crate::formula::parse(db, formula.as_str()).and_then(|f| f.evaluate(&ctx));
+    result == Ok(Value::Bool(true))
+}
+
+/// The JSON list.
+pub fn to_json(list: &[Listed]) -> Json {
+    json!(list.iter().map(Listed::to_json).collect::<Vec<_>>())
+}

@@ -1,0 +1,777 @@
+//! Activation (EC, "Activation"): what content is active and why. Found by walking from the rules'
+//! picks, the copies (with their templates, grants and picks, depth first) and the `applied` list,
+//! with immunities decided in rounds. Activation conditions read input fields raw
+//! ([`Mode::Activation`]), so this query never depends on a field value and cannot sit on a loop.
+
+use ocf_formula::Value;
+use ocf_model::{AppliedEntry, Choice, ContentEntry, Immunity, PickEntry, Picks, Ruleset, Scope};
+
+use crate::context::{Bindings, Mode, SelfRef, SheetContext};
+use crate::input::{CharacterInput, CopyInput};
+use crate::view::{ItemKey, applied_self};
+
+/// At most this many activations (decisions.md, "Activation limit"): grants that fan out can
+/// otherwise grow exponentially with depth.
+pub const MAX_ACTIVATIONS: usize = 10_000;
+
+/// Grants and picks nest at most this deep (`maxChoiceDepth`, PROVISIONAL; decisions.md).
+pub const MAX_CHOICE_DEPTH: usize = 16;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Via {
+    Copy,
+    Template,
+    Grant,
+    Pick,
+    Applied,
+}
+
+impl Via {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Via::Copy => "copy",
+            Via::Template => "template",
+            Via::Grant => "grant",
+            Via::Pick => "pick",
+            Via::Applied => "applied",
+        }
+    }
+}
+
+/// One activation: content, why it is active, and what its formulas see as `self` and `item`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Activation {
+    /// The content's qualified ID.
+    pub item: String,
+    pub via: Via,
+    /// `applied` scope (an applied entry or its applied grant); holder otherwise.
+    pub applied: bool,
+    pub parent: Option<usize>,
+    /// A pick's choice path, the picked option last.
+    pub path: Option<Vec<String>>,
+    /// The owner copy, which is `self`.
+    pub copy: Option<CopyInput>,
+    /// The index of the applied entry in `applied`, which is `self`.
+    pub applied_entry: Option<usize>,
+    /// The owner copy's instance ID or the applied entry's ID.
+    pub entry: Option<String>,
+    /// The templates merged into `item` (a copy's and its templates' activations).
+    pub templates: Vec<String>,
+    /// The grant or choice that activated it waives prerequisites.
+    pub waived: bool,
+}
+
+/// An `immune` issue: an applied entry an immunity blocks.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Blocked {
+    /// The immunity's activation; `None` for the rules'.
+    pub activation: Option<usize>,
+    /// `<owner>/<immunity id>`.
+    pub id: String,
+    /// The rules immunity's pack, for its source.
+    pub rules_pack: Option<String>,
+    pub entry: String,
+    pub item: String,
+    /// The blocked entry's place in `applied`, then the immunity's written order.
+    pub order: (usize, usize),
+}
+
+/// A pick of an applicable choice that has `effects`: they apply once per pick, with `pick` bound
+/// (EC, computeSheet "Effects"), whether or not the choice activates its picks.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChoicePick {
+    /// The activation owning the choice; `None` for a rules-level choice.
+    pub owner: Option<usize>,
+    /// The content declaring the choice (the pack for a rules-level one).
+    pub declared_by: String,
+    pub choice: String,
+    pub pack: String,
+    pub effects: Vec<ocf_model::Effect>,
+    /// `pick`: `{ id, value }`, the option as picked.
+    pub pick: Value,
+}
+
+/// A choice met while walking: a rules-level one, or one of an activation's content.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChoiceRecord {
+    /// The owner activation; `None` for a rules-level choice.
+    pub owner: Option<usize>,
+    /// The key root of the owner: its content ID, or `<pack>:rules`.
+    pub root: String,
+    /// The choice ID as declared.
+    pub id: String,
+    /// The choice's key in its picks tree.
+    pub key: String,
+    /// The owner copy's instance ID.
+    pub entry: Option<String>,
+    /// The path's segments: choice keys and picked options, this choice's key last.
+    pub path: Vec<String>,
+    /// Its `when` holds.
+    pub applicable: bool,
+    pub min: i64,
+    pub max: Option<i64>,
+    pub picks: Vec<ocf_model::Literal>,
+    /// `required` isn't `false`.
+    pub required: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Activations {
+    pub list: Vec<Activation>,
+    pub blocked: Vec<Blocked>,
+    pub choice_picks: Vec<ChoicePick>,
+    /// Every choice met, applicable or not, in walk order.
+    pub choices: Vec<ChoiceRecord>,
+    /// [`MAX_ACTIVATIONS`] was reached: what is past it isn't activated.
+    pub limit_reached: bool,
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn activations(db: &dyn salsa::Database, character: CharacterInput) -> Activations {
+    let ruleset = character.ruleset(db).ruleset(db);
+    let mut walk = Walk {
+        db,
+        character,
+        ruleset,
+        out: Activations::default(),
+        prefix: Vec::new(),
+    };
+    walk.rules_picks();
+    for copy in character
+        .features(db)
+        .iter()
+        .chain(character.inventory(db).iter())
+    {
+        walk.copy(*copy);
+    }
+    walk.applied();
+    walk.out
+}
+
+struct Walk<'db> {
+    db: &'db dyn salsa::Database,
+    character: CharacterInput,
+    ruleset: &'db Ruleset,
+    out: Activations,
+    /// The choice path down to the pick being followed: choice keys and picked options.
+    prefix: Vec<String>,
+}
+
+impl<'db> Walk<'db> {
+    /// An activation condition, evaluated in `pack` with `self` and `item` bound. A condition that
+    /// fails to evaluate counts as false (decisions.md, "Failing activation conditions").
+    fn condition(&self, text: Option<&ocf_model::Formula>, bindings: Bindings<'db>) -> bool {
+        let Some(text) = text else {
+            return true;
+        };
+        let Ok(formula) = crate::formula::parse(self.db, text.as_str()) else {
+            return false;
+        };
+        let ctx = SheetContext::new(self.db, self.character, Mode::Activation, bindings);
+        matches!(formula.evaluate(&ctx), Ok(Value::Bool(true)))
+    }
+
+    fn bindings(&self, activation: &Activation, pack: &'db str) -> Bindings<'db> {
+        let self_ref = match (activation.copy, activation.applied_entry) {
+            (Some(copy), _) => SelfRef::Copy(copy),
+            (None, Some(i)) => SelfRef::Value(applied_self(
+                self.ruleset,
+                &self.character.applied(self.db)[i],
+            )),
+            (None, None) => SelfRef::None,
+        };
+        Bindings {
+            pack,
+            self_ref,
+            item: Some(ItemKey::new(
+                self.db,
+                self.character.ruleset(self.db),
+                activation.item.clone(),
+                activation.templates.clone(),
+            )),
+            pick: None,
+            entry: None,
+        }
+    }
+
+    /// Whether the activation limit is reached (and records it).
+    fn full(&mut self) -> bool {
+        if self.out.list.len() >= MAX_ACTIVATIONS {
+            self.out.limit_reached = true;
+        }
+        self.out.limit_reached
+    }
+
+    fn push(&mut self, activation: Activation) -> usize {
+        self.out.list.push(activation);
+        self.out.list.len() - 1
+    }
+
+    fn rules_picks(&mut self) {
+        let rules_choices = self.character.choices(self.db).clone();
+        for (id, choice) in self.ruleset.choices.iter() {
+            let pack = choice.pack.as_str();
+            let applicable = self.condition(choice.decl.when.as_ref(), Bindings::rules(pack));
+            let picks = rules_choices.get(id).cloned().unwrap_or_default();
+            self.record(
+                &choice.decl,
+                None,
+                format!("{pack}:rules"),
+                id,
+                None,
+                applicable,
+                Bindings::rules(pack),
+                &picks,
+            );
+            if applicable {
+                self.picks(&choice.decl, pack, id, &picks, None, None, None, 1);
+            }
+        }
+    }
+
+    fn copy(&mut self, copy: CopyInput) {
+        let db = self.db;
+        let item = copy.item(db).clone();
+        if self.ruleset.item(&item).is_none() {
+            return;
+        }
+        let templates = (**copy.templates(db)).clone();
+        let index = self.push(Activation {
+            item: item.clone(),
+            via: Via::Copy,
+            applied: false,
+            parent: None,
+            path: None,
+            copy: Some(copy),
+            applied_entry: None,
+            entry: Some(copy.id(db).clone()),
+            templates: templates.clone(),
+            waived: false,
+        });
+        let tree = copy.choices(db).clone();
+        for template in &templates {
+            if self.ruleset.item(template).is_none() {
+                continue;
+            }
+            let t = self.push(Activation {
+                item: template.clone(),
+                via: Via::Template,
+                applied: false,
+                parent: Some(index),
+                path: None,
+                copy: Some(copy),
+                applied_entry: None,
+                entry: Some(copy.id(db).clone()),
+                templates: templates.clone(),
+                waived: false,
+            });
+            self.follow(t, &tree, Some(template.as_str()), 1);
+        }
+        self.follow(index, &tree, None, 1);
+    }
+
+    /// The grants, then the picks, of activation `index`, depth first. `key` is the content's key
+    /// in the picks tree: `None` for the tree's own item (bare choice IDs), else `<content>/<id>`.
+    fn follow(&mut self, index: usize, tree: &Picks, key: Option<&str>, depth: usize) {
+        if depth > MAX_CHOICE_DEPTH {
+            return;
+        }
+        let activation = self.out.list[index].clone();
+        let Some(entry) = self.ruleset.item(&activation.item) else {
+            return;
+        };
+        let type_decl = entry.type_name().and_then(|t| self.ruleset.content_type(t));
+        let mut grants = Vec::new();
+        if let Some(t) = type_decl {
+            grants.extend(t.decl.grants.iter().map(|g| (g, t.pack.as_str())));
+        }
+        grants.extend(
+            entry
+                .item
+                .grants
+                .iter()
+                .map(|g| (g, entry.pack_of("grants"))),
+        );
+        for (grant, pack) in grants {
+            let scope = grant.scope.unwrap_or(Scope::Holder);
+            // Holder content follows holder grants; applied content its `scope: applied` ones.
+            if (scope == Scope::Applied) != activation.applied {
+                continue;
+            }
+            let bindings = self.bindings(&activation, pack);
+            if !self.condition(grant.when.as_ref(), bindings) {
+                continue;
+            }
+            let granted = grant.item.0.clone();
+            if self.ruleset.item(&granted).is_none() || self.full() {
+                continue;
+            }
+            let g = self.push(Activation {
+                item: granted.clone(),
+                via: if activation.applied {
+                    Via::Applied
+                } else {
+                    Via::Grant
+                },
+                applied: activation.applied,
+                parent: Some(index),
+                path: None,
+                copy: activation.copy,
+                applied_entry: activation.applied_entry,
+                entry: activation.entry.clone(),
+                templates: Vec::new(),
+                waived: grant.waive_prerequisites.unwrap_or(false),
+            });
+            self.follow(g, tree, Some(granted.as_str()), depth + 1);
+        }
+        if activation.applied {
+            return;
+        }
+        let pack = entry.pack_of("choices");
+        for choice in &entry.item.choices {
+            let bindings = self.bindings(&activation, pack);
+            let applicable = self.condition(choice.when.as_ref(), bindings.clone());
+            let choice_key = match key {
+                Some(k) => format!("{k}/{}", choice.id),
+                None => choice.id.clone(),
+            };
+            let picks = tree.get(&choice_key).cloned().unwrap_or_default();
+            self.record(
+                choice,
+                Some(index),
+                activation.item.clone(),
+                &choice_key,
+                activation.entry.clone(),
+                applicable,
+                bindings,
+                &picks,
+            );
+            if !applicable {
+                continue;
+            }
+            self.picks(
+                choice,
+                pack,
+                &choice_key,
+                &picks,
+                Some(index),
+                activation.copy,
+                activation.entry.clone(),
+                depth,
+            );
+        }
+    }
+
+    /// Activates the picked content options of an applicable choice.
+    #[allow(clippy::too_many_arguments)]
+    fn picks(
+        &mut self,
+        choice: &Choice,
+        pack: &str,
+        choice_key: &str,
+        picks: &[PickEntry],
+        parent: Option<usize>,
+        copy: Option<CopyInput>,
+        entry: Option<String>,
+        depth: usize,
+    ) {
+        if !choice.effects.is_empty() {
+            let declared_by = parent
+                .map(|p| self.out.list[p].item.clone())
+                .unwrap_or_else(|| pack.to_owned());
+            for pick in picks {
+                let id = match &pick.option {
+                    serde_json::Value::String(s) => {
+                        self.resolve_content(pack, s).unwrap_or_else(|| s.clone())
+                    }
+                    other => other.to_string(),
+                };
+                let value = crate::view::literal_value(&pick.option, None).unwrap_or_default();
+                self.out.choice_picks.push(ChoicePick {
+                    owner: parent,
+                    declared_by: declared_by.clone(),
+                    choice: choice_key.to_owned(),
+                    pack: pack.to_owned(),
+                    effects: choice.effects.clone(),
+                    pick: Value::map([("id", Value::string(id)), ("value", value)]),
+                });
+            }
+        }
+        // Only a content option activates content (EC, Activation: "A picked content option of an
+        // applicable choice"); inline options and values don't.
+        let content_choice = matches!(
+            choice.options,
+            ocf_model::ChoiceOptions::Source(ocf_model::ChoiceSource::Content { .. })
+        );
+        if !content_choice || choice.activate == Some(false) || depth > MAX_CHOICE_DEPTH {
+            return;
+        }
+        for pick in picks {
+            let Some(option) = pick.option.as_str() else {
+                continue;
+            };
+            let Some(content) = self.resolve_content(pack, option) else {
+                continue;
+            };
+            if self.full() {
+                return;
+            }
+            let mut path = self.prefix.clone();
+            path.extend([choice_key.to_owned(), content.clone()]);
+            let p = self.push(Activation {
+                item: content.clone(),
+                via: Via::Pick,
+                applied: false,
+                parent,
+                path: Some(path),
+                copy,
+                applied_entry: None,
+                entry: entry.clone(),
+                templates: Vec::new(),
+                waived: choice.waive_prerequisites.unwrap_or(false),
+            });
+            self.prefix.extend([choice_key.to_owned(), content.clone()]);
+            self.follow(p, &pick.choices, None, depth + 1);
+            self.prefix.truncate(self.prefix.len() - 2);
+        }
+    }
+
+    /// Records a choice for `choices`, `pending` and the choice issues, its pick count evaluated as
+    /// an activation condition is (a count that fails to evaluate is the default, 1).
+    #[allow(clippy::too_many_arguments)]
+    fn record(
+        &mut self,
+        choice: &Choice,
+        owner: Option<usize>,
+        root: String,
+        key: &str,
+        entry: Option<String>,
+        applicable: bool,
+        bindings: Bindings<'db>,
+        picks: &[PickEntry],
+    ) {
+        let count = |this: &Self, f: &ocf_model::Formula| -> Option<i64> {
+            let formula = crate::formula::parse(this.db, f.as_str()).ok()?;
+            let ctx =
+                SheetContext::new(this.db, this.character, Mode::Activation, bindings.clone());
+            match formula.evaluate(&ctx) {
+                Ok(Value::Int(n)) => Some(n),
+                _ => None,
+            }
+        };
+        let (min, max) = match &choice.pick {
+            None => (1, Some(1)),
+            Some(ocf_model::PickCount::Exactly(f)) => {
+                let n = count(self, f).unwrap_or(1);
+                (n, Some(n))
+            }
+            Some(ocf_model::PickCount::Range { min, max }) => (
+                min.as_ref().and_then(|f| count(self, f)).unwrap_or(0),
+                max.as_ref().and_then(|f| count(self, f)),
+            ),
+        };
+        let mut path = self.prefix.clone();
+        path.push(key.to_owned());
+        self.out.choices.push(ChoiceRecord {
+            owner,
+            root,
+            id: choice.id.clone(),
+            key: key.to_owned(),
+            entry,
+            path,
+            applicable,
+            min,
+            max,
+            picks: picks.iter().map(|p| p.option.clone()).collect(),
+            required: choice.required != Some(false),
+        });
+    }
+
+    fn resolve_content(&self, pack: &str, option: &str) -> Option<String> {
+        if self.ruleset.item(option).is_some() {
+            return Some(option.to_owned());
+        }
+        self.ruleset
+            .resolve(pack, option, ocf_model::Namespace::Content)
+    }
+
+    /// Immunities, then the applied entries (EC, "Immunities").
+    fn applied(&mut self) {
+        let db = self.db;
+        let applied = self.character.applied(db).clone();
+        // 2. The active holder immunities: the rules', then each holder activation's.
+        let mut holder: Vec<ActiveImmunity<'db>> = Vec::new();
+        for (i, immunity) in self.ruleset.immune_to.iter().enumerate() {
+            if self.condition(immunity.decl.when.as_ref(), Bindings::rules(&immunity.pack)) {
+                holder.push(ActiveImmunity {
+                    activation: None,
+                    rules: true,
+                    owner: immunity.pack.clone(),
+                    pack: &immunity.pack,
+                    immunity: &immunity.decl,
+                    written: i,
+                    bindings: Bindings::rules(&immunity.pack),
+                });
+            }
+        }
+        for index in 0..self.out.list.len() {
+            let activation = self.out.list[index].clone();
+            let Some(entry) = self.ruleset.item(&activation.item) else {
+                continue;
+            };
+            let pack = entry.pack_of("immuneTo");
+            for (i, immunity) in entry.item.immune_to.iter().enumerate() {
+                if immunity.scope == Some(Scope::Applied) {
+                    continue;
+                }
+                let bindings = self.bindings(&activation, pack);
+                if self.condition(immunity.when.as_ref(), bindings.clone()) {
+                    holder.push(ActiveImmunity {
+                        activation: Some(index),
+                        rules: false,
+                        owner: activation.item.clone(),
+                        pack,
+                        immunity,
+                        written: i,
+                        bindings,
+                    });
+                }
+            }
+        }
+        // 3. Blocked entries and candidates.
+        let live: Vec<usize> = (0..applied.len())
+            .filter(|&i| {
+                applied[i].active != Some(false)
+                    && self.ruleset.item(applied[i].source.as_str()).is_some()
+            })
+            .collect();
+        let mut blocked_by_holder = vec![false; applied.len()];
+        for &i in &live {
+            for im in &holder {
+                if self.matches(im, &applied[i]) {
+                    blocked_by_holder[i] = true;
+                    self.report(im, i, &applied[i]);
+                }
+            }
+        }
+        let candidates: Vec<usize> = live
+            .iter()
+            .copied()
+            .filter(|&i| !blocked_by_holder[i])
+            .collect();
+        // Each candidate's own immunities (`scope: applied`, `when` holding).
+        let mut own: Vec<Vec<ActiveImmunity<'db>>> = vec![Vec::new(); applied.len()];
+        for &c in &candidates {
+            let Some(entry) = self.ruleset.item(applied[c].source.as_str()) else {
+                continue;
+            };
+            let pack = entry.pack_of("immuneTo");
+            let activation = self.applied_activation(c, &applied[c]);
+            for (i, immunity) in entry.item.immune_to.iter().enumerate() {
+                if immunity.scope != Some(Scope::Applied) {
+                    continue;
+                }
+                let bindings = self.bindings(&activation, pack);
+                if self.condition(immunity.when.as_ref(), bindings.clone()) {
+                    own[c].push(ActiveImmunity {
+                        activation: None,
+                        rules: false,
+                        owner: activation.item.clone(),
+                        pack,
+                        immunity,
+                        written: i,
+                        bindings,
+                    });
+                }
+            }
+        }
+        // blockers[x]: the candidates that block candidate x.
+        let blocks = |a: usize, b: usize, this: &Self| {
+            a != b && own[a].iter().any(|im| this.matches(im, &applied[b]))
+        };
+        let mut blockers: Vec<Vec<usize>> = vec![Vec::new(); applied.len()];
+        for &x in &candidates {
+            for &y in &candidates {
+                if blocks(y, x, self) {
+                    blockers[x].push(y);
+                }
+            }
+        }
+        // 4. Rounds.
+        #[derive(Clone, Copy, PartialEq)]
+        enum State {
+            Undecided,
+            Active,
+            Blocked,
+        }
+        let mut state = vec![State::Undecided; applied.len()];
+        while candidates.iter().any(|&c| state[c] == State::Undecided) {
+            let mut activated = Vec::new();
+            for &c in &candidates {
+                if state[c] == State::Undecided
+                    && blockers[c].iter().all(|&b| state[b] == State::Blocked)
+                {
+                    activated.push(c);
+                }
+            }
+            if activated.is_empty() {
+                // A cycle: the earliest undecided candidate that blocks itself through undecided
+                // candidates becomes active.
+                let undecided: Vec<usize> = candidates
+                    .iter()
+                    .copied()
+                    .filter(|&c| state[c] == State::Undecided)
+                    .collect();
+                let reaches_itself = |start: usize| {
+                    let mut seen = vec![false; applied.len()];
+                    let mut stack = vec![start];
+                    while let Some(x) = stack.pop() {
+                        for &b in &blockers[x] {
+                            if state[b] != State::Undecided {
+                                continue;
+                            }
+                            if b == start {
+                                return true;
+                            }
+                            if !seen[b] {
+                                seen[b] = true;
+                                stack.push(b);
+                            }
+                        }
+                    }
+                    false
+                };
+                let pick = undecided
+                    .iter()
+                    .copied()
+                    .find(|&c| reaches_itself(c))
+                    .unwrap_or(undecided[0]);
+                activated.push(pick);
+            }
+            for &c in &activated {
+                state[c] = State::Active;
+            }
+            for &c in &candidates {
+                if state[c] == State::Undecided
+                    && candidates
+                        .iter()
+                        .any(|&a| state[a] == State::Active && blocks(a, c, self))
+                {
+                    state[c] = State::Blocked;
+                }
+            }
+        }
+        // Issues for entries the candidates block, then activation in `applied` order.
+        let mut activation_of = vec![None; applied.len()];
+        for &c in &candidates {
+            if state[c] == State::Active {
+                let activation = self.applied_activation(c, &applied[c]);
+                let index = self.push(activation);
+                activation_of[c] = Some(index);
+                let tree = Picks::default();
+                self.follow(index, &tree, None, 1);
+            }
+        }
+        for &c in &candidates {
+            if state[c] != State::Blocked {
+                continue;
+            }
+            for &a in &candidates {
+                if state[a] != State::Active {
+                    continue;
+                }
+                for im in &own[a] {
+                    if self.matches(im, &applied[c]) {
+                        let im = ActiveImmunity {
+                            activation: activation_of[a],
+                            ..im.clone()
+                        };
+                        self.report(&im, c, &applied[c]);
+                    }
+                }
+            }
+        }
+        self.out.blocked.sort_by_key(|b| b.order);
+    }
+
+    fn applied_activation(&self, index: usize, entry: &AppliedEntry) -> Activation {
+        Activation {
+            item: entry.source.0.clone(),
+            via: Via::Applied,
+            applied: true,
+            parent: None,
+            path: None,
+            copy: None,
+            applied_entry: Some(index),
+            entry: Some(entry.id.clone()),
+            templates: Vec::new(),
+            waived: false,
+        }
+    }
+
+    /// Whether `entry`'s source matches the immunity: it is in `items`, or of the query's type with
+    /// its `where` holding (`item` the source, `entry` the applied entry).
+    fn matches(&self, im: &ActiveImmunity<'db>, entry: &AppliedEntry) -> bool {
+        let source = entry.source.as_str();
+        if im.immunity.items.iter().any(|i| i.as_str() == source) {
+            return true;
+        }
+        let Some(query) = &im.immunity.query else {
+            return false;
+        };
+        let Some(content) = self.ruleset.item(source) else {
+            return false;
+        };
+        if content.type_name() != Some(query.r#type.as_str()) {
+            return false;
+        }
+        let bindings = Bindings {
+            item: Some(ItemKey::new(
+                self.db,
+                self.character.ruleset(self.db),
+                source.to_owned(),
+                Vec::new(),
+            )),
+            entry: Some(applied_self(self.ruleset, entry)),
+            ..im.bindings.clone()
+        };
+        self.condition(query.r#where.as_ref(), bindings)
+    }
+
+    fn report(&mut self, im: &ActiveImmunity<'db>, index: usize, entry: &AppliedEntry) {
+        // A rules immunity is named `<pack>:<id>`, content's `<owner>/<id>` (EC, issues).
+        let (id, rules_pack) = if im.rules {
+            (
+                format!("{}:{}", im.pack, im.immunity.id),
+                Some(im.pack.to_owned()),
+            )
+        } else {
+            (format!("{}/{}", im.owner, im.immunity.id), None)
+        };
+        self.out.blocked.push(Blocked {
+            activation: im.activation,
+            id,
+            rules_pack,
+            entry: entry.id.clone(),
+            item: entry.source.0.clone(),
+            order: (index, im.written),
+        });
+    }
+}
+
+#[derive(Clone)]
+struct ActiveImmunity<'db> {
+    activation: Option<usize>,
+    rules: bool,
+    /// The owner's content ID, or the pack for the rules'.
+    owner: String,
+    pack: &'db str,
+    immunity: &'db Immunity,
+    written: usize,
+    bindings: Bindings<'db>,
+}
+
+/// The item of an activation, for its formulas.
+pub fn content<'r>(ruleset: &'r Ruleset, activation: &Activation) -> Option<&'r ContentEntry> {
+    ruleset.item(&activation.item)
+}

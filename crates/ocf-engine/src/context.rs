@@ -1,0 +1,194 @@
+//! The [`Context`] formulas are evaluated in on a sheet. Every read goes through a query: a field
+//! through [`crate::field::field_value`], `self` through [`crate::view::copy_self`], `item` through
+//! [`crate::view::item_view`], so salsa records exactly what each formula read, and a formula that
+//! never reaches `self` does not depend on the copy.
+
+use ocf_formula::{Context, ContextError, ErrorCode, Root, Value};
+use ocf_model::{Namespace, Ruleset};
+
+use crate::input::{CharacterInput, CopyInput};
+use crate::view::{ItemKey, character_view, copy_self, copy_view, item_view, literal_value};
+
+/// What the formula may read of the fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Every field's computed value.
+    Sheet,
+    /// Activation conditions (EC, "Activation"): the raw values of input fields (saved value, or
+    /// default) and nothing derived, so activation never depends on a field value.
+    Activation,
+}
+
+/// `self` as a formula sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SelfRef {
+    /// No `self` (rules-level content): `has(self)` is false.
+    None,
+    /// A copy, read through [`copy_self`] only when the formula reaches it.
+    Copy(CopyInput),
+    /// An applied entry (`id` and its state), or any value made up front.
+    Value(Value),
+}
+
+/// The names a formula sees besides the character: its pack, `self`, `item`, `pick`, `entry`.
+#[derive(Debug, Clone)]
+pub struct Bindings<'db> {
+    /// Field names resolve in this pack, then its dependencies.
+    pub pack: &'db str,
+    pub self_ref: SelfRef,
+    pub item: Option<ItemKey<'db>>,
+    pub pick: Option<Value>,
+    pub entry: Option<Value>,
+}
+
+impl<'db> Bindings<'db> {
+    pub fn rules(pack: &'db str) -> Bindings<'db> {
+        Bindings {
+            pack,
+            self_ref: SelfRef::None,
+            item: None,
+            pick: None,
+            entry: None,
+        }
+    }
+}
+
+pub struct SheetContext<'db> {
+    pub db: &'db dyn salsa::Database,
+    pub character: CharacterInput,
+    pub ruleset: &'db Ruleset,
+    pub mode: Mode,
+    pub bindings: Bindings<'db>,
+}
+
+impl<'db> SheetContext<'db> {
+    pub fn new(
+        db: &'db dyn salsa::Database,
+        character: CharacterInput,
+        mode: Mode,
+        bindings: Bindings<'db>,
+    ) -> SheetContext<'db> {
+        let ruleset = character.ruleset(db).ruleset(db);
+        SheetContext {
+            db,
+            character,
+            ruleset,
+            mode,
+            bindings,
+        }
+    }
+
+    /// Resolves a field name as written in the formula's pack (EC: "resolving field names in its
+    /// pack and that pack's dependencies"). A pack the ruleset doesn't know (a test's) reads
+    /// qualified IDs as they are.
+    pub fn resolve(&self, id: &str) -> Option<String> {
+        if let Some(q) = self
+            .ruleset
+            .resolve(self.bindings.pack, id, Namespace::Field)
+        {
+            return Some(q);
+        }
+        (id.contains(':') && self.ruleset.fields.get(id).is_some()).then(|| id.to_owned())
+    }
+}
+
+impl Context for SheetContext<'_> {
+    fn root(&self, root: Root) -> Result<Option<Value>, ContextError> {
+        match root {
+            Root::Entry if self.bindings.entry.is_some() => Ok(self.bindings.entry.clone()),
+            Root::SelfCopy => Ok(match &self.bindings.self_ref {
+                SelfRef::None => None,
+                SelfRef::Copy(copy) => Some(copy_self(self.db, *copy).clone()),
+                SelfRef::Value(v) => Some(v.clone()),
+            }),
+            Root::Item => Ok(self
+                .bindings
+                .item
+                .and_then(|key| item_view(self.db, key).clone())),
+            Root::Character => Ok(Some(character_view(self.db, self.character).clone())),
+            Root::Pick if self.bindings.pick.is_some() => Ok(self.bindings.pick.clone()),
+            Root::Links => Ok(Some(crate::links::links_root(
+                self.db,
+                self.character,
+                self.bindings.pack,
+            ))),
+            other => Err(ContextError::unknown(format!(
+                "`{other}` is not bound on a sheet"
+            ))),
+        }
+    }
+
+    fn field(&self, id: &str) -> Result<Option<Value>, ContextError> {
+        let Some(qualified) = self.resolve(id) else {
+            return Err(ContextError::unknown(format!("no field `{id}`")));
+        };
+        match self.mode {
+            Mode::Sheet => {
+                let key = crate::field::FieldKey::new(self.db, self.character, qualified);
+                let result = crate::field::field_value(self.db, key);
+                match (&result.value, &result.error) {
+                    (_, Some(error)) => Err(ContextError::new(
+                        error.code,
+                        format!("field `{id}`: {}", error.message),
+                    )),
+                    (Some(value), None) => Ok(Some(value.clone())),
+                    (None, None) => Ok(None),
+                }
+            }
+            Mode::Activation => {
+                match crate::field::raw_input(self.db, self.character, &qualified) {
+                    Some(value) => Ok(Some(value)),
+                    None => Err(ContextError::new(
+                        ErrorCode::TypeMismatch,
+                        format!("an activation condition reads input fields only, not `{id}`"),
+                    )),
+                }
+            }
+        }
+    }
+
+    fn copies(&self) -> Result<Vec<Value>, ContextError> {
+        let c = self.character;
+        Ok(c.inventory(self.db)
+            .iter()
+            .chain(c.features(self.db).iter())
+            .map(|copy| copy_view(self.db, *copy, true))
+            .collect())
+    }
+
+    fn field_views(&self) -> Result<Vec<Value>, ContextError> {
+        Ok(self
+            .ruleset
+            .fields
+            .iter()
+            .map(|(id, decl)| field_view(id, decl))
+            .collect())
+    }
+}
+
+/// A field as `sumFields` and a set-of-fields query see it: `{ id, type, tags }`, written tags.
+pub fn field_view(id: &str, decl: &ocf_model::Declared<ocf_model::FieldDecl>) -> Value {
+    let tags = decl
+        .decl
+        .tags
+        .iter()
+        .filter_map(|t| match t {
+            ocf_model::Computed::Literal(tag) => Some(Value::string(tag.as_str())),
+            ocf_model::Computed::Formula { .. } => None,
+        })
+        .collect();
+    let ty = serde_json::to_value(decl.decl.r#type)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default();
+    Value::map([
+        ("id", Value::string(id)),
+        ("type", Value::string(ty)),
+        ("tags", Value::list(tags)),
+    ])
+}
+
+/// Reads a literal of a field's type.
+pub fn field_literal(literal: &ocf_model::Literal, ty: ocf_model::FieldType) -> Option<Value> {
+    literal_value(literal, Some(ty))
+}

@@ -1,0 +1,356 @@
+//! Effect instances (EC, computeSheet "Effects"): every effect of every activation whose scope
+//! matches, in instance order, one instance per field an effect on a set of fields reaches. The
+//! per-field lists are a firewall: a field reads only its own list, so a new effect on AC does not
+//! re-run the skills.
+
+use std::sync::Arc;
+
+use ocf_formula::{MapContext, Root, Value};
+use ocf_model::{Effect, Op, Scope, Target};
+use rustc_hash::FxHashMap;
+
+use crate::activation::{Activation, activations};
+use crate::context::field_view;
+use crate::field::FieldKey;
+use crate::input::{CharacterInput, CopyInput, RulesetInput};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SourceKind {
+    Item,
+    Template,
+    Rules,
+}
+
+impl SourceKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SourceKind::Item => "item",
+            SourceKind::Template => "template",
+            SourceKind::Rules => "rules",
+        }
+    }
+}
+
+/// An instance's source, `{ type, id, entry? }`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Source {
+    pub kind: SourceKind,
+    /// The content's qualified ID, or the pack for the rules' effects.
+    pub id: String,
+    pub entry: Option<String>,
+}
+
+impl Source {
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut m = serde_json::Map::new();
+        m.insert("type".into(), self.kind.as_str().into());
+        m.insert("id".into(), self.id.clone().into());
+        if let Some(entry) = &self.entry {
+            m.insert("entry".into(), entry.clone().into());
+        }
+        serde_json::Value::Object(m)
+    }
+}
+
+/// One effect instance.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Instance {
+    /// Instance order.
+    pub order: usize,
+    /// The activation; `None` for the rules' effects.
+    pub activation: Option<usize>,
+    pub source: Source,
+    /// The competing-option ID: `<content>#<index or id>`, `#type.<…>` for a content type's,
+    /// `@<field>` added for an instance of an effect on a set of fields.
+    pub option_id: String,
+    pub effect: Arc<Effect>,
+    /// The pack the effect's formulas resolve names in.
+    pub pack: String,
+    /// The target field, for effects on fields.
+    pub field: Option<String>,
+    pub copy: Option<CopyInput>,
+    pub applied_entry: Option<usize>,
+    /// The content and templates `item` is made of.
+    pub item: String,
+    pub templates: Vec<String>,
+    /// `pick`, for a choice's effects.
+    pub pick: Option<Value>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct EffectIndex {
+    pub list: Vec<Arc<Instance>>,
+    /// Field ID to its instances, in instance order.
+    pub by_field: FxHashMap<String, Vec<Arc<Instance>>>,
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn effect_instances(db: &dyn salsa::Database, character: CharacterInput) -> EffectIndex {
+    let ruleset_input = character.ruleset(db);
+    let ruleset = ruleset_input.ruleset(db);
+    let mut index = EffectIndex::default();
+    let add = |index: &mut EffectIndex, mut instance: Instance| {
+        instance.order = index.list.len();
+        let instance = Arc::new(instance);
+        if let Some(field) = &instance.field {
+            index
+                .by_field
+                .entry(field.clone())
+                .or_default()
+                .push(instance.clone());
+        }
+        index.list.push(instance);
+    };
+    // Each instance of an effect, with its target fields worked out.
+    let expand = |index: &mut EffectIndex, base: Instance| match &base.effect.target {
+        Target::Field(id) => {
+            let field = resolve_field(ruleset, &base.pack, id.as_str());
+            add(
+                index,
+                Instance {
+                    field: Some(field),
+                    ..base
+                },
+            );
+        }
+        Target::Fields { fields } => {
+            let matched = matching_fields(
+                db,
+                FieldsWhere::new(
+                    db,
+                    ruleset_input,
+                    fields.r#where.0.clone(),
+                    base.effect.op == Op::Grant,
+                    base.pick.clone(),
+                ),
+            );
+            for field in matched.iter() {
+                add(
+                    index,
+                    Instance {
+                        field: Some(field.clone()),
+                        option_id: format!("{}@{field}", base.option_id),
+                        ..base.clone()
+                    },
+                );
+            }
+        }
+        _ => add(index, base),
+    };
+
+    for (i, effect) in ruleset.effects.iter().enumerate() {
+        let key = effect.decl.id.clone().unwrap_or_else(|| i.to_string());
+        expand(
+            &mut index,
+            Instance {
+                order: 0,
+                activation: None,
+                source: Source {
+                    kind: SourceKind::Rules,
+                    id: effect.pack.clone(),
+                    entry: None,
+                },
+                option_id: format!("{}:rules#{key}", effect.pack),
+                effect: Arc::new(effect.decl.clone()),
+                pack: effect.pack.clone(),
+                field: None,
+                copy: None,
+                applied_entry: None,
+                item: String::new(),
+                templates: Vec::new(),
+                pick: None,
+            },
+        );
+    }
+    let acts = activations(db, character);
+    for (a, activation) in acts.list.iter().enumerate() {
+        for instance in activation_effects(ruleset, a, activation) {
+            expand(&mut index, instance);
+        }
+        // The effects of the choices this activation owns, once per pick.
+        for pick in acts.choice_picks.iter().filter(|p| p.owner == Some(a)) {
+            for instance in choice_effects(pick, Some(activation)) {
+                expand(&mut index, instance);
+            }
+        }
+    }
+    for pick in acts.choice_picks.iter().filter(|p| p.owner.is_none()) {
+        for instance in choice_effects(pick, None) {
+            expand(&mut index, instance);
+        }
+    }
+    index
+}
+
+/// The effects of one activation whose scope matches it: its content type's (less those the item
+/// suppresses), then the item's own.
+fn activation_effects(
+    ruleset: &ocf_model::Ruleset,
+    a: usize,
+    activation: &Activation,
+) -> Vec<Instance> {
+    let Some(entry) = ruleset.item(&activation.item) else {
+        return Vec::new();
+    };
+    let scope = if activation.applied {
+        Scope::Applied
+    } else {
+        Scope::Holder
+    };
+    let source = Source {
+        kind: if activation.via == crate::activation::Via::Template {
+            SourceKind::Template
+        } else {
+            SourceKind::Item
+        },
+        id: activation.item.clone(),
+        entry: activation.entry.clone(),
+    };
+    let instance = |effect: &Effect, option_id: String, pack: &str| Instance {
+        order: 0,
+        activation: Some(a),
+        source: source.clone(),
+        option_id,
+        effect: Arc::new(effect.clone()),
+        pack: pack.to_owned(),
+        field: None,
+        copy: activation.copy,
+        applied_entry: activation.applied_entry,
+        item: activation.item.clone(),
+        templates: activation.templates.clone(),
+        pick: None,
+    };
+    let mut out = Vec::new();
+    if let Some(t) = entry.type_name().and_then(|t| ruleset.content_type(t)) {
+        for (i, effect) in t.decl.effects.iter().enumerate() {
+            if effect.scope.unwrap_or(Scope::Holder) != scope {
+                continue;
+            }
+            let suppressed = entry.item.suppress.iter().any(|k| match k {
+                ocf_model::EffectKey::Index(n) => *n as usize == i,
+                ocf_model::EffectKey::Id(id) => effect.id.as_deref() == Some(id.as_str()),
+            });
+            if suppressed {
+                continue;
+            }
+            let key = effect.id.clone().unwrap_or_else(|| i.to_string());
+            out.push(instance(
+                effect,
+                format!("{}#type.{key}", activation.item),
+                &t.pack,
+            ));
+        }
+    }
+    let pack = entry.pack_of("effects");
+    for (i, effect) in entry.item.effects.iter().enumerate() {
+        if effect.scope.unwrap_or(Scope::Holder) != scope {
+            continue;
+        }
+        let key = effect.id.clone().unwrap_or_else(|| i.to_string());
+        out.push(instance(effect, format!("{}#{key}", activation.item), pack));
+    }
+    out
+}
+
+/// A choice's effects for one pick. Their option IDs are `<owner>/<choice>#<index|id>`
+/// (decisions.md, "Choice effects"); `self` and `item` are the owner's.
+fn choice_effects(
+    pick: &crate::activation::ChoicePick,
+    owner: Option<&Activation>,
+) -> Vec<Instance> {
+    pick.effects
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.scope.unwrap_or(Scope::Holder) == Scope::Holder)
+        .map(|(i, effect)| {
+            let key = effect.id.clone().unwrap_or_else(|| i.to_string());
+            Instance {
+                order: 0,
+                activation: pick.owner,
+                source: Source {
+                    kind: match owner {
+                        Some(a) if a.via == crate::activation::Via::Template => {
+                            SourceKind::Template
+                        }
+                        Some(_) => SourceKind::Item,
+                        None => SourceKind::Rules,
+                    },
+                    id: pick.declared_by.clone(),
+                    entry: owner.and_then(|a| a.entry.clone()),
+                },
+                option_id: format!("{}/{}#{key}", pick.declared_by, pick.choice),
+                effect: Arc::new(effect.clone()),
+                pack: pick.pack.clone(),
+                field: None,
+                copy: owner.and_then(|a| a.copy),
+                applied_entry: None,
+                item: owner.map(|a| a.item.clone()).unwrap_or_default(),
+                templates: owner.map(|a| a.templates.clone()).unwrap_or_default(),
+                pick: Some(pick.pick.clone()),
+            }
+        })
+        .collect()
+}
+
+/// A target field ID: qualified as loaded, or resolved in the effect's pack.
+fn resolve_field(ruleset: &ocf_model::Ruleset, pack: &str, id: &str) -> String {
+    if ruleset.fields.get(id).is_some() {
+        return id.to_owned();
+    }
+    ruleset
+        .resolve(pack, id, ocf_model::Namespace::Field)
+        .unwrap_or_else(|| id.to_owned())
+}
+
+/// The key of [`matching_fields`]: a set-of-fields `where`, and whether the effect grants (then it
+/// matches `set` fields, else `integer` and `decimal` ones).
+#[salsa::interned(debug)]
+pub struct FieldsWhere<'db> {
+    #[returns(copy)]
+    pub ruleset: RulesetInput,
+    #[returns(ref)]
+    pub text: String,
+    #[returns(copy)]
+    pub grant: bool,
+    /// `pick`, for a choice's effect (its `where` may read it).
+    #[returns(ref)]
+    pub pick: Option<Value>,
+}
+
+/// The fields a set-of-fields target reaches, in ruleset field order (EF, "Targets"). It reads
+/// only the ruleset, so it is worked out once per ruleset, whatever the character.
+#[salsa::tracked(returns(ref))]
+pub fn matching_fields<'db>(db: &'db dyn salsa::Database, key: FieldsWhere<'db>) -> Vec<String> {
+    let ruleset = key.ruleset(db).ruleset(db);
+    let Ok(formula) = crate::formula::parse(db, key.text(db)) else {
+        return Vec::new();
+    };
+    use ocf_model::FieldType::*;
+    ruleset
+        .fields
+        .iter()
+        .filter(|(_, decl)| match decl.decl.r#type {
+            Set => key.grant(db),
+            Integer | Decimal => !key.grant(db),
+            _ => false,
+        })
+        .filter(|(id, decl)| {
+            let mut ctx = MapContext::new().with_root(Root::Item, field_view(id, decl));
+            if let Some(pick) = key.pick(db) {
+                ctx = ctx.with_root(Root::Pick, pick.clone());
+            }
+            matches!(formula.evaluate(&ctx), Ok(Value::Bool(true)))
+        })
+        .map(|(id, _)| id.to_owned())
+        .collect()
+}
+
+/// The instances on one field: a firewall between the whole index and the field's value.
+#[salsa::tracked(returns(ref))]
+pub fn field_effects<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> Vec<Arc<Instance>> {
+    effect_instances(db, key.character(db))
+        .by_field
+        .get(key.field(db))
+        .cloned()
+        .unwrap_or_default()
+}

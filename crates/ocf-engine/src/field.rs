@@ -1,0 +1,876 @@
+//! Each field's value (EC, computeSheet "Field values"; EF, "Fixed order"): base, grants, `set`
+//! (competing), `add`, `multiply` (rounding after each), `atLeast`/`atMost`, then rounding and
+//! clamping, with the breakdown of what changed it.
+//!
+//! [`field_value`] is the one query on field-to-field paths: formulas read other fields through
+//! [`SheetContext`], which calls it, so salsa records exactly the fields each value read. A loop
+//! between fields is caught by salsa and every field on it gets [`field_cycle`]'s value,
+//! `circular-formula`; a field reading one of them gets the error through its formula.
+
+use std::sync::Arc;
+
+use ocf_dice::value::DiceValue;
+use ocf_formula::{Decimal, ErrorCode, FormulaError, Value};
+use ocf_model::{
+    Declared, EffectValue, FieldDecl, FieldType, GrantValue, Op, Recommend, Rounding, StackPolicy,
+};
+
+use crate::context::{Bindings, Mode, SelfRef, SheetContext, field_literal};
+use crate::effects::{Instance, Source, field_effects};
+use crate::input::{CharacterInput, SavedValue};
+use crate::view::{ItemKey, applied_self};
+
+/// A field of a character: the key of every per-field query.
+#[salsa::interned(debug)]
+pub struct FieldKey<'db> {
+    #[returns(copy)]
+    pub character: CharacterInput,
+    #[returns(ref)]
+    pub field: String,
+}
+
+/// Why a field has no value: `circular-formula`, or a formula error code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldError {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl FieldError {
+    fn new(code: ErrorCode, message: impl Into<String>) -> FieldError {
+        FieldError {
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+impl From<FormulaError> for FieldError {
+    fn from(e: FormulaError) -> FieldError {
+        FieldError::new(e.code, e.message)
+    }
+}
+
+/// One line of a breakdown: an instance that changed the value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Step {
+    pub op: Op,
+    pub value: Value,
+    pub source: Source,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompetingOption {
+    pub id: String,
+    pub value: Value,
+    pub source: Source,
+}
+
+/// A competing group: a field's `set` effects, or a `playerChooses` stacking group.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompetingGroup {
+    pub op: Op,
+    pub stack_key: Option<String>,
+    pub options: Vec<CompetingOption>,
+    pub recommended: String,
+    pub applied: String,
+}
+
+/// A saved input value outside the field's `min`/`max` (`out-of-range`), clamped to `bound`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OutOfRange {
+    pub value: Value,
+    pub bound: Value,
+}
+
+/// A final value outside one of the field's `limits` (`out-of-limits`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct OutOfLimits {
+    pub limit: String,
+    pub value: Value,
+    pub bound: Value,
+}
+
+/// Everything computeSheet reports of one field.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct FieldValue {
+    pub value: Option<Value>,
+    pub base: Option<Value>,
+    pub breakdown: Vec<Step>,
+    pub error: Option<FieldError>,
+    pub competing: Vec<CompetingGroup>,
+    /// Instances (by instance order) that stacking left out.
+    pub suppressed: Vec<usize>,
+    pub out_of_range: Option<OutOfRange>,
+    pub out_of_limits: Vec<OutOfLimits>,
+    pub tags: Vec<String>,
+    pub name: Option<String>,
+}
+
+impl FieldValue {
+    fn failed(error: FieldError) -> FieldValue {
+        FieldValue {
+            error: Some(error),
+            ..FieldValue::default()
+        }
+    }
+}
+
+/// How many field values salsa keeps before evicting the least recently used: a few large sheets.
+pub const FIELD_VALUE_LRU: usize = 65_536;
+
+/// A field's value on the sheet.
+#[salsa::tracked(returns(ref), cycle_result = field_cycle, lru = 65_536)]
+pub fn field_value<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> Arc<FieldValue> {
+    Arc::new(compute_field(db, key))
+}
+
+fn compute_field<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> FieldValue {
+    let Some(_depth) = DepthGuard::enter() else {
+        return FieldValue::failed(FieldError::new(
+            ErrorCode::SafetyLimitExceeded,
+            format!(
+                "`{}` is reached through more than {MAX_FIELD_DEPTH} nested field reads",
+                key.field(db)
+            ),
+        ));
+    };
+    let character = key.character(db);
+    let ruleset = character.ruleset(db).ruleset(db);
+    let Some(decl) = ruleset.field(key.field(db)) else {
+        return FieldValue::failed(FieldError::new(
+            ErrorCode::UnknownName,
+            format!("no field `{}`", key.field(db)),
+        ));
+    };
+    let mut out = FieldValue::default();
+    let mut work = Work {
+        db,
+        key,
+        decl,
+        settings: &ruleset.settings,
+        out: &mut out,
+    };
+    if let Err(error) = work.compute() {
+        out.value = None;
+        out.base = None;
+        out.breakdown.clear();
+        out.error = Some(error);
+    }
+    out
+}
+
+/// How many field values may be computing at once on one thread, each waiting on the next: a
+/// chain of fields reading fields is bounded so that untrusted packs cannot overflow the stack
+/// (decisions.md, "Field depth"). [`crate::Session`] computes on a thread with a stack sized for it.
+pub const MAX_FIELD_DEPTH: usize = 1500;
+
+thread_local! {
+    static DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts one field computation in progress on this thread.
+struct DepthGuard;
+
+impl DepthGuard {
+    fn enter() -> Option<DepthGuard> {
+        DEPTH.with(|d| {
+            if d.get() >= MAX_FIELD_DEPTH {
+                None
+            } else {
+                d.set(d.get() + 1);
+                Some(DepthGuard)
+            }
+        })
+    }
+}
+
+impl Drop for DepthGuard {
+    fn drop(&mut self) {
+        DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
+    }
+}
+
+/// The value of every field on a loop (EC: "every field in the loop gets `error:
+/// circular-formula`").
+fn field_cycle<'db>(
+    db: &'db dyn salsa::Database,
+    _id: salsa::Id,
+    key: FieldKey<'db>,
+) -> Arc<FieldValue> {
+    Arc::new(FieldValue::failed(FieldError::new(
+        ErrorCode::CircularFormula,
+        format!("`{}` depends on itself", key.field(db)),
+    )))
+}
+
+/// The handle of a field's saved value: a firewall over the character's map of handles, which
+/// changes only when a field nothing declared is saved.
+#[salsa::tracked]
+pub fn saved_handle<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> Option<SavedValue> {
+    key.character(db).saved(db).get(key.field(db)).copied()
+}
+
+/// An input field's raw value, as activation conditions read it: the saved value, else the
+/// default, else empty. `None` for a field that isn't an input.
+pub fn raw_input(
+    db: &dyn salsa::Database,
+    character: CharacterInput,
+    field: &str,
+) -> Option<Value> {
+    let decl = character.ruleset(db).ruleset(db).field(field)?;
+    if decl.decl.input != Some(true) {
+        return None;
+    }
+    let key = FieldKey::new(db, character, field.to_owned());
+    let saved = saved_handle(db, key).and_then(|h| h.value(db).clone());
+    saved
+        .as_ref()
+        .and_then(|lit| field_literal(lit, decl.decl.r#type))
+        .or_else(|| default_value(&decl.decl))
+}
+
+/// A field's `default`, else the empty value of its type (EC: "No field type starts as `null`").
+fn default_value(decl: &FieldDecl) -> Option<Value> {
+    if let Some(default) = &decl.default {
+        return field_literal(default, decl.r#type);
+    }
+    Some(match decl.r#type {
+        FieldType::Integer => Value::Int(0),
+        FieldType::Decimal => Value::Decimal(Decimal::ZERO),
+        FieldType::Boolean => Value::Bool(false),
+        FieldType::String | FieldType::Enum | FieldType::Id => Value::string(""),
+        FieldType::Set => Value::list(Vec::new()),
+        FieldType::Dice => Value::dice(DiceValue::flat(0)),
+    })
+}
+
+/// For the execution log: the field of a per-field query's key.
+pub fn field_key_text(
+    db: &dyn salsa::Database,
+    query: &str,
+    key: salsa::DatabaseKeyIndex,
+) -> Option<String> {
+    use salsa::plumbing::FromId;
+    if !matches!(query, "field_value" | "field_effects" | "saved_handle") {
+        return None;
+    }
+    let field = FieldKey::from_id(key.key_index());
+    Some(field.field(db).clone())
+}
+
+struct Work<'a, 'db> {
+    db: &'db dyn salsa::Database,
+    key: FieldKey<'db>,
+    decl: &'db Declared<FieldDecl>,
+    settings: &'db ocf_model::Settings,
+    out: &'a mut FieldValue,
+}
+
+/// An instance whose `when` held, with its value.
+struct Counted {
+    instance: Arc<Instance>,
+    value: Value,
+}
+
+impl<'db> Work<'_, 'db> {
+    fn character(&self) -> CharacterInput {
+        self.key.character(self.db)
+    }
+
+    fn ty(&self) -> FieldType {
+        self.decl.decl.r#type
+    }
+
+    /// A context for the field's own formulas (`formula`, `min`, `max`, limits, tags).
+    fn own_context(&self) -> SheetContext<'db> {
+        SheetContext::new(
+            self.db,
+            self.character(),
+            Mode::Sheet,
+            Bindings::rules(&self.decl.pack),
+        )
+    }
+
+    /// A context for an instance's `when` and `value`: `self` and `item` as its activation sees them.
+    fn instance_context(&self, instance: &'db Instance) -> SheetContext<'db> {
+        let character = self.character();
+        let self_ref = match (instance.copy, instance.applied_entry) {
+            (Some(copy), _) => SelfRef::Copy(copy),
+            (None, Some(i)) => {
+                let rules = character.ruleset(self.db).ruleset(self.db);
+                SelfRef::Value(applied_self(rules, &character.applied(self.db)[i]))
+            }
+            (None, None) => SelfRef::None,
+        };
+        let item = (!instance.item.is_empty()).then(|| {
+            ItemKey::new(
+                self.db,
+                character.ruleset(self.db),
+                instance.item.clone(),
+                instance.templates.clone(),
+            )
+        });
+        SheetContext::new(
+            self.db,
+            character,
+            Mode::Sheet,
+            Bindings {
+                pack: &instance.pack,
+                self_ref,
+                item,
+                pick: instance.pick.clone(),
+                entry: None,
+            },
+        )
+    }
+
+    fn eval(&self, text: &str, ctx: &SheetContext<'db>) -> Result<Value, FieldError> {
+        let formula = crate::formula::parse(self.db, text)?;
+        Ok(formula.evaluate(ctx)?)
+    }
+
+    fn compute(&mut self) -> Result<(), FieldError> {
+        self.out.tags = self.tags()?;
+        self.out.name = self.name();
+        let ctx = self.own_context();
+
+        // 1. Base value.
+        let is_input = self.decl.decl.input == Some(true);
+        let mut value = if is_input {
+            self.input_base(&ctx)?
+        } else if let Some(formula) = &self.decl.decl.formula {
+            let v = self.eval(formula.as_str(), &ctx)?;
+            self.coerce(v)?
+        } else {
+            default_value(&self.decl.decl).unwrap_or_default()
+        };
+
+        let instances: &'db [Arc<Instance>] = field_effects(self.db, self.key);
+        let by_op = |work: &Self, op: Op| -> Result<Vec<Counted>, FieldError> {
+            let mut counted = Vec::new();
+            for instance in instances.iter().filter(|i| i.effect.op == op) {
+                if let Some(c) = work.count(instance)? {
+                    counted.push(c);
+                }
+            }
+            Ok(counted)
+        };
+
+        // 2. Grants, for a set field.
+        if self.ty() == FieldType::Set {
+            let grants = by_op(self, Op::Grant)?;
+            let mut members: Vec<Value> = match &value {
+                Value::List(items) => (**items).clone(),
+                _ => Vec::new(),
+            };
+            for grant in grants {
+                match &grant.value {
+                    Value::List(items) => members.extend(items.iter().cloned()),
+                    Value::Null => {}
+                    other => members.push(other.clone()),
+                }
+                self.step(Op::Grant, grant.value.clone(), &grant.instance);
+            }
+            members.sort_by(compare_members);
+            members.dedup();
+            value = Value::list(members);
+        }
+        self.out.base = Some(value.clone());
+
+        // 3. Set: stacking, then competing options.
+        let sets = by_op(self, Op::Set)?;
+        let sets = self.stack(Op::Set, sets)?;
+        if let Some(applied) = self.compete(Op::Set, None, sets)? {
+            value = self.coerce(applied.value.clone())?;
+            self.step(Op::Set, applied.value.clone(), &applied.instance);
+        }
+
+        // 4. Add.
+        let adds = by_op(self, Op::Add)?;
+        for add in self.stack(Op::Add, adds)? {
+            let before = value.clone();
+            value = add_values(&value, &add.value)?;
+            if value != before {
+                self.step(Op::Add, add.value.clone(), &add.instance);
+            }
+        }
+
+        // 5. Multiply, in instance order, an integer field rounding after each.
+        let multiplies = by_op(self, Op::Multiply)?;
+        for m in self.stack(Op::Multiply, multiplies)? {
+            let before = value.clone();
+            let product = number(&value)?
+                .checked_mul(number(&m.value)?)
+                .map_err(arith)?;
+            value = if self.ty() == FieldType::Integer {
+                let rounding = m
+                    .instance
+                    .effect
+                    .rounding
+                    .or(self.decl.decl.rounding)
+                    .or(self.settings.rounding)
+                    .unwrap_or(Rounding::Floor);
+                Value::Int(round(product, rounding))
+            } else {
+                Value::Decimal(product)
+            };
+            if !value.equals(&before) {
+                self.step(Op::Multiply, m.value.clone(), &m.instance);
+            }
+        }
+
+        // 6. The highest atLeast raises, then the lowest atMost lowers.
+        let at_least = self.stack(Op::AtLeast, by_op(self, Op::AtLeast)?)?;
+        if let Some(best) = pick_bound(at_least, true)?
+            && compare(&best.value, &value)?.is_gt()
+        {
+            value = best.value.clone();
+            self.step(Op::AtLeast, best.value.clone(), &best.instance);
+        }
+        let at_most = self.stack(Op::AtMost, by_op(self, Op::AtMost)?)?;
+        if let Some(best) = pick_bound(at_most, false)?
+            && compare(&best.value, &value)?.is_lt()
+        {
+            value = best.value.clone();
+            self.step(Op::AtMost, best.value.clone(), &best.instance);
+        }
+
+        // 7. Round an integer field's decimal once, then clamp a derived value.
+        value = self.finish(value)?;
+        if !is_input {
+            value = self.clamp(value, &ctx)?;
+        }
+        self.limits(&value, &ctx)?;
+        self.out.value = Some(value);
+        Ok(())
+    }
+
+    /// An input field's base: its saved value checked against `min`/`max` (`out-of-range`, then
+    /// clamped), or its default.
+    fn input_base(&mut self, ctx: &SheetContext<'db>) -> Result<Value, FieldError> {
+        let saved = saved_handle(self.db, self.key).and_then(|h| h.value(self.db).clone());
+        let Some(literal) = saved else {
+            return Ok(default_value(&self.decl.decl).unwrap_or_default());
+        };
+        let value = field_literal(&literal, self.ty()).ok_or_else(|| {
+            FieldError::new(
+                ErrorCode::TypeMismatch,
+                format!("the saved value {literal} is not a {:?}", self.ty()),
+            )
+        })?;
+        let value = self.coerce(value)?;
+        let clamped = self.clamp(value.clone(), ctx)?;
+        if clamped != value {
+            self.out.out_of_range = Some(OutOfRange {
+                value,
+                bound: clamped.clone(),
+            });
+        }
+        Ok(clamped)
+    }
+
+    /// Clamps a number to the field's `min` and `max`.
+    fn clamp(&self, value: Value, ctx: &SheetContext<'db>) -> Result<Value, FieldError> {
+        let mut value = value;
+        if !matches!(value, Value::Int(_) | Value::Decimal(_)) {
+            return Ok(value);
+        }
+        if let Some(min) = &self.decl.decl.min {
+            let bound = self.coerce(self.eval(min.as_str(), ctx)?)?;
+            if compare(&value, &bound)? == std::cmp::Ordering::Less {
+                value = bound;
+            }
+        }
+        if let Some(max) = &self.decl.decl.max {
+            let bound = self.coerce(self.eval(max.as_str(), ctx)?)?;
+            if compare(&value, &bound)? == std::cmp::Ordering::Greater {
+                value = bound;
+            }
+        }
+        self.finish(value)
+    }
+
+    /// `out-of-limits`: each named limit the final value is outside of.
+    fn limits(&mut self, value: &Value, ctx: &SheetContext<'db>) -> Result<(), FieldError> {
+        for (name, limit) in self.decl.decl.limits.iter() {
+            for (bound, below) in [(&limit.min, true), (&limit.max, false)] {
+                let Some(bound) = bound else { continue };
+                let bound = self.eval(bound.as_str(), ctx)?;
+                let outside = match compare(value, &bound)? {
+                    std::cmp::Ordering::Less => below,
+                    std::cmp::Ordering::Greater => !below,
+                    std::cmp::Ordering::Equal => false,
+                };
+                if outside {
+                    self.out.out_of_limits.push(OutOfLimits {
+                        limit: name.to_owned(),
+                        value: value.clone(),
+                        bound,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Evaluates an instance's `when`, then its value. `None` when `when` doesn't hold.
+    fn count(&self, instance: &'db Arc<Instance>) -> Result<Option<Counted>, FieldError> {
+        let ctx = self.instance_context(instance);
+        if let Some(when) = &instance.effect.when {
+            match self.eval(when.as_str(), &ctx)? {
+                Value::Bool(true) => {}
+                Value::Bool(false) => return Ok(None),
+                other => {
+                    return Err(FieldError::new(
+                        ErrorCode::TypeMismatch,
+                        format!(
+                            "`when` of {} is a {}",
+                            instance.option_id,
+                            other.type_name()
+                        ),
+                    ));
+                }
+            }
+        }
+        let value = match &instance.effect.value {
+            Some(EffectValue::Formula(f)) => self.eval(f.as_str(), &ctx)?,
+            Some(EffectValue::Grant(grant)) => self.grant_value(grant, &ctx)?,
+            _ => return Ok(None),
+        };
+        Ok(Some(Counted {
+            instance: instance.clone(),
+            value,
+        }))
+    }
+
+    fn grant_value(
+        &self,
+        grant: &GrantValue,
+        ctx: &SheetContext<'db>,
+    ) -> Result<Value, FieldError> {
+        let rules = ctx.ruleset;
+        Ok(match grant {
+            GrantValue::Item { item } => Value::string(item.as_str()),
+            GrantValue::Tag { tag } => Value::string(tag.as_str()),
+            GrantValue::Field { field } => Value::string(field.as_str()),
+            GrantValue::Query { query } => {
+                let items = rules
+                    .query_result(
+                        query.r#type.as_str(),
+                        query.r#where.as_ref().map(|w| w.as_str()),
+                    )
+                    .unwrap_or_default();
+                Value::list(items.iter().map(|i| Value::string(i.as_str())).collect())
+            }
+            GrantValue::Formula { formula } => self.eval(formula.as_str(), ctx)?,
+        })
+    }
+
+    fn step(&mut self, op: Op, value: Value, instance: &Instance) {
+        self.out.breakdown.push(Step {
+            op,
+            value,
+            source: instance.source.clone(),
+        });
+    }
+
+    /// Stacking (EC, "Stacking"): instances with a `stackKey` are grouped by key (`source` meaning
+    /// the source content) and reduced by the key's policy. What counts keeps instance order.
+    fn stack(&mut self, op: Op, counted: Vec<Counted>) -> Result<Vec<Counted>, FieldError> {
+        let policy_of = |key: &str| {
+            let stacking = self.settings.stacking.as_ref();
+            stacking
+                .and_then(|s| s.keys.get(key).copied())
+                .or_else(|| stacking.and_then(|s| s.default))
+                .unwrap_or(StackPolicy::AddAll)
+        };
+        // Groups in order of their first instance: (written key, resolved key, members).
+        let mut groups: Vec<(String, String, Vec<usize>)> = Vec::new();
+        for (i, c) in counted.iter().enumerate() {
+            let Some(key) = &c.instance.effect.stack_key else {
+                continue;
+            };
+            let resolved = if key == "source" {
+                format!("source={}", c.instance.source.id)
+            } else {
+                key.clone()
+            };
+            match groups.iter_mut().find(|(_, r, _)| *r == resolved) {
+                Some(group) => group.2.push(i),
+                None => groups.push((key.clone(), resolved, vec![i])),
+            }
+        }
+        let mut keep = vec![true; counted.len()];
+        for (written, _, members) in &groups {
+            let chosen = match policy_of(written) {
+                StackPolicy::AddAll => continue,
+                StackPolicy::HighestOnly => extreme(&counted, members, true)?,
+                StackPolicy::LowestOnly => extreme(&counted, members, false)?,
+                StackPolicy::PlayerChooses => {
+                    let group: Vec<&Counted> = members.iter().map(|&m| &counted[m]).collect();
+                    let recommended = extreme(&counted, members, true)?;
+                    self.record_group(op, Some(written.clone()), &group, members, recommended)
+                }
+            };
+            for &m in members {
+                if m != chosen {
+                    keep[m] = false;
+                    self.out.suppressed.push(counted[m].instance.order);
+                }
+            }
+        }
+        Ok(counted
+            .into_iter()
+            .zip(keep)
+            .filter_map(|(c, k)| k.then_some(c))
+            .collect())
+    }
+
+    /// Competing `set` options (EC, "Set"): one remaining applies; several are reported and the
+    /// player's pick, else the recommendation, applies.
+    fn compete(
+        &mut self,
+        op: Op,
+        stack_key: Option<String>,
+        counted: Vec<Counted>,
+    ) -> Result<Option<Counted>, FieldError> {
+        match counted.len() {
+            0 => return Ok(None),
+            1 => return Ok(counted.into_iter().next()),
+            _ => {}
+        }
+        let all: Vec<usize> = (0..counted.len()).collect();
+        let recommend = self
+            .decl
+            .decl
+            .recommend
+            .or(self.settings.competing.as_ref().and_then(|c| c.recommend))
+            .unwrap_or(Recommend::Highest);
+        let recommended = match recommend {
+            Recommend::Highest => extreme(&counted, &all, true)?,
+            Recommend::Lowest => extreme(&counted, &all, false)?,
+            Recommend::First => 0,
+            Recommend::Last => counted.len() - 1,
+        };
+        let group: Vec<&Counted> = counted.iter().collect();
+        let applied = self.record_group(op, stack_key, &group, &all, recommended);
+        Ok(counted.into_iter().nth(applied))
+    }
+
+    /// Reports a competing group and returns the index (into `members`' numbering) that applies:
+    /// the first option, in instance order, the input's `competing` lists, else `recommended`.
+    fn record_group(
+        &mut self,
+        op: Op,
+        stack_key: Option<String>,
+        group: &[&Counted],
+        members: &[usize],
+        recommended: usize,
+    ) -> usize {
+        let picks = self.character().competing(self.db);
+        let position = members.iter().position(|&m| m == recommended).unwrap_or(0);
+        let applied_pos = group
+            .iter()
+            .position(|c| picks.iter().any(|p| *p == c.instance.option_id))
+            .unwrap_or(position);
+        self.out.competing.push(CompetingGroup {
+            op,
+            stack_key,
+            options: group
+                .iter()
+                .map(|c| CompetingOption {
+                    id: c.instance.option_id.clone(),
+                    value: c.value.clone(),
+                    source: c.instance.source.clone(),
+                })
+                .collect(),
+            recommended: group[position].instance.option_id.clone(),
+            applied: group[applied_pos].instance.option_id.clone(),
+        });
+        members[applied_pos]
+    }
+
+    /// Checks a value against the field's type; an int widens for a decimal field and a whole
+    /// number for a dice field. An integer field keeps a decimal until the end.
+    fn coerce(&self, value: Value) -> Result<Value, FieldError> {
+        let ok = match (self.ty(), &value) {
+            (FieldType::Integer, Value::Int(_) | Value::Decimal(_)) => true,
+            (FieldType::Decimal, Value::Int(n)) => {
+                return Decimal::from_int(*n).map(Value::Decimal).map_err(arith);
+            }
+            (FieldType::Decimal, Value::Decimal(_)) => true,
+            (FieldType::Boolean, Value::Bool(_)) => true,
+            (FieldType::String | FieldType::Enum | FieldType::Id, Value::String(_)) => true,
+            (FieldType::Set, Value::List(_)) => true,
+            (FieldType::Dice, Value::Dice(_)) => true,
+            (FieldType::Dice, Value::Int(n)) => return Ok(Value::dice(DiceValue::flat(*n))),
+            _ => false,
+        };
+        if ok {
+            Ok(value)
+        } else {
+            Err(FieldError::new(
+                ErrorCode::TypeMismatch,
+                format!("a {} is not a {:?} value", value.type_name(), self.ty()),
+            ))
+        }
+    }
+
+    /// Rounds an integer field's decimal by the field's `rounding`, else the game's.
+    fn finish(&self, value: Value) -> Result<Value, FieldError> {
+        match (self.ty(), &value) {
+            (FieldType::Integer, Value::Decimal(d)) => {
+                let rounding = self
+                    .decl
+                    .decl
+                    .rounding
+                    .or(self.settings.rounding)
+                    .unwrap_or(Rounding::Floor);
+                Ok(Value::Int(round(*d, rounding)))
+            }
+            _ => Ok(value),
+        }
+    }
+
+    /// The field's tags: written, then those its `{ formula }` entries give, each once.
+    fn tags(&self) -> Result<Vec<String>, FieldError> {
+        let mut tags: Vec<String> = Vec::new();
+        let ctx = self.own_context();
+        for entry in &self.decl.decl.tags {
+            match entry {
+                ocf_model::Computed::Literal(tag) => tags.push(tag.0.clone()),
+                ocf_model::Computed::Formula { formula } => {
+                    match self.eval(formula.as_str(), &ctx)? {
+                        Value::String(s) => tags.push(s.to_string()),
+                        Value::List(items) => {
+                            for item in items.iter() {
+                                if let Value::String(s) = item {
+                                    tags.push(s.to_string());
+                                }
+                            }
+                        }
+                        other => {
+                            return Err(FieldError::new(
+                                ErrorCode::TypeMismatch,
+                                format!("a tag formula gave a {}", other.type_name()),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        let mut seen = rustc_hash::FxHashSet::default();
+        tags.retain(|t| seen.insert(t.clone()));
+        Ok(tags)
+    }
+
+    /// `name`: the `nameFrom` string field's value when it is not blank.
+    fn name(&self) -> Option<String> {
+        let from = self.decl.decl.name_from.as_ref()?;
+        let ctx = self.own_context();
+        let id = ctx.resolve(from.as_str())?;
+        let key = FieldKey::new(self.db, self.character(), id);
+        match &field_value(self.db, key).value {
+            Some(Value::String(s)) if !s.trim().is_empty() => Some(s.to_string()),
+            _ => None,
+        }
+    }
+}
+
+fn arith(e: ocf_formula::decimal::ArithError) -> FieldError {
+    match e {
+        ocf_formula::decimal::ArithError::Overflow => {
+            FieldError::new(ErrorCode::ArithmeticOverflow, "a number is too large")
+        }
+        ocf_formula::decimal::ArithError::DivisionByZero => {
+            FieldError::new(ErrorCode::DivisionByZero, "division by zero")
+        }
+    }
+}
+
+fn number(value: &Value) -> Result<Decimal, FieldError> {
+    value.as_decimal().ok_or_else(|| {
+        FieldError::new(
+            ErrorCode::TypeMismatch,
+            format!("a {} is not a number", value.type_name()),
+        )
+    })
+}
+
+fn round(d: Decimal, rounding: Rounding) -> i64 {
+    match rounding {
+        Rounding::Floor => d.floor(),
+        Rounding::Ceil => d.ceil(),
+        Rounding::Round => d.round(),
+    }
+}
+
+/// `a + b` for an add: ints stay ints, a decimal makes a decimal (kept to six places), dice add.
+fn add_values(a: &Value, b: &Value) -> Result<Value, FieldError> {
+    match (a, b) {
+        (Value::Int(x), Value::Int(y)) => x
+            .checked_add(*y)
+            .map(Value::Int)
+            .ok_or_else(|| arith(ocf_formula::decimal::ArithError::Overflow)),
+        (Value::Dice(_), _) | (_, Value::Dice(_)) => {
+            let dice = |v: &Value| match v {
+                Value::Dice(d) => Ok((**d).clone()),
+                Value::Int(n) => Ok(DiceValue::flat(*n)),
+                other => Err(FieldError::new(
+                    ErrorCode::TypeMismatch,
+                    format!("cannot add a {} to dice", other.type_name()),
+                )),
+            };
+            dice(a)?
+                .add(&dice(b)?)
+                .map(Value::dice)
+                .map_err(|_| arith(ocf_formula::decimal::ArithError::Overflow))
+        }
+        _ => Ok(Value::Decimal(
+            number(a)?.checked_add(number(b)?).map_err(arith)?,
+        )),
+    }
+}
+
+/// Twice a value's average, to compare numbers and dice alike (EC: "Dice values compare by
+/// average").
+fn doubled(value: &Value) -> Result<i128, FieldError> {
+    match value {
+        Value::Dice(d) => Ok(d.doubled_average() * 1_000_000),
+        other => Ok(i128::from(number(other)?.millionths()) * 2),
+    }
+}
+
+fn compare(a: &Value, b: &Value) -> Result<std::cmp::Ordering, FieldError> {
+    Ok(doubled(a)?.cmp(&doubled(b)?))
+}
+
+/// The index (among `members`) of the highest (or lowest) value, ties to the earlier instance.
+fn extreme(counted: &[Counted], members: &[usize], highest: bool) -> Result<usize, FieldError> {
+    let mut best = members[0];
+    for &m in &members[1..] {
+        let ord = compare(&counted[m].value, &counted[best].value)?;
+        if (highest && ord.is_gt()) || (!highest && ord.is_lt()) {
+            best = m;
+        }
+    }
+    Ok(best)
+}
+
+fn pick_bound(counted: Vec<Counted>, highest: bool) -> Result<Option<Counted>, FieldError> {
+    if counted.is_empty() {
+        return Ok(None);
+    }
+    let all: Vec<usize> = (0..counted.len()).collect();
+    let best = extreme(&counted, &all, highest)?;
+    Ok(counted.into_iter().nth(best))
+}
+
+/// Set members sort: strings by text, anything else after, by its printed form.
+fn compare_members(a: &Value, b: &Value) -> std::cmp::Ordering {
+    match (a, b) {
+        (Value::String(x), Value::String(y)) => x.cmp(y),
+        _ => a.to_string().cmp(&b.to_string()),
+    }
+}

@@ -1,0 +1,28 @@
+//! The OCF sheet engine: `computeSheet` as incremental salsa queries.
+//!
+//! Layering, as rust-analyzer's: [`input`] holds the database's inputs (the ruleset, and a
+//! character split so that one edit touches one input); each query lives next to what it computes:
+//! [`formula`] (parsed formulas), [`view`] (`item`, `self`, `character`), [`activation`] (what is
+//! active), [`effects`] (effect instances per field) and [`field`] (each field's value). [`sheet`]
+//! assembles computeSheet's output, and [`session`] is the long-running front.
+
+pub mod actions;
+pub mod activation;
+pub mod computed;
+pub mod context;
+pub mod db;
+pub mod effects;
+pub mod field;
+pub mod formula;
+pub mod input;
+pub mod links;
+pub mod session;
+pub mod sheet;
+pub mod standard;
+pub mod view;
+
+pub use crate::db::Database;
+pub use crate::field::{FieldKey, FieldValue, field_value};
+pub use crate::input::{CharacterInput, CopyInput, RulesetInput};
+pub use crate::session::{CharacterId, EditError, Session};
+pub use crate::sheet::{Sheet, compute_sheet, compute_sheet_call};

@@ -1,0 +1,150 @@
+//! Links (EC, "Links"): views of other characters filling the rules' link slots, read as
+//! `links.<slot>`. They are inputs: the engine never computes the other character, and a link read
+//! adds no field dependency, so links can't form a loop.
+
+use std::sync::Arc;
+
+use ocf_formula::Value;
+use ocf_model::Namespace;
+use serde_json::{Value as Json, json};
+
+use crate::input::CharacterInput;
+use crate::view::{bare, literal_value};
+
+/// Every filled slot's view by qualified slot ID, and the `invalid-link-value` and `unknown-link`
+/// errors.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Links {
+    pub views: Vec<(String, Value)>,
+    pub errors: Vec<Json>,
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn links(db: &dyn salsa::Database, character: CharacterInput) -> Links {
+    let ruleset = character.ruleset(db).ruleset(db);
+    let saved = character.saved_links(db);
+    let passed = character.passed_links(db);
+    let mut out = Links::default();
+    // A saved link or a passed view for a slot no loaded pack declares.
+    let mut named: Vec<&String> = saved.keys().chain(passed.keys()).collect();
+    named.sort();
+    named.dedup();
+    for slot in named {
+        if ruleset.links.get(slot).is_none() {
+            out.errors
+                .push(json!({ "code": "unknown-link", "data": { "link": slot } }));
+        }
+    }
+    for (slot, decl) in ruleset.links.iter() {
+        let view = passed.get(slot);
+        let id = match (view.and_then(|v| v.get("id")), saved.get(slot)) {
+            (Some(Json::String(id)), _) => id.clone(),
+            (_, Some(id)) => id.clone(),
+            _ if view.is_some() => String::new(),
+            _ => continue,
+        };
+        let values = view
+            .and_then(|v| v.get("values"))
+            .and_then(Json::as_object)
+            .cloned()
+            .unwrap_or_default();
+        let mut members: Vec<(String, Value)> = vec![("id".into(), Value::string(id))];
+        for (field, field_decl) in decl.decl.fields.iter() {
+            // The passed value whose field ID, without its pack, is the declared ID.
+            let matching: Vec<&Json> = values
+                .iter()
+                .filter(|(k, _)| bare(k) == field)
+                .map(|(_, v)| v)
+                .collect();
+            let value = match matching.as_slice() {
+                [one] => match literal_value(one, Some(field_decl.r#type))
+                    .filter(|v| fits(v, field_decl.r#type))
+                {
+                    Some(v) => Some(v),
+                    None => {
+                        out.errors.push(invalid(slot, field, field_decl.r#type));
+                        None
+                    }
+                },
+                [] => None,
+                _ => {
+                    out.errors.push(invalid(slot, field, field_decl.r#type));
+                    None
+                }
+            };
+            let value = value.or_else(|| {
+                field_decl
+                    .default
+                    .as_ref()
+                    .and_then(|d| literal_value(d, Some(field_decl.r#type)))
+            });
+            if let Some(value) = value {
+                members.push((field.to_owned(), value));
+            }
+        }
+        out.views.push((slot.to_owned(), nest(members)));
+    }
+    out
+}
+
+fn invalid(slot: &str, field: &str, ty: ocf_model::FieldType) -> Json {
+    json!({
+        "code": "invalid-link-value",
+        "data": { "link": slot, "field": field, "expected": serde_json::to_value(ty).unwrap_or_default() },
+    })
+}
+
+fn fits(value: &Value, ty: ocf_model::FieldType) -> bool {
+    use ocf_model::FieldType::*;
+    matches!(
+        (ty, value),
+        (Integer, Value::Int(_))
+            | (Decimal, Value::Decimal(_))
+            | (Boolean, Value::Bool(_))
+            | (String | Enum | Id, Value::String(_))
+            | (Set, Value::List(_))
+            | (Dice, Value::Dice(_))
+    )
+}
+
+/// Nests `a.b.c` members at their dots: `{ a: { b: { c } } }`.
+fn nest(members: Vec<(String, Value)>) -> Value {
+    let mut root = ocf_formula::value::Map::new();
+    for (path, value) in members {
+        insert(&mut root, &path.split('.').collect::<Vec<_>>(), value);
+    }
+    Value::Map(Arc::new(root))
+}
+
+fn insert(map: &mut ocf_formula::value::Map, path: &[&str], value: Value) {
+    match path {
+        [] => {}
+        [last] => {
+            map.insert((*last).into(), value);
+        }
+        [head, rest @ ..] => {
+            let entry = map
+                .entry((*head).into())
+                .or_insert_with(|| Value::Map(Arc::new(Default::default())));
+            if let Value::Map(inner) = entry {
+                insert(Arc::make_mut(inner), rest, value);
+            }
+        }
+    }
+}
+
+/// `links` as a formula in `pack` sees it: each filled slot visible from the pack, by its name.
+pub fn links_root(db: &dyn salsa::Database, character: CharacterInput, pack: &str) -> Value {
+    let ruleset = character.ruleset(db).ruleset(db);
+    let all = links(db, character);
+    let mut members = Vec::new();
+    for (slot, view) in &all.views {
+        let name = bare(slot);
+        if ruleset.resolve(pack, name, Namespace::Link).as_deref() == Some(slot.as_str())
+            || !ruleset.packs.iter().any(|p| p.id == pack)
+        {
+            members.push((name.to_owned(), view.clone()));
+        }
+    }
+    Value::map(members)
+}

@@ -1,0 +1,538 @@
+//! A long-running engine: load a ruleset once, open characters, apply edits, read the sheet or one
+//! field. Each edit sets one input, so the next read recomputes only what the edit reaches.
+//!
+//! Memory: salsa keeps every memo, and a closed character's inputs can't be deleted. The session
+//! therefore rebuilds its database from the open characters once [`TRIM_AFTER_CLOSED`] characters
+//! have been closed since the last rebuild, and `field_value` keeps at most
+//! [`crate::field::FIELD_VALUE_LRU`] values (decisions.md, "Session memory").
+
+use std::sync::Arc;
+
+use ocf_model::{AppliedEntry, Character, CopyEntry, Literal, PickEntry, Ruleset};
+use salsa::Setter;
+
+use crate::db::Database;
+use crate::field::{FieldKey, FieldValue, field_value};
+use crate::input::{CharacterInput, CopyInput, CopyList, RulesetInput};
+
+/// The stack of the thread sheets are computed on: room for [`crate::field::MAX_FIELD_DEPTH`]
+/// nested field computations in a debug build (reserved, not committed, until used).
+pub const DEEP_STACK: usize = 1 << 30;
+
+/// Closed characters tolerated before the database is rebuilt.
+pub const TRIM_AFTER_CLOSED: usize = 16;
+
+/// A character opened in a [`Session`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CharacterId(usize);
+
+/// A job for the worker thread.
+type Job = Box<dyn FnOnce() + Send>;
+
+/// A thread with a deep stack that runs the session's queries, started once per session rather
+/// than once per sheet (spawning a thread costs about as much as recomputing a few fields).
+struct Worker {
+    jobs: Option<std::sync::mpsc::Sender<Job>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Worker {
+    fn start() -> Worker {
+        let (jobs, queue) = std::sync::mpsc::channel::<Job>();
+        let thread = std::thread::Builder::new()
+            .name("ocf-sheet".into())
+            .stack_size(DEEP_STACK)
+            .spawn(move || {
+                while let Ok(job) = queue.recv() {
+                    job();
+                }
+            })
+            .expect("spawning the sheet worker thread");
+        Worker {
+            jobs: Some(jobs),
+            thread: Some(thread),
+        }
+    }
+
+    fn send(&self, job: Job) {
+        if let Some(jobs) = &self.jobs {
+            let _ = jobs.send(job);
+        }
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        // Closing the queue ends the thread's loop.
+        self.jobs.take();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+pub struct Session {
+    worker: Worker,
+    db: Database,
+    log: bool,
+    ruleset: Arc<Ruleset>,
+    ruleset_input: RulesetInput,
+    /// Each opened character's input, and the file it was opened from (to rebuild); `None` once
+    /// closed.
+    characters: Vec<Option<CharacterInput>>,
+    closed_since_trim: usize,
+}
+
+/// An edit the session could not apply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EditError {
+    UnknownCharacter,
+    UnknownCopy(String),
+}
+
+impl std::fmt::Display for EditError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EditError::UnknownCharacter => f.write_str("no such open character"),
+            EditError::UnknownCopy(id) => write!(f, "no copy `{id}`"),
+        }
+    }
+}
+
+impl std::error::Error for EditError {}
+
+impl Session {
+    pub fn new(ruleset: Ruleset) -> Session {
+        Session::build(Database::default(), false, Arc::new(ruleset))
+    }
+
+    /// A session whose database logs every query it runs ([`Session::take_executed`]).
+    pub fn with_execution_log(ruleset: Ruleset) -> Session {
+        Session::build(Database::with_execution_log(), true, Arc::new(ruleset))
+    }
+
+    fn build(db: Database, log: bool, ruleset: Arc<Ruleset>) -> Session {
+        let ruleset_input = RulesetInput::load(&db, ruleset.clone());
+        Session {
+            worker: Worker::start(),
+            db,
+            log,
+            ruleset,
+            ruleset_input,
+            characters: Vec::new(),
+            closed_since_trim: 0,
+        }
+    }
+
+    pub fn ruleset(&self) -> &Ruleset {
+        &self.ruleset
+    }
+
+    pub fn db(&self) -> &Database {
+        &self.db
+    }
+
+    pub fn open(&mut self, character: &Character, competing: &[String]) -> CharacterId {
+        let input = CharacterInput::load(&self.db, self.ruleset_input, character, competing);
+        self.characters.push(Some(input));
+        CharacterId(self.characters.len() - 1)
+    }
+
+    /// Forgets a character. Its memos go at the next rebuild.
+    pub fn close(&mut self, id: CharacterId) {
+        if let Some(slot) = self.characters.get_mut(id.0)
+            && slot.take().is_some()
+        {
+            self.closed_since_trim += 1;
+            if self.closed_since_trim >= TRIM_AFTER_CLOSED {
+                self.rebuild();
+            }
+        }
+    }
+
+    /// A fresh database holding only the open characters, as they are now.
+    fn rebuild(&mut self) {
+        let files: Vec<Option<(Character, Vec<String>)>> = self
+            .characters
+            .iter()
+            .map(|c| c.map(|c| (self.character_file(c), (**c.competing(&self.db)).clone())))
+            .collect();
+        let db = if self.log {
+            Database::with_execution_log()
+        } else {
+            Database::default()
+        };
+        let mut fresh = Session::build(db, self.log, self.ruleset.clone());
+        for file in files {
+            match file {
+                Some((character, competing)) => {
+                    // The file already holds its `competing`; pass none twice.
+                    let mut character = character;
+                    character.competing.clear();
+                    fresh.open(&character, &competing);
+                }
+                None => fresh.characters.push(None),
+            }
+        }
+        *self = fresh;
+    }
+
+    /// The database input of an open character, for queries run through [`Session::deep`].
+    pub fn character_input(&self, id: CharacterId) -> Option<CharacterInput> {
+        self.input(id).ok()
+    }
+
+    fn input(&self, id: CharacterId) -> Result<CharacterInput, EditError> {
+        self.characters
+            .get(id.0)
+            .copied()
+            .flatten()
+            .ok_or(EditError::UnknownCharacter)
+    }
+
+    /// Sets (or, with `None`, clears) an input field's saved value.
+    pub fn set_value(
+        &mut self,
+        id: CharacterId,
+        field: &str,
+        value: Option<Literal>,
+    ) -> Result<(), EditError> {
+        let c = self.input(id)?;
+        c.save_value(&mut self.db, field, value);
+        Ok(())
+    }
+
+    pub fn add_copy(
+        &mut self,
+        id: CharacterId,
+        list: CopyList,
+        entry: &CopyEntry,
+    ) -> Result<(), EditError> {
+        let c = self.input(id)?;
+        let copy = CopyInput::from_entry(&self.db, self.ruleset_input, list, entry);
+        let mut copies = match list {
+            CopyList::Features => (**c.features(&self.db)).clone(),
+            CopyList::Inventory => (**c.inventory(&self.db)).clone(),
+        };
+        copies.push(copy);
+        match list {
+            CopyList::Features => c.set_features(&mut self.db).to(Arc::new(copies)),
+            CopyList::Inventory => c.set_inventory(&mut self.db).to(Arc::new(copies)),
+        };
+        Ok(())
+    }
+
+    pub fn remove_copy(&mut self, id: CharacterId, copy_id: &str) -> Result<(), EditError> {
+        let c = self.input(id)?;
+        for list in [CopyList::Features, CopyList::Inventory] {
+            let copies = match list {
+                CopyList::Features => c.features(&self.db).clone(),
+                CopyList::Inventory => c.inventory(&self.db).clone(),
+            };
+            if let Some(pos) = copies.iter().position(|x| x.id(&self.db) == copy_id) {
+                let mut copies = (*copies).clone();
+                copies.remove(pos);
+                match list {
+                    CopyList::Features => c.set_features(&mut self.db).to(Arc::new(copies)),
+                    CopyList::Inventory => c.set_inventory(&mut self.db).to(Arc::new(copies)),
+                };
+                return Ok(());
+            }
+        }
+        Err(EditError::UnknownCopy(copy_id.to_owned()))
+    }
+
+    fn copy(&self, id: CharacterId, copy_id: &str) -> Result<CopyInput, EditError> {
+        let c = self.input(id)?;
+        c.features(&self.db)
+            .iter()
+            .chain(c.inventory(&self.db).iter())
+            .copied()
+            .find(|x| x.id(&self.db) == copy_id)
+            .ok_or_else(|| EditError::UnknownCopy(copy_id.to_owned()))
+    }
+
+    pub fn equip(
+        &mut self,
+        id: CharacterId,
+        copy_id: &str,
+        equipped: bool,
+    ) -> Result<(), EditError> {
+        let copy = self.copy(id, copy_id)?;
+        copy.set_equipped(&mut self.db).to(equipped);
+        Ok(())
+    }
+
+    /// Sets one state key of a copy (`None` removes it).
+    pub fn set_state(
+        &mut self,
+        id: CharacterId,
+        copy_id: &str,
+        key: &str,
+        value: Option<Literal>,
+    ) -> Result<(), EditError> {
+        let copy = self.copy(id, copy_id)?;
+        let mut state = (**copy.state(&self.db)).clone();
+        match value {
+            Some(v) => {
+                state.0.insert(key.to_owned(), v);
+            }
+            None => {
+                state.0.shift_remove(key);
+            }
+        }
+        copy.set_state(&mut self.db).to(Arc::new(state));
+        Ok(())
+    }
+
+    /// Replaces the picks of a choice: a copy's (`copy_id`), or a rules-level one (`None`).
+    pub fn pick(
+        &mut self,
+        id: CharacterId,
+        copy_id: Option<&str>,
+        choice: &str,
+        picks: Vec<PickEntry>,
+    ) -> Result<(), EditError> {
+        let c = self.input(id)?;
+        let update = |tree: &ocf_model::Picks| {
+            let mut tree = tree.clone();
+            if picks.is_empty() {
+                tree.0.shift_remove(choice);
+            } else {
+                tree.0.insert(choice.to_owned(), picks.clone());
+            }
+            Arc::new(tree)
+        };
+        match copy_id {
+            Some(copy_id) => {
+                let copy = self.copy(id, copy_id)?;
+                let tree = update(copy.choices(&self.db));
+                copy.set_choices(&mut self.db).to(tree);
+            }
+            None => {
+                let tree = update(c.choices(&self.db));
+                c.set_choices(&mut self.db).to(tree);
+            }
+        }
+        Ok(())
+    }
+
+    pub fn set_applied(
+        &mut self,
+        id: CharacterId,
+        applied: Vec<AppliedEntry>,
+    ) -> Result<(), EditError> {
+        let c = self.input(id)?;
+        c.set_applied(&mut self.db).to(Arc::new(applied));
+        Ok(())
+    }
+
+    /// The views passed for link slots (`{ slot: { id, values } }`), replacing earlier ones.
+    pub fn set_links(
+        &mut self,
+        id: CharacterId,
+        links: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<(), EditError> {
+        let c = self.input(id)?;
+        let links: rustc_hash::FxHashMap<String, serde_json::Value> = links.into_iter().collect();
+        if **c.passed_links(&self.db) != links {
+            c.set_passed_links(&mut self.db).to(Arc::new(links));
+        }
+        Ok(())
+    }
+
+    pub fn set_competing(&mut self, id: CharacterId, picks: Vec<String>) -> Result<(), EditError> {
+        let c = self.input(id)?;
+        c.set_competing(&mut self.db).to(Arc::new(picks));
+        Ok(())
+    }
+
+    /// Brings an open character to `file`, setting only the inputs that differ: a saved value, a
+    /// copy's property, a list, the applied entries, the picks. What `ocf watch` calls on each save.
+    pub fn update(&mut self, id: CharacterId, file: &Character) -> Result<(), EditError> {
+        let c = self.input(id)?;
+        let (file, errors) = crate::standard::with_standard_copies(&self.ruleset, file);
+        let file = &file;
+        if **c.errors(&self.db) != errors {
+            c.set_errors(&mut self.db).to(Arc::new(errors));
+        }
+        // Saved values: every field saved before or now.
+        let mut wanted: rustc_hash::FxHashMap<String, Literal> = Default::default();
+        for (field, value) in file.values.iter() {
+            let key = crate::input::qualify_saved(&self.ruleset, file, field);
+            wanted.insert(key, value.clone());
+        }
+        let mut fields: Vec<String> = c.saved(&self.db).keys().cloned().collect();
+        fields.extend(wanted.keys().cloned());
+        fields.sort();
+        fields.dedup();
+        for field in fields {
+            let now = c
+                .saved(&self.db)
+                .get(&field)
+                .and_then(|h| h.value(&self.db).clone());
+            let new = wanted.get(&field).cloned();
+            if now != new {
+                c.save_value(&mut self.db, &field, new);
+            }
+        }
+        // Copies: reuse each copy by its instance ID, setting only what changed.
+        for (list, entries) in [
+            (CopyList::Features, &file.features),
+            (CopyList::Inventory, &file.inventory),
+        ] {
+            let old = match list {
+                CopyList::Features => c.features(&self.db).clone(),
+                CopyList::Inventory => c.inventory(&self.db).clone(),
+            };
+            let mut copies = Vec::with_capacity(entries.len());
+            for entry in entries {
+                let existing = old
+                    .iter()
+                    .copied()
+                    .find(|x| *x.id(&self.db) == entry.id && *x.item(&self.db) == entry.item.0);
+                copies.push(match existing {
+                    Some(copy) => {
+                        self.sync_copy(copy, entry);
+                        copy
+                    }
+                    None => CopyInput::from_entry(&self.db, self.ruleset_input, list, entry),
+                });
+            }
+            if *old != copies {
+                match list {
+                    CopyList::Features => c.set_features(&mut self.db).to(Arc::new(copies)),
+                    CopyList::Inventory => c.set_inventory(&mut self.db).to(Arc::new(copies)),
+                };
+            }
+        }
+        if **c.applied(&self.db) != file.applied {
+            c.set_applied(&mut self.db)
+                .to(Arc::new(file.applied.clone()));
+        }
+        if **c.choices(&self.db) != file.choices {
+            c.set_choices(&mut self.db)
+                .to(Arc::new(file.choices.clone()));
+        }
+        if **c.competing(&self.db) != file.competing {
+            c.set_competing(&mut self.db)
+                .to(Arc::new(file.competing.clone()));
+        }
+        let saved_links: rustc_hash::FxHashMap<String, String> = file
+            .links
+            .iter()
+            .map(|(k, v)| (k.to_owned(), v.clone()))
+            .collect();
+        if **c.saved_links(&self.db) != saved_links {
+            c.set_saved_links(&mut self.db).to(Arc::new(saved_links));
+        }
+        let creating = file.creating.unwrap_or(false);
+        if c.creating(&self.db) != creating {
+            c.set_creating(&mut self.db).to(creating);
+        }
+        Ok(())
+    }
+
+    fn sync_copy(&mut self, copy: CopyInput, entry: &CopyEntry) {
+        let db = &mut self.db;
+        let equipped = entry.equipped.unwrap_or(false);
+        if copy.equipped(db) != equipped {
+            copy.set_equipped(db).to(equipped);
+        }
+        let quantity = entry.quantity.unwrap_or(1);
+        if copy.quantity(db) != quantity {
+            copy.set_quantity(db).to(quantity);
+        }
+        if **copy.state(db) != entry.state {
+            copy.set_state(db).to(Arc::new(entry.state.clone()));
+        }
+        let templates: Vec<String> = entry.templates.iter().map(|t| t.0.clone()).collect();
+        if **copy.templates(db) != templates {
+            copy.set_templates(db).to(Arc::new(templates));
+        }
+        if **copy.choices(db) != entry.choices {
+            copy.set_choices(db).to(Arc::new(entry.choices.clone()));
+        }
+    }
+
+    /// The sheet: every field's value, the effects, activations and issues. Its
+    /// [`Sheet::to_json`](crate::sheet::Sheet::to_json) is computeSheet's output.
+    pub fn sheet(&self, id: CharacterId) -> Result<crate::sheet::Sheet, EditError> {
+        let c = self.input(id)?;
+        Ok(self.deep(move |db| crate::sheet::collect(db, c)))
+    }
+
+    /// computeSheet's output, as JSON.
+    pub fn sheet_json(&self, id: CharacterId) -> Result<serde_json::Value, EditError> {
+        Ok(self.sheet(id)?.to_json())
+    }
+
+    /// One field's value, computing only what it reads.
+    pub fn field(&self, id: CharacterId, field: &str) -> Result<Arc<FieldValue>, EditError> {
+        let c = self.input(id)?;
+        let field = field.to_owned();
+        Ok(self.deep(move |db| {
+            let key = FieldKey::new(db, c, field);
+            field_value(db, key).clone()
+        }))
+    }
+
+    /// Runs `f` on the session's worker thread, whose stack holds
+    /// [`crate::field::MAX_FIELD_DEPTH`] nested field computations, with a clone of the database
+    /// (dropped before this returns, so the next edit's setter doesn't wait on it).
+    pub fn deep<T: Send + 'static>(&self, f: impl FnOnce(&Database) -> T + Send + 'static) -> T {
+        let db = self.db.clone();
+        let (reply, answer) = std::sync::mpsc::channel();
+        let job: Job = Box::new(move || {
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&db)));
+            drop(db);
+            let _ = reply.send(result);
+        });
+        self.worker.send(job);
+        match answer.recv() {
+            Ok(Ok(value)) => value,
+            Ok(Err(panic)) => std::panic::resume_unwind(panic),
+            Err(_) => panic!("the sheet worker thread stopped"),
+        }
+    }
+
+    /// The queries run since the last call (empty unless made [`Session::with_execution_log`]).
+    pub fn take_executed(&self) -> Vec<String> {
+        self.db.take_executed()
+    }
+
+    /// The character as a file, with the session's edits.
+    pub fn character_file(&self, input: CharacterInput) -> Character {
+        let db = &self.db;
+        let mut values = ocf_model::Keyed::default();
+        let mut saved: Vec<(&String, _)> = input.saved(db).iter().collect();
+        saved.sort_by(|a, b| a.0.cmp(b.0));
+        for (field, handle) in saved {
+            if let Some(v) = handle.value(db) {
+                values.0.insert(field.clone(), v.clone());
+            }
+        }
+        let spec = self
+            .ruleset
+            .packs
+            .first()
+            .map(|p| p.spec_version.clone())
+            .unwrap_or_else(|| "1.0.0".into());
+        Character {
+            id: input.id(db).clone(),
+            spec_version: spec,
+            packs: Vec::new(),
+            creating: input.creating(db).then_some(true),
+            values,
+            features: input.features(db).iter().map(|c| c.to_entry(db)).collect(),
+            inventory: input.inventory(db).iter().map(|c| c.to_entry(db)).collect(),
+            applied: (**input.applied(db)).clone(),
+            choices: (**input.choices(db)).clone(),
+            competing: (**input.competing(db)).clone(),
+            links: Default::default(),
+            follow_ups: Vec::new(),
+            homebrew: None,
+            extensions: Default::default(),
+        }
+    }
+}

@@ -1,0 +1,732 @@
+//! computeSheet's output (docs/spec/engine-interface.md): `values`, `competing`, `effects`,
+//! `activations`, `issues` and `errors`, assembled from the queries.
+
+use ocf_formula::{Context, Value};
+use serde_json::{Map, Value as Json, json};
+
+use crate::activation::{Activation, activations};
+use crate::context::{Bindings, Mode, SelfRef, SheetContext};
+use crate::effects::{Source, SourceKind, effect_instances};
+use crate::field::{FieldKey, FieldValue, field_value};
+use crate::input::CharacterInput;
+use crate::view::{ItemKey, applied_self};
+
+/// An issue with what orders it: its activation's rank (the rules 0, activation `i` at `i + 1`),
+/// then its kind's rank.
+type RankedIssue = (usize, usize, Json);
+
+/// The issue kinds in the order an activation's issues are listed (EC, "Order").
+const ISSUE_ORDER: [&str; 10] = [
+    "prerequisite-not-met",
+    "no-eligible-option",
+    "constraint-failed",
+    "too-many-copies",
+    "choice-not-applicable",
+    "too-many-picks",
+    "option-not-eligible",
+    "already-picked",
+    "content-hidden",
+    "immune",
+];
+
+/// computeSheet as a call (docs/spec/engine-interface.md): `character`'s homebrew loaded on top of
+/// `ruleset` (EC, "A character's homebrew"), then the sheet. A homebrew that fails to load gives
+/// empty `values` and its `homebrew-error`s.
+pub fn compute_sheet_call(
+    ruleset: &ocf_model::Ruleset,
+    character: &ocf_model::Character,
+    competing: &[String],
+    links: &Map<String, Json>,
+) -> Json {
+    let ruleset = match ocf_load::load_homebrew(ruleset, character) {
+        Ok(ruleset) => ruleset,
+        Err(errors) => {
+            let errors: Vec<Json> = errors
+                .iter()
+                .map(|e| serde_json::to_value(e).unwrap_or_default())
+                .collect();
+            return json!({
+                "values": {},
+                "competing": [],
+                "effects": [],
+                "activations": [],
+                "issues": [],
+                "errors": errors,
+            });
+        }
+    };
+    let mut session = crate::Session::new(ruleset);
+    let id = session.open(character, competing);
+    let _ = session.set_links(id, links.clone());
+    session.sheet_json(id).unwrap_or_default()
+}
+
+/// A computed sheet: every field's value (shared with the database's memos, so taking a sheet
+/// after an edit costs what the edit recomputed plus one clone per field), the effect instances,
+/// the activations and the issues. [`Sheet::to_json`] is computeSheet's output.
+#[derive(Debug, Clone)]
+pub struct Sheet {
+    /// Field ID and value, in ruleset field order.
+    pub fields: Vec<(String, std::sync::Arc<FieldValue>)>,
+    pub effects: Vec<std::sync::Arc<crate::effects::Instance>>,
+    pub activations: crate::activation::Activations,
+    /// Issues that belong to activations, as `(rank, kind rank, issue)`.
+    activation_issues: Vec<RankedIssue>,
+    pub choices: Vec<Json>,
+    pub pending: Vec<Json>,
+    /// Each copy with computed values: instance ID, then `(name, value)` in declaration order.
+    pub copies: Vec<(String, Vec<(String, Value)>)>,
+    pub copy_names: Vec<(String, String)>,
+    pub actions: Vec<crate::actions::Listed>,
+    /// computed-value `formula-error`s and other sheet errors not tied to a field.
+    pub errors: Vec<Json>,
+}
+
+/// Collects the sheet of `character`, computing what isn't remembered.
+pub fn collect(db: &dyn salsa::Database, character: CharacterInput) -> Sheet {
+    let ruleset = character.ruleset(db).ruleset(db);
+    let fields = ruleset
+        .fields
+        .iter()
+        .map(|(id, _)| {
+            let key = FieldKey::new(db, character, id.to_owned());
+            (id.to_owned(), field_value(db, key).clone())
+        })
+        .collect();
+    let rest = sheet_rest(db, character).clone();
+    Sheet {
+        fields,
+        effects: effect_instances(db, character).list.clone(),
+        activations: activations(db, character).clone(),
+        activation_issues: rest.issues,
+        choices: rest.choices,
+        pending: rest.pending,
+        copies: rest.copies,
+        copy_names: rest.copy_names,
+        errors: rest.errors,
+        actions: rest.actions,
+    }
+}
+
+/// Everything of the sheet besides the field values: remembered, so a sheet read again after an
+/// edit that none of it read doesn't re-evaluate prerequisites, constraints and actions.
+#[derive(Debug, Clone, PartialEq)]
+struct Rest {
+    issues: Vec<RankedIssue>,
+    choices: Vec<Json>,
+    pending: Vec<Json>,
+    copies: Vec<(String, Vec<(String, Value)>)>,
+    copy_names: Vec<(String, String)>,
+    errors: Vec<Json>,
+    actions: Vec<crate::actions::Listed>,
+}
+
+#[salsa::tracked(returns(ref))]
+fn sheet_rest(db: &dyn salsa::Database, character: CharacterInput) -> Rest {
+    let acts = activations(db, character);
+    let mut issues = activation_issues(db, character, &acts.list);
+    for blocked in &acts.blocked {
+        let source = match (&blocked.rules_pack, blocked.activation) {
+            (Some(_), _) | (None, None) => json!({ "type": "rules", "id": blocked.id }),
+            (None, Some(a)) => activation_source(&acts.list[a]).to_json(),
+        };
+        let rank = blocked.activation.map_or(0, |a| a + 1);
+        issues.push((
+            rank,
+            kind_rank("immune"),
+            json!({
+                "code": "immune",
+                "id": blocked.id,
+                "source": source,
+                "data": { "entry": blocked.entry, "item": blocked.item },
+            }),
+        ));
+    }
+    let (choices, pending, choice_issues) = choice_lists(acts);
+    let actions = crate::actions::available_actions(db, character, acts);
+    issues.extend(rules_issues(db, character, acts));
+    let (mut copies, mut copy_names) = (Vec::new(), Vec::new());
+    let mut errors: Vec<Json> = (**character.errors(db)).clone();
+    errors.extend(crate::links::links(db, character).errors.iter().cloned());
+    if acts.limit_reached {
+        errors.push(json!({
+            "code": "safety-limit-exceeded",
+            "data": { "limit": "activations", "max": crate::activation::MAX_ACTIVATIONS },
+        }));
+    }
+    for copy in character
+        .features(db)
+        .iter()
+        .chain(character.inventory(db).iter())
+    {
+        let id = copy.id(db).clone();
+        let computed = crate::computed::computed_values(db, character, *copy);
+        if !computed.values.is_empty() {
+            copies.push((id.clone(), computed.values.clone()));
+        }
+        for (name, cause) in &computed.errors {
+            errors.push(json!({
+                "code": "formula-error",
+                "data": { "entry": id, "name": name, "cause": cause },
+            }));
+        }
+        if let Some(name) = crate::computed::copy_name(db, *copy) {
+            copy_names.push((id, name));
+        }
+    }
+    issues.extend(choice_issues);
+    // By activation (the rules first), then kind; written order is kept (the sort is stable).
+    issues.sort_by_key(|(rank, kind, _)| (*rank, *kind));
+    Rest {
+        issues,
+        choices,
+        pending,
+        copies,
+        copy_names,
+        errors,
+        actions,
+    }
+}
+
+/// computeSheet for `character`, as JSON.
+pub fn compute_sheet(db: &dyn salsa::Database, character: CharacterInput) -> Json {
+    collect(db, character).to_json()
+}
+
+impl Sheet {
+    pub fn field(&self, id: &str) -> Option<&FieldValue> {
+        self.fields.iter().find(|(f, _)| f == id).map(|(_, v)| &**v)
+    }
+
+    /// computeSheet's output (docs/spec/engine-interface.md).
+    pub fn to_json(&self) -> Json {
+        let mut values = Map::new();
+        let mut competing = Vec::new();
+        let mut errors = Vec::new();
+        let mut limits = Vec::new();
+        let mut copies = Map::new();
+        for (id, values) in &self.copies {
+            let values: Map<String, Json> = values
+                .iter()
+                .map(|(n, v)| (n.clone(), v.to_json()))
+                .collect();
+            copies.insert(id.clone(), Json::Object(values));
+        }
+        let copy_names: Map<String, Json> = self
+            .copy_names
+            .iter()
+            .map(|(id, name)| (id.clone(), Json::from(name.as_str())))
+            .collect();
+        let mut suppressed = rustc_hash::FxHashSet::default();
+        for (id, field) in &self.fields {
+            values.insert(id.clone(), field_json(field));
+            for group in &field.competing {
+                let mut g = Map::new();
+                g.insert("field".into(), id.as_str().into());
+                g.insert("op".into(), op_name(group.op).into());
+                if let Some(key) = &group.stack_key {
+                    g.insert("stackKey".into(), key.clone().into());
+                }
+                g.insert(
+                    "options".into(),
+                    group
+                        .options
+                        .iter()
+                        .map(|o| json!({ "id": o.id, "value": o.value.to_json(), "source": o.source.to_json() }))
+                        .collect(),
+                );
+                g.insert("recommended".into(), group.recommended.clone().into());
+                g.insert("applied".into(), group.applied.clone().into());
+                competing.push(Json::Object(g));
+            }
+            suppressed.extend(field.suppressed.iter().copied());
+            if let Some(range) = &field.out_of_range {
+                errors.push(json!({
+                    "code": "out-of-range",
+                    "path": format!("/values/{id}"),
+                    "data": { "field": id, "value": range.value.to_json(), "bound": range.bound.to_json() },
+                }));
+            }
+            for limit in &field.out_of_limits {
+                limits.push(json!({
+                    "code": "out-of-limits",
+                    "id": id,
+                    "data": {
+                        "field": id,
+                        "limit": limit.limit,
+                        "value": limit.value.to_json(),
+                        "bound": limit.bound.to_json(),
+                    },
+                }));
+            }
+        }
+        let effects: Vec<Json> = self
+            .effects
+            .iter()
+            .map(|instance| {
+                let mut e = Map::new();
+                e.insert("id".into(), instance.option_id.clone().into());
+                e.insert("op".into(), op_name(instance.effect.op).into());
+                e.insert(
+                    "target".into(),
+                    match &instance.field {
+                        Some(field) => field.clone().into(),
+                        None => serde_json::to_value(&instance.effect.target).unwrap_or(Json::Null),
+                    },
+                );
+                e.insert("source".into(), instance.source.to_json());
+                if suppressed.contains(&instance.order) {
+                    e.insert("suppressed".into(), true.into());
+                }
+                Json::Object(e)
+            })
+            .collect();
+        let activation_list: Vec<Json> =
+            self.activations.list.iter().map(activation_json).collect();
+        let mut issues: Vec<Json> = self
+            .activation_issues
+            .iter()
+            .map(|(_, _, issue)| issue.clone())
+            .collect();
+        issues.extend(limits);
+        errors.extend(self.errors.iter().cloned());
+        json!({
+            "values": values,
+            "competing": competing,
+            "effects": effects,
+            "activations": activation_list,
+            "pending": self.pending,
+            "choices": self.choices,
+            "actions": crate::actions::to_json(&self.actions),
+            "copies": copies,
+            "copyNames": copy_names,
+            "issues": issues,
+            "errors": errors,
+        })
+    }
+}
+
+/// One field's entry in `values`.
+pub fn field_json(field: &FieldValue) -> Json {
+    let mut v = Map::new();
+    if let Some(value) = &field.value {
+        v.insert("value".into(), value.to_json());
+    }
+    if let Some(base) = &field.base {
+        v.insert("base".into(), base.to_json());
+    }
+    v.insert(
+        "breakdown".into(),
+        field
+            .breakdown
+            .iter()
+            .map(|s| json!({ "op": op_name(s.op), "value": s.value.to_json(), "source": s.source.to_json() }))
+            .collect(),
+    );
+    v.insert(
+        "tags".into(),
+        field.tags.iter().map(|t| Json::from(t.as_str())).collect(),
+    );
+    if let Some(name) = &field.name {
+        v.insert("name".into(), name.clone().into());
+    }
+    if let Some(error) = &field.error {
+        v.insert("error".into(), error.code.as_str().into());
+    }
+    Json::Object(v)
+}
+
+pub fn op_name(op: ocf_model::Op) -> &'static str {
+    use ocf_model::Op::*;
+    match op {
+        Set => "set",
+        Add => "add",
+        Multiply => "multiply",
+        AtLeast => "atLeast",
+        AtMost => "atMost",
+        Grant => "grant",
+        RollModifier => "rollModifier",
+        Option => "option",
+        Changes => "changes",
+    }
+}
+
+fn kind_rank(kind: &str) -> usize {
+    ISSUE_ORDER
+        .iter()
+        .position(|k| *k == kind)
+        .unwrap_or(ISSUE_ORDER.len())
+}
+
+fn activation_json(a: &Activation) -> Json {
+    let mut m = Map::new();
+    m.insert("item".into(), a.item.clone().into());
+    if let Some(entry) = &a.entry {
+        m.insert("entry".into(), entry.clone().into());
+    }
+    m.insert("via".into(), a.via.as_str().into());
+    if a.applied {
+        m.insert("scope".into(), "applied".into());
+    }
+    if let Some(parent) = a.parent {
+        m.insert("parent".into(), parent.into());
+    }
+    if let Some(path) = &a.path {
+        m.insert("path".into(), path_json(a.entry.as_deref(), path));
+    }
+    Json::Object(m)
+}
+
+/// A choice path (change.schema.json's `choicePath`): `{ entry?, choice: [key, option, key, …] }`.
+fn path_json(entry: Option<&str>, segments: &[String]) -> Json {
+    let mut m = Map::new();
+    if let Some(entry) = entry {
+        m.insert("entry".into(), entry.into());
+    }
+    m.insert(
+        "choice".into(),
+        segments.iter().map(|p| Json::from(p.as_str())).collect(),
+    );
+    Json::Object(m)
+}
+
+/// The applicable choices in the order of `pending` (EC, "Pending choices and issues"): the
+/// rules-level choices, then each activation's own choices in declaration order, each followed at
+/// once by the choices of what was picked in it, then those of the activations it reaches
+/// (templates, grants), in activation order.
+fn choice_order(acts: &crate::activation::Activations) -> Vec<usize> {
+    use crate::activation::Via;
+    // Children by parent (the last slot for activations without one), and choices by owner, so
+    // the walk is linear in the activations.
+    let n = acts.list.len();
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
+    for (i, a) in acts.list.iter().enumerate() {
+        children[a.parent.unwrap_or(n)].push(i);
+    }
+    let mut owned: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
+    for (i, record) in acts.choices.iter().enumerate() {
+        owned[record.owner.unwrap_or(n)].push(i);
+    }
+    let mut out = Vec::new();
+    // An explicit stack of (owner, phase) keeps deep trees off the call stack.
+    enum Step {
+        Owner(Option<usize>),
+        Record(usize),
+    }
+    let mut stack = vec![Step::Owner(None)];
+    while let Some(step) = stack.pop() {
+        match step {
+            Step::Record(i) => out.push(i),
+            Step::Owner(owner) => {
+                let slot = owner.unwrap_or(n);
+                let mut next = Vec::new();
+                for &r in &owned[slot] {
+                    let record = &acts.choices[r];
+                    next.push(Step::Record(r));
+                    for &p in &children[slot] {
+                        let a = &acts.list[p];
+                        let picked_here = a.via == Via::Pick
+                            && a.path.as_ref().is_some_and(|path| {
+                                path.len() >= 2 && path[..path.len() - 1] == record.path[..]
+                            });
+                        if picked_here {
+                            next.push(Step::Owner(Some(p)));
+                        }
+                    }
+                }
+                for &c in &children[slot] {
+                    let a = &acts.list[c];
+                    let reached = owner.is_some() && matches!(a.via, Via::Template | Via::Grant);
+                    let top = owner.is_none() && a.via == Via::Copy;
+                    if reached || top {
+                        next.push(Step::Owner(Some(c)));
+                    }
+                }
+                stack.extend(next.into_iter().rev());
+            }
+        }
+    }
+    out
+}
+
+/// `choices`, `pending`, and the choice issues (`choice-not-applicable`, `too-many-picks`).
+fn choice_lists(acts: &crate::activation::Activations) -> (Vec<Json>, Vec<Json>, Vec<RankedIssue>) {
+    let (mut choices, mut pending, mut issues) = (Vec::new(), Vec::new(), Vec::new());
+    for i in choice_order(acts) {
+        let record = &acts.choices[i];
+        let rank = record.owner.map_or(0, |a| a + 1);
+        let source = match record.owner {
+            Some(a) => activation_source(&acts.list[a]).to_json(),
+            None => json!({ "type": "rules", "id": record.root }),
+        };
+        let issue_owner = match record.owner {
+            Some(_) => record.root.clone(),
+            None => "rules".to_owned(),
+        };
+        let path = path_json(record.entry.as_deref(), &record.path);
+        if !record.applicable {
+            if !record.picks.is_empty() {
+                issues.push((
+                    rank,
+                    kind_rank("choice-not-applicable"),
+                    json!({
+                        "code": "choice-not-applicable",
+                        "id": format!("{issue_owner}/{}", record.id),
+                        "source": source,
+                        "data": { "path": path },
+                    }),
+                ));
+            }
+            continue;
+        }
+        let picked = record.picks.len() as i64;
+        if record.max.is_some_and(|max| picked > max) {
+            issues.push((
+                rank,
+                kind_rank("too-many-picks"),
+                json!({
+                    "code": "too-many-picks",
+                    "id": format!("{issue_owner}/{}", record.id),
+                    "source": source,
+                    "data": { "path": path, "max": record.max, "picked": picked },
+                }),
+            ));
+        }
+        let open = record.max.is_none_or(|max| picked < max);
+        let mut c = Map::new();
+        c.insert("path".into(), path.clone());
+        c.insert("owner".into(), record.root.clone().into());
+        c.insert("id".into(), record.id.clone().into());
+        c.insert("min".into(), record.min.into());
+        if let Some(max) = record.max {
+            c.insert("max".into(), max.into());
+        }
+        c.insert("picks".into(), Json::Array(record.picks.clone()));
+        c.insert("open".into(), open.into());
+        choices.push(Json::Object(c));
+        if record.required && picked < record.min {
+            let mut p = Map::new();
+            p.insert("path".into(), path);
+            p.insert("min".into(), record.min.into());
+            if let Some(max) = record.max {
+                p.insert("max".into(), max.into());
+            }
+            p.insert("picked".into(), picked.into());
+            pending.push(Json::Object(p));
+        }
+    }
+    (choices, pending, issues)
+}
+
+/// The rules' issues (`constraint-failed`, `too-many-copies`) and `content-hidden`.
+fn rules_issues(
+    db: &dyn salsa::Database,
+    character: CharacterInput,
+    acts: &crate::activation::Activations,
+) -> Vec<RankedIssue> {
+    let ruleset = character.ruleset(db).ruleset(db);
+    let mut out = Vec::new();
+    let copies: Vec<crate::input::CopyInput> = character
+        .features(db)
+        .iter()
+        .chain(character.inventory(db).iter())
+        .copied()
+        .collect();
+    // constraint-failed: each constraint whose check is false; with `copies`, once per copy of the
+    // query's type it fails on, `self` and `item` that copy's (decisions.md, "Constraints").
+    for (id, constraint) in ruleset.constraints.iter() {
+        let pack = constraint.pack.as_str();
+        let mut runs: Vec<(Bindings<'_>, Option<String>)> = Vec::new();
+        match &constraint.decl.copies {
+            None => runs.push((Bindings::rules(pack), None)),
+            Some(query) => {
+                for copy in &copies {
+                    let of_type = ruleset.item(copy.item(db)).and_then(|e| e.type_name())
+                        == Some(query.r#type.as_str());
+                    if !of_type {
+                        continue;
+                    }
+                    let bindings = Bindings {
+                        pack,
+                        self_ref: SelfRef::Copy(*copy),
+                        item: Some(ItemKey::new(
+                            db,
+                            character.ruleset(db),
+                            copy.item(db).clone(),
+                            (**copy.templates(db)).clone(),
+                        )),
+                        pick: None,
+                        entry: None,
+                    };
+                    if let Some(w) = &query.r#where {
+                        let ctx = SheetContext::new(db, character, Mode::Sheet, bindings.clone());
+                        let holds =
+                            crate::formula::parse(db, w.as_str()).and_then(|f| f.evaluate(&ctx));
+                        if holds != Ok(Value::Bool(true)) {
+                            continue;
+                        }
+                    }
+                    runs.push((bindings, Some(copy.id(db).clone())));
+                }
+            }
+        }
+        for (bindings, entry) in runs {
+            let ctx = SheetContext::new(db, character, Mode::Sheet, bindings);
+            let holds = crate::formula::parse(db, constraint.decl.check.as_str())
+                .and_then(|f| f.evaluate(&ctx));
+            if holds == Ok(Value::Bool(true)) {
+                continue;
+            }
+            let mut data = Map::new();
+            for (key, formula) in constraint.decl.data.iter() {
+                let value = crate::formula::parse(db, formula.as_str())
+                    .and_then(|f| f.evaluate(&ctx))
+                    .map(|v| v.to_json())
+                    .unwrap_or(Json::Null);
+                data.insert(key.to_owned(), value);
+            }
+            if let Some(entry) = entry {
+                data.insert("entry".into(), entry.into());
+            }
+            out.push((
+                0,
+                kind_rank("constraint-failed"),
+                json!({ "code": "constraint-failed", "id": id, "source": { "type": "rules", "id": id }, "data": data }),
+            ));
+        }
+    }
+    // too-many-copies: by type in ruleset order, the type's `max` first, then its items' `perItem`
+    // in the order of their first copy.
+    for (type_name, decl) in ruleset.content_types.iter() {
+        let Some(limits) = &decl.decl.copies else {
+            continue;
+        };
+        let of_type: Vec<&String> = copies
+            .iter()
+            .map(|c| c.item(db))
+            .filter(|item| ruleset.item(item).and_then(|e| e.type_name()) == Some(type_name))
+            .collect();
+        let mut issue = |id: &str, data: Json| {
+            out.push((
+                0,
+                kind_rank("too-many-copies"),
+                json!({ "code": "too-many-copies", "id": id, "source": { "type": "rules", "id": id }, "data": data }),
+            ));
+        };
+        if let Some(max) = limits.max
+            && of_type.len() > max as usize
+        {
+            issue(
+                type_name,
+                json!({ "type": type_name, "max": max, "count": of_type.len() }),
+            );
+        }
+        if let Some(per_item) = limits.per_item {
+            let mut seen: Vec<&String> = Vec::new();
+            for item in &of_type {
+                if seen.contains(item) {
+                    continue;
+                }
+                seen.push(item);
+                let count = of_type.iter().filter(|i| *i == item).count();
+                if count > per_item as usize {
+                    issue(
+                        item,
+                        json!({ "item": item, "perItem": per_item, "count": count }),
+                    );
+                }
+            }
+        }
+    }
+    // content-hidden: owned or picked hidden content, on its own activation.
+    for (i, a) in acts.list.iter().enumerate() {
+        if !matches!(
+            a.via,
+            crate::activation::Via::Copy | crate::activation::Via::Pick
+        ) {
+            continue;
+        }
+        if ruleset.item(&a.item).is_some_and(|e| e.hidden) {
+            out.push((
+                i + 1,
+                kind_rank("content-hidden"),
+                json!({
+                    "code": "content-hidden",
+                    "id": a.item,
+                    "source": activation_source(a).to_json(),
+                    "data": { "item": a.item },
+                }),
+            ));
+        }
+    }
+    out
+}
+
+/// An activation named as a source: `{ type, id, entry? }`.
+pub fn activation_source(a: &Activation) -> Source {
+    Source {
+        kind: if a.via == crate::activation::Via::Template {
+            SourceKind::Template
+        } else {
+            SourceKind::Item
+        },
+        id: a.item.clone(),
+        entry: a.entry.clone(),
+    }
+}
+
+/// `prerequisite-not-met` for each false prerequisite of active holder content not waived, as
+/// `(activation rank, kind rank, issue)`.
+fn activation_issues(
+    db: &dyn salsa::Database,
+    character: CharacterInput,
+    list: &[Activation],
+) -> Vec<RankedIssue> {
+    let ruleset = character.ruleset(db).ruleset(db);
+    let mut out = Vec::new();
+    for (i, a) in list.iter().enumerate() {
+        if a.applied || a.waived {
+            continue;
+        }
+        let Some(entry) = ruleset.item(&a.item) else {
+            continue;
+        };
+        let pack = entry.pack_of("prerequisites");
+        for prerequisite in &entry.item.prerequisites {
+            let self_ref = match (a.copy, a.applied_entry) {
+                (Some(copy), _) => SelfRef::Copy(copy),
+                (None, Some(e)) => SelfRef::Value(applied_self(ruleset, &character.applied(db)[e])),
+                (None, None) => SelfRef::None,
+            };
+            let bindings = Bindings {
+                pack,
+                self_ref,
+                item: Some(ItemKey::new(
+                    db,
+                    character.ruleset(db),
+                    a.item.clone(),
+                    a.templates.clone(),
+                )),
+                pick: None,
+                entry: None,
+            };
+            let ctx = SheetContext::new(db, character, Mode::Sheet, bindings);
+            let holds = crate::formula::parse(db, prerequisite.check.as_str())
+                .ok()
+                .and_then(|f| f.evaluate(&ctx as &dyn Context).ok());
+            if holds != Some(Value::Bool(true)) {
+                out.push((
+                    i + 1,
+                    kind_rank("prerequisite-not-met"),
+                    json!({
+                        "code": "prerequisite-not-met",
+                        "id": format!("{}/{}", a.item, prerequisite.id),
+                        "source": activation_source(a).to_json(),
+                        "data": {},
+                    }),
+                ));
+            }
+        }
+    }
+    out
+}

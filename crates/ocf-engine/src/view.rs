@@ -1,0 +1,336 @@
+//! What formulas see of the character: the item a copy holds (`item`, templates merged), a copy as
+//! `self`, an applied entry as `self`, and the whole character as `character`. Each is a query, so a
+//! formula that reads `self` depends on that copy alone.
+
+use std::sync::Arc;
+
+use ocf_formula::{Formula, MapContext, Root, Value};
+use ocf_model::{FieldType, Keyed, Literal, Ruleset, StateDecl};
+
+use crate::input::{CharacterInput, CopyInput, RulesetInput};
+
+/// The key of [`item_view`]: a content item with the templates applied on it, in order.
+#[salsa::interned(debug)]
+pub struct ItemKey<'db> {
+    #[returns(copy)]
+    pub ruleset: RulesetInput,
+    #[returns(ref)]
+    pub content: String,
+    #[returns(ref)]
+    pub templates: Vec<String>,
+}
+
+/// The unqualified part of a qualified ID (`weapon` of `5e-srd-5.1:weapon`).
+pub fn bare(id: &str) -> &str {
+    id.split_once(':').map_or(id, |(_, rest)| rest)
+}
+
+/// `item` for content `key.content` with `key.templates` merged over it (EC, "Items and `item`"):
+/// `id`, `type` (unqualified), `tags` (the base item's, then each template's less its
+/// `removeTags`) and each item field read by its declared type. `None` for unknown content.
+#[salsa::tracked(returns(ref))]
+pub fn item_view<'db>(db: &'db dyn salsa::Database, key: ItemKey<'db>) -> Option<Value> {
+    let ruleset = key.ruleset(db).ruleset(db);
+    let entry = ruleset.item(key.content(db))?;
+    let type_name = entry.type_name().unwrap_or_default();
+    let type_decl = ruleset.content_type(type_name);
+
+    // Field values as written, later templates replacing earlier ones; `null` removes.
+    let mut written: Keyed<Literal> = Keyed::default();
+    if let Some(decl) = type_decl {
+        for (name, field) in decl.decl.fields.iter() {
+            if let Some(default) = &field.default {
+                written.0.insert(name.to_owned(), default.clone());
+            }
+        }
+    }
+    for (name, field) in ruleset.template_fields.iter() {
+        if let Some(default) = &field.decl.default {
+            written.0.entry(name.to_owned()).or_insert(default.clone());
+        }
+    }
+    for (name, value) in entry.item.fields.iter() {
+        written.0.insert(name.to_owned(), value.clone());
+    }
+    let mut tags: Vec<String> = entry.item.tags.iter().map(|t| t.0.clone()).collect();
+    for template in key.templates(db) {
+        let Some(t) = ruleset.item(template) else {
+            continue;
+        };
+        for (name, value) in t.item.fields.iter() {
+            if value.is_null() {
+                written.0.shift_remove(name);
+            } else {
+                written.0.insert(name.to_owned(), value.clone());
+            }
+        }
+        tags.retain(|tag| !t.item.remove_tags.iter().any(|r| r.0 == *tag));
+        tags.extend(t.item.tags.iter().map(|t| t.0.clone()));
+    }
+    let mut seen = rustc_hash::FxHashSet::default();
+    tags.retain(|t| seen.insert(t.clone()));
+
+    // Literal fields first, so formula fields can read them as `item.<name>`.
+    let field_type = |name: &str| {
+        type_decl
+            .and_then(|d| d.decl.fields.get(name).map(|f| f.r#type))
+            .or_else(|| ruleset.template_fields.get(name).map(|f| f.decl.r#type))
+    };
+    let mut members: Vec<(String, Value)> = vec![
+        ("id".into(), Value::string(key.content(db).as_str())),
+        ("type".into(), Value::string(bare(type_name))),
+        (
+            "tags".into(),
+            Value::list(tags.iter().map(|t| Value::string(t.as_str())).collect()),
+        ),
+    ];
+    let mut pending = Vec::new();
+    for (name, value) in written.iter() {
+        match (field_type(name), value) {
+            (
+                Some(
+                    FieldType::Integer | FieldType::Decimal | FieldType::Boolean | FieldType::Dice,
+                ),
+                Literal::String(text),
+            ) => pending.push((name.to_owned(), text.clone())),
+            (ty, value) => {
+                if let Some(v) = literal_value(value, ty) {
+                    members.push((name.to_owned(), v));
+                }
+            }
+        }
+    }
+    let literal_item = Value::map(members.iter().map(|(k, v)| (k.as_str(), v.clone())));
+    let ctx = MapContext::new().with_root(Root::Item, literal_item);
+    for (name, text) in pending {
+        // A formula item field sees `item` (the base item's literal fields); one that fails is
+        // absent (decisions.md, "Item field formulas").
+        if let Ok(formula) = Formula::parse(&text)
+            && let Ok(value) = formula.evaluate(&ctx)
+        {
+            members.push((name, value));
+        }
+    }
+    Some(Value::map(members))
+}
+
+/// A literal read by its declared type: numbers, booleans, strings and lists as JSON reads them,
+/// an int widened for a decimal, dice notation for a dice value.
+pub fn literal_value(literal: &Literal, ty: Option<FieldType>) -> Option<Value> {
+    match (ty, literal) {
+        (Some(FieldType::Dice), Literal::String(text)) => {
+            ocf_formula::dice_from_notation(text).ok().map(Value::dice)
+        }
+        (Some(FieldType::Dice), Literal::Number(n)) => n
+            .as_i64()
+            .map(|n| Value::dice(ocf_dice::value::DiceValue::flat(n))),
+        (Some(FieldType::Decimal), Literal::Number(_)) => {
+            let v = Value::from_json(literal).ok()?;
+            v.as_decimal().map(Value::Decimal)
+        }
+        _ => Value::from_json(literal).ok(),
+    }
+}
+
+/// The state keys a copy of `content` with `templates` declares: the content type's, the item's,
+/// then each template's, a later one replacing an earlier.
+pub fn state_decls<'r>(
+    ruleset: &'r Ruleset,
+    content: &str,
+    templates: &[String],
+) -> Vec<(&'r str, &'r StateDecl)> {
+    let mut decls: Vec<(&str, &StateDecl)> = Vec::new();
+    let mut push = |state: &'r Keyed<StateDecl>| {
+        for (key, decl) in state.iter() {
+            match decls.iter_mut().find(|(k, _)| *k == key) {
+                Some(slot) => slot.1 = decl,
+                None => decls.push((key, decl)),
+            }
+        }
+    };
+    if let Some(entry) = ruleset.item(content) {
+        if let Some(t) = entry.type_name().and_then(|t| ruleset.content_type(t)) {
+            push(&t.decl.state);
+        }
+        push(&entry.item.state);
+    }
+    for template in templates {
+        if let Some(t) = ruleset.item(template) {
+            push(&t.item.state);
+        }
+    }
+    decls
+}
+
+/// The state values of an entry: each declared key's saved value, else its literal default; a key
+/// with neither is absent. A `{ formula }` default is evaluated with `item` bound; one that fails is
+/// absent (EC, "Formula state defaults").
+fn state_values(
+    decls: &[(&str, &StateDecl)],
+    saved: &Keyed<Literal>,
+    item: Option<&Value>,
+) -> Vec<(String, Value)> {
+    let mut out = Vec::new();
+    for (key, decl) in decls {
+        let value = match saved.get(key) {
+            Some(v) => literal_value(v, Some(decl.r#type)),
+            None => match &decl.default {
+                Some(ocf_model::Computed::Literal(v)) => literal_value(v, Some(decl.r#type)),
+                Some(ocf_model::Computed::Formula { formula }) => {
+                    let mut ctx = MapContext::new();
+                    if let Some(item) = item {
+                        ctx = ctx.with_root(Root::Item, item.clone());
+                    }
+                    Formula::parse(formula.as_str())
+                        .ok()
+                        .and_then(|f| f.evaluate(&ctx).ok())
+                }
+                None => None,
+            },
+        };
+        if let Some(value) = value {
+            out.push(((*key).to_owned(), value));
+        }
+    }
+    // Saved values of keys nothing declares are kept too, so `self` shows what the file holds.
+    for (key, value) in saved.iter() {
+        if !decls.iter().any(|(k, _)| *k == key)
+            && let Some(v) = literal_value(value, None)
+        {
+            out.push((key.to_owned(), v));
+        }
+    }
+    out
+}
+
+/// The item a copy holds, with its saved templates.
+pub fn copy_item(db: &dyn salsa::Database, copy: CopyInput) -> Option<&Value> {
+    let key = ItemKey::new(
+        db,
+        copy.ruleset(db),
+        copy.item(db).clone(),
+        (**copy.templates(db)).clone(),
+    );
+    item_view(db, key).as_ref()
+}
+
+/// A copy as `self` (EC, "Copies and `self`"): `id`, `equipped`, `quantity`, `templates` and its
+/// state keys.
+#[salsa::tracked(returns(ref))]
+pub fn copy_self(db: &dyn salsa::Database, copy: CopyInput) -> Value {
+    let rules = copy.ruleset(db).ruleset(db);
+    let templates = copy.templates(db);
+    let item = copy_item(db, copy);
+    let decls = state_decls(rules, copy.item(db), templates);
+    let mut members = vec![
+        ("id".to_owned(), Value::string(copy.id(db).as_str())),
+        ("equipped".to_owned(), Value::Bool(copy.equipped(db))),
+        ("quantity".to_owned(), Value::Int(copy.quantity(db) as i64)),
+        (
+            "templates".to_owned(),
+            Value::list(
+                templates
+                    .iter()
+                    .map(|t| Value::string(t.as_str()))
+                    .collect(),
+            ),
+        ),
+    ];
+    members.extend(state_values(&decls, copy.state(db), item));
+    Value::map(members)
+}
+
+/// An applied entry as `self` and `entry`: `id` and its state keys.
+pub fn applied_self(ruleset: &Ruleset, entry: &ocf_model::AppliedEntry) -> Value {
+    let decls = state_decls(ruleset, entry.source.as_str(), &[]);
+    let mut members = vec![("id".to_owned(), Value::string(entry.id.as_str()))];
+    members.extend(state_values(&decls, &entry.state, None));
+    Value::map(members)
+}
+
+/// `character` (EC, "`character`"): `creating`, `inventory` and `features` as lists of copies
+/// `{ id, item, type, equipped, quantity, state }`, and the raw `applied` list.
+#[salsa::tracked(returns(ref))]
+pub fn character_view(db: &dyn salsa::Database, character: CharacterInput) -> Value {
+    let rules = character.ruleset(db).ruleset(db);
+    let list = |copies: &Arc<Vec<CopyInput>>| {
+        Value::list(copies.iter().map(|c| copy_view(db, *c, false)).collect())
+    };
+    let applied = character
+        .applied(db)
+        .iter()
+        .map(|e| {
+            let decls = state_decls(rules, e.source.as_str(), &[]);
+            Value::map([
+                ("id", Value::string(e.id.as_str())),
+                ("source", Value::string(e.source.as_str())),
+                ("active", Value::Bool(e.active.unwrap_or(true))),
+                ("state", Value::map(state_values(&decls, &e.state, None))),
+            ])
+        })
+        .collect();
+    Value::map([
+        ("creating", Value::Bool(character.creating(db))),
+        ("inventory", list(character.inventory(db))),
+        ("features", list(character.features(db))),
+        ("applied", Value::list(applied)),
+    ])
+}
+
+/// A copy as `character.inventory` lists it, or (`aggregate`) as the copy aggregates see it, with
+/// `tags`, `templates` and `fields` added.
+pub fn copy_view(db: &dyn salsa::Database, copy: CopyInput, aggregate: bool) -> Value {
+    let rules = copy.ruleset(db).ruleset(db);
+    let item = copy_item(db, copy);
+    let type_name = rules
+        .item(copy.item(db))
+        .and_then(|e| e.type_name())
+        .map(bare)
+        .unwrap_or_default();
+    let state = match copy_self(db, copy) {
+        Value::Map(m) => {
+            let skip = ["id", "equipped", "quantity", "templates"];
+            Value::map(
+                m.iter()
+                    .filter(|(k, _)| !skip.contains(&&***k))
+                    .map(|(k, v)| (k.clone(), v.clone())),
+            )
+        }
+        other => other.clone(),
+    };
+    let mut members = vec![
+        ("id", Value::string(copy.id(db).as_str())),
+        ("item", Value::string(copy.item(db).as_str())),
+        ("type", Value::string(type_name)),
+        ("equipped", Value::Bool(copy.equipped(db))),
+        ("quantity", Value::Int(copy.quantity(db) as i64)),
+        ("state", state),
+    ];
+    if aggregate {
+        let (tags, fields) = match item {
+            Some(Value::Map(m)) => (
+                m.get("tags")
+                    .cloned()
+                    .unwrap_or_else(|| Value::list(vec![])),
+                Value::map(
+                    m.iter()
+                        .filter(|(k, _)| !["id", "type", "tags"].contains(&&***k))
+                        .map(|(k, v)| (k.clone(), v.clone())),
+                ),
+            ),
+            _ => (Value::list(vec![]), Value::map::<&str>([])),
+        };
+        members.push(("tags", tags));
+        members.push((
+            "templates",
+            Value::list(
+                copy.templates(db)
+                    .iter()
+                    .map(|t| Value::string(t.as_str()))
+                    .collect(),
+            ),
+        ));
+        members.push(("fields", fields));
+    }
+    Value::map(members)
+}
