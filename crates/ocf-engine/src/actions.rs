@@ -184,6 +184,7 @@ fn available(
             )),
             pick: None,
             entry: None,
+            slot: None,
         },
     };
     let ctx = SheetContext::new(db, character, Mode::Sheet, bindings);

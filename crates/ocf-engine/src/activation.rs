@@ -14,6 +14,10 @@ use crate::view::{ItemKey, applied_self};
 /// otherwise grow exponentially with depth.
 pub const MAX_ACTIVATIONS: usize = 10_000;
 
+/// A slotted choice has at most this many slots (decisions.md, "Choice slots"): its count is a
+/// formula of untrusted content.
+pub const MAX_SLOTS: i64 = 100;
+
 /// Grants and picks nest at most this deep (`maxChoiceDepth`, PROVISIONAL; decisions.md).
 pub const MAX_CHOICE_DEPTH: usize = 16;
 
@@ -76,19 +80,38 @@ pub struct Blocked {
     pub order: (usize, usize),
 }
 
-/// A pick of an applicable choice that has `effects`: they apply once per pick, with `pick` bound
-/// (EC, computeSheet "Effects"), whether or not the choice activates its picks.
+/// Effects that apply per pick (EC, computeSheet "Effects"): a choice's `effects` once per pick,
+/// with `pick` bound, whether or not the choice activates its picks; and a picked inline option's
+/// own effects.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChoicePick {
     /// The activation owning the choice; `None` for a rules-level choice.
     pub owner: Option<usize>,
     /// The content declaring the choice (the pack for a rules-level one).
     pub declared_by: String,
-    pub choice: String,
+    /// The option IDs' prefix: `<owner>/<choice key>` for a choice's effects, the inline option's
+    /// key root for its own.
+    pub option_prefix: String,
     pub pack: String,
     pub effects: Vec<ocf_model::Effect>,
-    /// `pick`: `{ id, value }`, the option as picked.
-    pub pick: Value,
+    /// `pick`: `{ id, value }`, the option as picked; `None` for an inline option's own effects.
+    pub pick: Option<Value>,
+    /// `slot`, in a slotted choice.
+    pub slot: Option<i64>,
+}
+
+/// A picked inline option of an applicable choice.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InlinePick {
+    /// The owner of the choice (the option's `self`); `None` at the rules level.
+    pub owner: Option<usize>,
+    /// The choice it was picked in, in [`Activations::choices`].
+    pub record: usize,
+    /// `<owner root>.choices.<choice>.options.<option>`.
+    pub root: String,
+    pub option: String,
+    pub pack: String,
+    pub slot: Option<i64>,
 }
 
 /// A choice met while walking: a rules-level one, or one of an activation's content.
@@ -113,6 +136,15 @@ pub struct ChoiceRecord {
     pub picks: Vec<ocf_model::Literal>,
     /// `required` isn't `false`.
     pub required: bool,
+    /// For one slot of a slotted choice: the declared ID and the slot's number.
+    pub slot: Option<(String, i64)>,
+    /// The choice whose picked inline option declares this one.
+    pub parent_record: Option<usize>,
+    pub decl: std::sync::Arc<Choice>,
+    /// The pack its formulas resolve names in.
+    pub pack: String,
+    /// `slot` as its formulas see it (its own, or its inline option's choice's).
+    pub bound_slot: Option<i64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -120,6 +152,8 @@ pub struct Activations {
     pub list: Vec<Activation>,
     pub blocked: Vec<Blocked>,
     pub choice_picks: Vec<ChoicePick>,
+    /// The picked inline options, in walk order.
+    pub inline_picks: Vec<InlinePick>,
     /// Every choice met, applicable or not, in walk order.
     pub choices: Vec<ChoiceRecord>,
     /// [`MAX_ACTIVATIONS`] was reached: what is past it isn't activated.
@@ -191,6 +225,7 @@ impl<'db> Walk<'db> {
             )),
             pick: None,
             entry: None,
+            slot: None,
         }
     }
 
@@ -211,21 +246,14 @@ impl<'db> Walk<'db> {
         let rules_choices = self.character.choices(self.db).clone();
         for (id, choice) in self.ruleset.choices.iter() {
             let pack = choice.pack.as_str();
-            let applicable = self.condition(choice.decl.when.as_ref(), Bindings::rules(pack));
-            let picks = rules_choices.get(id).cloned().unwrap_or_default();
-            self.record(
-                &choice.decl,
-                None,
-                format!("{pack}:rules"),
-                id,
-                None,
-                applicable,
-                Bindings::rules(pack),
-                &picks,
-            );
-            if applicable {
-                self.picks(&choice.decl, pack, id, &picks, None, None, None, 1);
-            }
+            let owner = ChoiceOwner {
+                index: None,
+                root: format!("{pack}:rules"),
+                bindings: Bindings::rules(pack),
+                pack,
+                activation: None,
+            };
+            self.choice(&owner, &choice.decl, id.to_owned(), &rules_choices, 1, None);
         }
     }
 
@@ -270,8 +298,9 @@ impl<'db> Walk<'db> {
         self.follow(index, &tree, None, 1);
     }
 
-    /// The grants, then the picks, of activation `index`, depth first. `key` is the content's key
-    /// in the picks tree: `None` for the tree's own item (bare choice IDs), else `<content>/<id>`.
+    /// The grants, then the choices, of activation `index`, depth first. `key` is the content's
+    /// key in the picks tree: `None` for the tree's own item (bare choice IDs), else the content,
+    /// whose choices are keyed `<content>/<id>`.
     fn follow(&mut self, index: usize, tree: &Picks, key: Option<&str>, depth: usize) {
         if depth > MAX_CHOICE_DEPTH {
             return;
@@ -293,198 +322,351 @@ impl<'db> Walk<'db> {
                 .map(|g| (g, entry.pack_of("grants"))),
         );
         for (grant, pack) in grants {
-            let scope = grant.scope.unwrap_or(Scope::Holder);
-            // Holder content follows holder grants; applied content its `scope: applied` ones.
-            if (scope == Scope::Applied) != activation.applied {
-                continue;
-            }
             let bindings = self.bindings(&activation, pack);
-            if !self.condition(grant.when.as_ref(), bindings) {
-                continue;
-            }
-            let granted = grant.item.0.clone();
-            if self.ruleset.item(&granted).is_none() || self.full() {
-                continue;
-            }
-            let g = self.push(Activation {
-                item: granted.clone(),
-                via: if activation.applied {
-                    Via::Applied
-                } else {
-                    Via::Grant
-                },
-                applied: activation.applied,
-                parent: Some(index),
-                path: None,
-                copy: activation.copy,
-                applied_entry: activation.applied_entry,
-                entry: activation.entry.clone(),
-                templates: Vec::new(),
-                waived: grant.waive_prerequisites.unwrap_or(false),
-            });
-            self.follow(g, tree, Some(granted.as_str()), depth + 1);
+            self.grant(grant, bindings, &activation, Some(index), tree, depth);
         }
         if activation.applied {
             return;
         }
         let pack = entry.pack_of("choices");
+        let owner = ChoiceOwner {
+            index: Some(index),
+            root: activation.item.clone(),
+            bindings: self.bindings(&activation, pack),
+            pack,
+            activation: Some(activation.clone()),
+        };
         for choice in &entry.item.choices {
-            let bindings = self.bindings(&activation, pack);
-            let applicable = self.condition(choice.when.as_ref(), bindings.clone());
-            let choice_key = match key {
-                Some(k) => format!("{k}/{}", choice.id),
+            let base = match key {
+                Some(content) => tree_key(tree, content, &choice.id),
                 None => choice.id.clone(),
             };
-            let picks = tree.get(&choice_key).cloned().unwrap_or_default();
-            self.record(
-                choice,
-                Some(index),
-                activation.item.clone(),
-                &choice_key,
-                activation.entry.clone(),
-                applicable,
-                bindings,
-                &picks,
-            );
-            if !applicable {
-                continue;
-            }
-            self.picks(
-                choice,
-                pack,
-                &choice_key,
-                &picks,
-                Some(index),
-                activation.copy,
-                activation.entry.clone(),
-                depth,
-            );
+            self.choice(&owner, choice, base, tree, depth, None);
         }
     }
 
-    /// Activates the picked content options of an applicable choice.
-    #[allow(clippy::too_many_arguments)]
-    fn picks(
+    /// Follows one grant of `granter` (the activation whose `self` and owner the granted content
+    /// shares), under `parent` in the activation list.
+    fn grant(
         &mut self,
-        choice: &Choice,
-        pack: &str,
-        choice_key: &str,
-        picks: &[PickEntry],
+        grant: &ocf_model::Grant,
+        bindings: Bindings<'db>,
+        granter: &Activation,
         parent: Option<usize>,
-        copy: Option<CopyInput>,
-        entry: Option<String>,
+        tree: &Picks,
         depth: usize,
     ) {
+        let scope = grant.scope.unwrap_or(Scope::Holder);
+        // Holder content follows holder grants; applied content its `scope: applied` ones.
+        if (scope == Scope::Applied) != granter.applied {
+            return;
+        }
+        if !self.condition(grant.when.as_ref(), bindings) {
+            return;
+        }
+        let granted = grant.item.0.clone();
+        if self.ruleset.item(&granted).is_none() || self.full() {
+            return;
+        }
+        let g = self.push(Activation {
+            item: granted.clone(),
+            via: if granter.applied {
+                Via::Applied
+            } else {
+                Via::Grant
+            },
+            applied: granter.applied,
+            parent,
+            path: None,
+            copy: granter.copy,
+            applied_entry: granter.applied_entry,
+            entry: granter.entry.clone(),
+            templates: Vec::new(),
+            waived: grant.waive_prerequisites.unwrap_or(false),
+        });
+        self.follow(g, tree, Some(granted.as_str()), depth + 1);
+    }
+
+    /// One declared choice: one choice per slot for a slotted one (keyed `<key>-<n>`, `slot`
+    /// bound), each recorded, and its picks followed when it is applicable.
+    fn choice(
+        &mut self,
+        owner: &ChoiceOwner<'db>,
+        choice: &Choice,
+        base_key: String,
+        tree: &Picks,
+        depth: usize,
+        parent_record: Option<usize>,
+    ) {
+        let slots: Vec<Option<i64>> = match &choice.slots {
+            None => vec![None],
+            Some(count) => {
+                let n = self
+                    .count(count, owner.bindings.clone())
+                    .unwrap_or(0)
+                    .clamp(0, MAX_SLOTS);
+                (1..=n).map(Some).collect()
+            }
+        };
+        for slot in slots {
+            let (key, id) = match slot {
+                Some(n) => (format!("{base_key}-{n}"), format!("{}-{n}", choice.id)),
+                None => (base_key.clone(), choice.id.clone()),
+            };
+            let bindings = Bindings {
+                slot: slot.or(owner.bindings.slot),
+                ..owner.bindings.clone()
+            };
+            let owner = ChoiceOwner {
+                bindings,
+                ..owner.clone()
+            };
+            let applicable = self.condition(choice.when.as_ref(), owner.bindings.clone());
+            let picks = tree.get(&key).cloned().unwrap_or_default();
+            let record = self.record(
+                choice,
+                &owner,
+                &key,
+                id,
+                slot,
+                applicable,
+                &picks,
+                parent_record,
+            );
+            if applicable {
+                self.picks(&owner, choice, &key, &picks, depth, record);
+            }
+        }
+    }
+
+    /// The picks of an applicable choice: each pick runs the choice's `effects`; a picked content
+    /// option is activated (unless the choice says `activate: false`), and a picked inline option
+    /// applies its effects, follows its grants and offers its own choices.
+    fn picks(
+        &mut self,
+        owner: &ChoiceOwner<'db>,
+        choice: &Choice,
+        choice_key: &str,
+        picks: &[PickEntry],
+        depth: usize,
+        record: usize,
+    ) {
+        let declared_by = owner
+            .index
+            .map(|p| self.out.list[p].item.clone())
+            .unwrap_or_else(|| owner.pack.to_owned());
         if !choice.effects.is_empty() {
-            let declared_by = parent
-                .map(|p| self.out.list[p].item.clone())
-                .unwrap_or_else(|| pack.to_owned());
             for pick in picks {
                 let id = match &pick.option {
-                    serde_json::Value::String(s) => {
-                        self.resolve_content(pack, s).unwrap_or_else(|| s.clone())
-                    }
+                    serde_json::Value::String(s) => self
+                        .resolve_content(owner.pack, s)
+                        .unwrap_or_else(|| s.clone()),
                     other => other.to_string(),
                 };
                 let value = crate::view::literal_value(&pick.option, None).unwrap_or_default();
                 self.out.choice_picks.push(ChoicePick {
-                    owner: parent,
+                    owner: owner.index,
                     declared_by: declared_by.clone(),
-                    choice: choice_key.to_owned(),
-                    pack: pack.to_owned(),
+                    option_prefix: format!("{declared_by}/{choice_key}"),
+                    pack: owner.pack.to_owned(),
                     effects: choice.effects.clone(),
-                    pick: Value::map([("id", Value::string(id)), ("value", value)]),
+                    pick: Some(Value::map([("id", Value::string(id)), ("value", value)])),
+                    slot: owner.bindings.slot,
                 });
             }
         }
-        // Only a content option activates content (EC, Activation: "A picked content option of an
-        // applicable choice"); inline options and values don't.
-        let content_choice = matches!(
-            choice.options,
-            ocf_model::ChoiceOptions::Source(ocf_model::ChoiceSource::Content { .. })
-        );
-        if !content_choice || choice.activate == Some(false) || depth > MAX_CHOICE_DEPTH {
+        if depth > MAX_CHOICE_DEPTH {
             return;
         }
-        for pick in picks {
-            let Some(option) = pick.option.as_str() else {
-                continue;
-            };
-            let Some(content) = self.resolve_content(pack, option) else {
-                continue;
-            };
-            if self.full() {
-                return;
+        match &choice.options {
+            ocf_model::ChoiceOptions::Inline(options) => {
+                for pick in picks {
+                    let Some(option) = options.iter().find(|o| pick.option.as_str() == Some(&o.id))
+                    else {
+                        continue;
+                    };
+                    self.inline_pick(owner, choice, choice_key, option, pick, depth, record);
+                }
             }
-            let mut path = self.prefix.clone();
-            path.extend([choice_key.to_owned(), content.clone()]);
-            let p = self.push(Activation {
-                item: content.clone(),
-                via: Via::Pick,
-                applied: false,
-                parent,
-                path: Some(path),
-                copy,
-                applied_entry: None,
-                entry: entry.clone(),
-                templates: Vec::new(),
-                waived: choice.waive_prerequisites.unwrap_or(false),
+            ocf_model::ChoiceOptions::Source(ocf_model::ChoiceSource::Content { .. })
+                if choice.activate != Some(false) =>
+            {
+                for pick in picks {
+                    let Some(option) = pick.option.as_str() else {
+                        continue;
+                    };
+                    let Some(content) = self.resolve_content(owner.pack, option) else {
+                        continue;
+                    };
+                    if self.full() {
+                        return;
+                    }
+                    let mut path = self.prefix.clone();
+                    path.extend([choice_key.to_owned(), content.clone()]);
+                    let granter = owner.activation.as_ref();
+                    let p = self.push(Activation {
+                        item: content.clone(),
+                        via: Via::Pick,
+                        applied: false,
+                        parent: owner.index,
+                        path: Some(path),
+                        copy: granter.and_then(|a| a.copy),
+                        applied_entry: None,
+                        entry: granter.and_then(|a| a.entry.clone()),
+                        templates: Vec::new(),
+                        waived: choice.waive_prerequisites.unwrap_or(false),
+                    });
+                    self.prefix.extend([choice_key.to_owned(), content.clone()]);
+                    self.follow(p, &pick.choices, None, depth + 1);
+                    self.prefix.truncate(self.prefix.len() - 2);
+                }
+            }
+            // Values and formula options (and `activate: false`) activate nothing.
+            _ => {}
+        }
+    }
+
+    /// A picked inline option (EC, Activation: "A picked inline option | the owner of the choice"):
+    /// its effects apply with the owner's `self`, its grants are followed as the owner's, and its
+    /// choices are the owner's too, keyed in the pick's own tree under the root
+    /// `<owner root>.choices.<choice>.options.<option>`.
+    #[allow(clippy::too_many_arguments)]
+    fn inline_pick(
+        &mut self,
+        owner: &ChoiceOwner<'db>,
+        choice: &Choice,
+        choice_key: &str,
+        option: &ocf_model::InlineOption,
+        pick: &PickEntry,
+        depth: usize,
+        record: usize,
+    ) {
+        let root = format!("{}.choices.{}.options.{}", owner.root, choice.id, option.id);
+        self.out.inline_picks.push(InlinePick {
+            owner: owner.index,
+            record,
+            root: root.clone(),
+            option: option.id.clone(),
+            pack: owner.pack.to_owned(),
+            slot: owner.bindings.slot,
+        });
+        if !option.effects.is_empty() {
+            let declared_by = owner
+                .index
+                .map(|p| self.out.list[p].item.clone())
+                .unwrap_or_else(|| owner.pack.to_owned());
+            self.out.choice_picks.push(ChoicePick {
+                owner: owner.index,
+                declared_by,
+                option_prefix: root.clone(),
+                pack: owner.pack.to_owned(),
+                effects: option.effects.clone(),
+                pick: None,
+                slot: owner.bindings.slot,
             });
-            self.prefix.extend([choice_key.to_owned(), content.clone()]);
-            self.follow(p, &pick.choices, None, depth + 1);
-            self.prefix.truncate(self.prefix.len() - 2);
+        }
+        self.prefix
+            .extend([choice_key.to_owned(), option.id.clone()]);
+        let granter = owner.activation.clone().unwrap_or_else(|| Activation {
+            item: String::new(),
+            via: Via::Grant,
+            applied: false,
+            parent: None,
+            path: None,
+            copy: None,
+            applied_entry: None,
+            entry: None,
+            templates: Vec::new(),
+            waived: false,
+        });
+        for grant in &option.grants {
+            self.grant(
+                grant,
+                owner.bindings.clone(),
+                &granter,
+                owner.index,
+                &pick.choices,
+                depth,
+            );
+        }
+        let nested = ChoiceOwner {
+            root,
+            ..owner.clone()
+        };
+        for inner in &option.choices {
+            self.choice(
+                &nested,
+                inner,
+                inner.id.clone(),
+                &pick.choices,
+                depth + 1,
+                Some(record),
+            );
+        }
+        self.prefix.truncate(self.prefix.len() - 2);
+    }
+
+    /// A count formula (a choice's `pick` or `slots`), evaluated as an activation condition is.
+    fn count(&self, f: &ocf_model::Formula, bindings: Bindings<'db>) -> Option<i64> {
+        let formula = crate::formula::parse(self.db, f.as_str()).ok()?;
+        let ctx = SheetContext::new(self.db, self.character, Mode::Activation, bindings);
+        match formula.evaluate(&ctx) {
+            Ok(Value::Int(n)) => Some(n),
+            _ => None,
         }
     }
 
     /// Records a choice for `choices`, `pending` and the choice issues, its pick count evaluated as
-    /// an activation condition is (a count that fails to evaluate is the default, 1).
+    /// an activation condition is (a count that fails to evaluate is the default, 1). Returns its
+    /// index in [`Activations::choices`].
     #[allow(clippy::too_many_arguments)]
     fn record(
         &mut self,
         choice: &Choice,
-        owner: Option<usize>,
-        root: String,
+        owner: &ChoiceOwner<'db>,
         key: &str,
-        entry: Option<String>,
+        id: String,
+        slot: Option<i64>,
         applicable: bool,
-        bindings: Bindings<'db>,
         picks: &[PickEntry],
-    ) {
-        let count = |this: &Self, f: &ocf_model::Formula| -> Option<i64> {
-            let formula = crate::formula::parse(this.db, f.as_str()).ok()?;
-            let ctx =
-                SheetContext::new(this.db, this.character, Mode::Activation, bindings.clone());
-            match formula.evaluate(&ctx) {
-                Ok(Value::Int(n)) => Some(n),
-                _ => None,
-            }
-        };
+        parent_record: Option<usize>,
+    ) -> usize {
+        let bindings = owner.bindings.clone();
         let (min, max) = match &choice.pick {
             None => (1, Some(1)),
             Some(ocf_model::PickCount::Exactly(f)) => {
-                let n = count(self, f).unwrap_or(1);
+                let n = self.count(f, bindings).unwrap_or(1);
                 (n, Some(n))
             }
             Some(ocf_model::PickCount::Range { min, max }) => (
-                min.as_ref().and_then(|f| count(self, f)).unwrap_or(0),
-                max.as_ref().and_then(|f| count(self, f)),
+                min.as_ref()
+                    .and_then(|f| self.count(f, bindings.clone()))
+                    .unwrap_or(0),
+                max.as_ref().and_then(|f| self.count(f, bindings.clone())),
             ),
         };
         let mut path = self.prefix.clone();
         path.push(key.to_owned());
+        let activation = owner.activation.as_ref();
         self.out.choices.push(ChoiceRecord {
-            owner,
-            root,
-            id: choice.id.clone(),
+            owner: owner.index,
+            root: owner.root.clone(),
+            id,
             key: key.to_owned(),
-            entry,
+            entry: activation.and_then(|a| a.entry.clone()),
             path,
             applicable,
             min,
             max,
             picks: picks.iter().map(|p| p.option.clone()).collect(),
             required: choice.required != Some(false),
+            slot: slot.map(|n| (choice.id.clone(), n)),
+            parent_record,
+            decl: std::sync::Arc::new(choice.clone()),
+            pack: owner.pack.to_owned(),
+            bound_slot: owner.bindings.slot,
         });
+        self.out.choices.len() - 1
     }
 
     fn resolve_content(&self, pack: &str, option: &str) -> Option<String> {
@@ -757,6 +939,29 @@ impl<'db> Walk<'db> {
             order: (index, im.written),
         });
     }
+}
+
+/// Who owns the choices being walked: an activation, or the rules.
+#[derive(Clone)]
+struct ChoiceOwner<'db> {
+    index: Option<usize>,
+    /// The key root: the content ID, `<pack>:rules`, or an inline option's root.
+    root: String,
+    /// What the choices' formulas see (`self`, `item`, `slot`).
+    bindings: Bindings<'db>,
+    pack: &'db str,
+    activation: Option<Activation>,
+}
+
+/// The key of a granted content's or template's choice in the picks tree: `<content>/<id>`, with
+/// the content's qualified ID when the tree uses it, else its local one (decisions.md, "Choice
+/// keys of granted content").
+fn tree_key(tree: &Picks, content: &str, id: &str) -> String {
+    let qualified = format!("{content}/{id}");
+    if tree.get(&qualified).is_some() {
+        return qualified;
+    }
+    format!("{}/{id}", crate::view::bare(content))
 }
 
 #[derive(Clone)]

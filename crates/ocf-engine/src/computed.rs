@@ -86,6 +86,7 @@ pub fn computed_values(
             )),
             pick: None,
             entry: None,
+            slot: None,
         };
         let ctx = SheetContext::new(db, character, Mode::Sheet, bindings);
         let result = crate::formula::parse(db, decl.formula.as_str())

@@ -39,6 +39,8 @@ pub struct Bindings<'db> {
     pub item: Option<ItemKey<'db>>,
     pub pick: Option<Value>,
     pub entry: Option<Value>,
+    /// `slot`: the slot number, in a slotted choice's formulas and its inline options'.
+    pub slot: Option<i64>,
 }
 
 impl<'db> Bindings<'db> {
@@ -49,6 +51,7 @@ impl<'db> Bindings<'db> {
             item: None,
             pick: None,
             entry: None,
+            slot: None,
         }
     }
 }
@@ -107,6 +110,7 @@ impl Context for SheetContext<'_> {
                 .and_then(|key| item_view(self.db, key).clone())),
             Root::Character => Ok(Some(character_view(self.db, self.character).clone())),
             Root::Pick if self.bindings.pick.is_some() => Ok(self.bindings.pick.clone()),
+            Root::Slot if self.bindings.slot.is_some() => Ok(self.bindings.slot.map(Value::Int)),
             Root::Links => Ok(Some(crate::links::links_root(
                 self.db,
                 self.character,

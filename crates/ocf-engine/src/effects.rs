@@ -75,6 +75,8 @@ pub struct Instance {
     pub templates: Vec<String>,
     /// `pick`, for a choice's effects.
     pub pick: Option<Value>,
+    /// `slot`, for the effects of a slotted choice and its inline options.
+    pub slot: Option<i64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -122,6 +124,7 @@ pub fn effect_instances(db: &dyn salsa::Database, character: CharacterInput) -> 
                     fields.r#where.0.clone(),
                     base.effect.op == Op::Grant,
                     base.pick.clone(),
+                    base.slot,
                 ),
             );
             for field in matched.iter() {
@@ -159,6 +162,7 @@ pub fn effect_instances(db: &dyn salsa::Database, character: CharacterInput) -> 
                 item: String::new(),
                 templates: Vec::new(),
                 pick: None,
+                slot: None,
             },
         );
     }
@@ -219,6 +223,7 @@ fn activation_effects(
         item: activation.item.clone(),
         templates: activation.templates.clone(),
         pick: None,
+        slot: None,
     };
     let mut out = Vec::new();
     if let Some(t) = entry.type_name().and_then(|t| ruleset.content_type(t)) {
@@ -278,7 +283,7 @@ fn choice_effects(
                     id: pick.declared_by.clone(),
                     entry: owner.and_then(|a| a.entry.clone()),
                 },
-                option_id: format!("{}/{}#{key}", pick.declared_by, pick.choice),
+                option_id: format!("{}#{key}", pick.option_prefix),
                 effect: Arc::new(effect.clone()),
                 pack: pick.pack.clone(),
                 field: None,
@@ -286,7 +291,8 @@ fn choice_effects(
                 applied_entry: None,
                 item: owner.map(|a| a.item.clone()).unwrap_or_default(),
                 templates: owner.map(|a| a.templates.clone()).unwrap_or_default(),
-                pick: Some(pick.pick.clone()),
+                pick: pick.pick.clone(),
+                slot: pick.slot,
             }
         })
         .collect()
@@ -315,6 +321,9 @@ pub struct FieldsWhere<'db> {
     /// `pick`, for a choice's effect (its `where` may read it).
     #[returns(ref)]
     pub pick: Option<Value>,
+    /// `slot`, for a slotted choice's effect.
+    #[returns(copy)]
+    pub slot: Option<i64>,
 }
 
 /// The fields a set-of-fields target reaches, in ruleset field order (EF, "Targets"). It reads
@@ -338,6 +347,9 @@ pub fn matching_fields<'db>(db: &'db dyn salsa::Database, key: FieldsWhere<'db>)
             let mut ctx = MapContext::new().with_root(Root::Item, field_view(id, decl));
             if let Some(pick) = key.pick(db) {
                 ctx = ctx.with_root(Root::Pick, pick.clone());
+            }
+            if let Some(slot) = key.slot(db) {
+                ctx = ctx.with_root(Root::Slot, Value::Int(slot));
             }
             matches!(formula.evaluate(&ctx), Ok(Value::Bool(true)))
         })

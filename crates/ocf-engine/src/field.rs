@@ -321,6 +321,7 @@ impl<'db> Work<'_, 'db> {
                 item,
                 pick: instance.pick.clone(),
                 entry: None,
+                slot: instance.slot,
             },
         )
     }

@@ -8,6 +8,7 @@
 
 pub mod actions;
 pub mod activation;
+pub mod choices;
 pub mod computed;
 pub mod context;
 pub mod db;

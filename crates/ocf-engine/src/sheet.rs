@@ -13,7 +13,7 @@ use crate::view::{ItemKey, applied_self};
 
 /// An issue with what orders it: its activation's rank (the rules 0, activation `i` at `i + 1`),
 /// then its kind's rank.
-type RankedIssue = (usize, usize, Json);
+pub(crate) type RankedIssue = (usize, usize, Json);
 
 /// The issue kinds in the order an activation's issues are listed (EC, "Order").
 const ISSUE_ORDER: [&str; 10] = [
@@ -142,7 +142,7 @@ fn sheet_rest(db: &dyn salsa::Database, character: CharacterInput) -> Rest {
             }),
         ));
     }
-    let (choices, pending, choice_issues) = choice_lists(acts);
+    let (choices, pending, choice_issues) = crate::choices::choice_lists(db, character, acts);
     let actions = crate::actions::available_actions(db, character, acts);
     issues.extend(rules_issues(db, character, acts));
     let (mut copies, mut copy_names) = (Vec::new(), Vec::new());
@@ -351,7 +351,7 @@ pub fn op_name(op: ocf_model::Op) -> &'static str {
     }
 }
 
-fn kind_rank(kind: &str) -> usize {
+pub(crate) fn kind_rank(kind: &str) -> usize {
     ISSUE_ORDER
         .iter()
         .position(|k| *k == kind)
@@ -378,7 +378,7 @@ fn activation_json(a: &Activation) -> Json {
 }
 
 /// A choice path (change.schema.json's `choicePath`): `{ entry?, choice: [key, option, key, …] }`.
-fn path_json(entry: Option<&str>, segments: &[String]) -> Json {
+pub(crate) fn path_json(entry: Option<&str>, segments: &[String]) -> Json {
     let mut m = Map::new();
     if let Some(entry) = entry {
         m.insert("entry".into(), entry.into());
@@ -388,134 +388,6 @@ fn path_json(entry: Option<&str>, segments: &[String]) -> Json {
         segments.iter().map(|p| Json::from(p.as_str())).collect(),
     );
     Json::Object(m)
-}
-
-/// The applicable choices in the order of `pending` (EC, "Pending choices and issues"): the
-/// rules-level choices, then each activation's own choices in declaration order, each followed at
-/// once by the choices of what was picked in it, then those of the activations it reaches
-/// (templates, grants), in activation order.
-fn choice_order(acts: &crate::activation::Activations) -> Vec<usize> {
-    use crate::activation::Via;
-    // Children by parent (the last slot for activations without one), and choices by owner, so
-    // the walk is linear in the activations.
-    let n = acts.list.len();
-    let mut children: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
-    for (i, a) in acts.list.iter().enumerate() {
-        children[a.parent.unwrap_or(n)].push(i);
-    }
-    let mut owned: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
-    for (i, record) in acts.choices.iter().enumerate() {
-        owned[record.owner.unwrap_or(n)].push(i);
-    }
-    let mut out = Vec::new();
-    // An explicit stack of (owner, phase) keeps deep trees off the call stack.
-    enum Step {
-        Owner(Option<usize>),
-        Record(usize),
-    }
-    let mut stack = vec![Step::Owner(None)];
-    while let Some(step) = stack.pop() {
-        match step {
-            Step::Record(i) => out.push(i),
-            Step::Owner(owner) => {
-                let slot = owner.unwrap_or(n);
-                let mut next = Vec::new();
-                for &r in &owned[slot] {
-                    let record = &acts.choices[r];
-                    next.push(Step::Record(r));
-                    for &p in &children[slot] {
-                        let a = &acts.list[p];
-                        let picked_here = a.via == Via::Pick
-                            && a.path.as_ref().is_some_and(|path| {
-                                path.len() >= 2 && path[..path.len() - 1] == record.path[..]
-                            });
-                        if picked_here {
-                            next.push(Step::Owner(Some(p)));
-                        }
-                    }
-                }
-                for &c in &children[slot] {
-                    let a = &acts.list[c];
-                    let reached = owner.is_some() && matches!(a.via, Via::Template | Via::Grant);
-                    let top = owner.is_none() && a.via == Via::Copy;
-                    if reached || top {
-                        next.push(Step::Owner(Some(c)));
-                    }
-                }
-                stack.extend(next.into_iter().rev());
-            }
-        }
-    }
-    out
-}
-
-/// `choices`, `pending`, and the choice issues (`choice-not-applicable`, `too-many-picks`).
-fn choice_lists(acts: &crate::activation::Activations) -> (Vec<Json>, Vec<Json>, Vec<RankedIssue>) {
-    let (mut choices, mut pending, mut issues) = (Vec::new(), Vec::new(), Vec::new());
-    for i in choice_order(acts) {
-        let record = &acts.choices[i];
-        let rank = record.owner.map_or(0, |a| a + 1);
-        let source = match record.owner {
-            Some(a) => activation_source(&acts.list[a]).to_json(),
-            None => json!({ "type": "rules", "id": record.root }),
-        };
-        let issue_owner = match record.owner {
-            Some(_) => record.root.clone(),
-            None => "rules".to_owned(),
-        };
-        let path = path_json(record.entry.as_deref(), &record.path);
-        if !record.applicable {
-            if !record.picks.is_empty() {
-                issues.push((
-                    rank,
-                    kind_rank("choice-not-applicable"),
-                    json!({
-                        "code": "choice-not-applicable",
-                        "id": format!("{issue_owner}/{}", record.id),
-                        "source": source,
-                        "data": { "path": path },
-                    }),
-                ));
-            }
-            continue;
-        }
-        let picked = record.picks.len() as i64;
-        if record.max.is_some_and(|max| picked > max) {
-            issues.push((
-                rank,
-                kind_rank("too-many-picks"),
-                json!({
-                    "code": "too-many-picks",
-                    "id": format!("{issue_owner}/{}", record.id),
-                    "source": source,
-                    "data": { "path": path, "max": record.max, "picked": picked },
-                }),
-            ));
-        }
-        let open = record.max.is_none_or(|max| picked < max);
-        let mut c = Map::new();
-        c.insert("path".into(), path.clone());
-        c.insert("owner".into(), record.root.clone().into());
-        c.insert("id".into(), record.id.clone().into());
-        c.insert("min".into(), record.min.into());
-        if let Some(max) = record.max {
-            c.insert("max".into(), max.into());
-        }
-        c.insert("picks".into(), Json::Array(record.picks.clone()));
-        c.insert("open".into(), open.into());
-        choices.push(Json::Object(c));
-        if record.required && picked < record.min {
-            let mut p = Map::new();
-            p.insert("path".into(), path);
-            p.insert("min".into(), record.min.into());
-            if let Some(max) = record.max {
-                p.insert("max".into(), max.into());
-            }
-            p.insert("picked".into(), picked.into());
-            pending.push(Json::Object(p));
-        }
-    }
-    (choices, pending, issues)
 }
 
 /// The rules' issues (`constraint-failed`, `too-many-copies`) and `content-hidden`.
@@ -557,6 +429,7 @@ fn rules_issues(
                         )),
                         pick: None,
                         entry: None,
+                        slot: None,
                     };
                     if let Some(w) = &query.r#where {
                         let ctx = SheetContext::new(db, character, Mode::Sheet, bindings.clone());
@@ -709,6 +582,7 @@ fn activation_issues(
                 )),
                 pick: None,
                 entry: None,
+                slot: None,
             };
             let ctx = SheetContext::new(db, character, Mode::Sheet, bindings);
             let holds = crate::formula::parse(db, prerequisite.check.as_str())

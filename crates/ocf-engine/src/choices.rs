@@ -1,0 +1,464 @@
+//! The choice list, `pending`, and the choice issues (EC, "Pending choices and issues", "The
+//! choice list"): `choice-not-applicable`, `too-many-picks`, `no-eligible-option`,
+//! `option-not-eligible` and `already-picked`.
+//!
+//! The walk in [`crate::activation`] records every choice it meets; here they are put in the
+//! chapter's pre-order and checked against the sheet. Eligibility (a query's or values' `where`, a
+//! formula's list, `eligible`) is not an activation condition, so it reads computed fields: this
+//! runs after the fields, from the sheet's remembered rest.
+
+use ocf_formula::Value;
+use ocf_model::{ChoiceOptions, ChoiceSource, Literal, Namespace, Ruleset};
+use rustc_hash::FxHashMap;
+use serde_json::{Map, Value as Json, json};
+
+use crate::activation::{Activations, ChoiceRecord, Via};
+use crate::context::{Bindings, Mode, SelfRef, SheetContext};
+use crate::input::CharacterInput;
+use crate::sheet::{RankedIssue, activation_source, kind_rank, path_json};
+use crate::view::{ItemKey, applied_self};
+
+/// The recorded choices in the order of `pending`: the rules-level choices, then each
+/// activation's own choices in declaration order, each followed at once by the choices of what
+/// was picked in it (inline options' choices, then picked content's), then those of the
+/// activations it reaches (templates, grants), in activation order.
+pub fn choice_order(acts: &Activations) -> Vec<usize> {
+    // Children by parent (the last slot for activations without one), and top-level choices by
+    // owner, so the walk is linear in the activations.
+    let n = acts.list.len();
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
+    for (i, a) in acts.list.iter().enumerate() {
+        children[a.parent.unwrap_or(n)].push(i);
+    }
+    let mut owned: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
+    let mut nested: Vec<Vec<usize>> = vec![Vec::new(); acts.choices.len()];
+    for (i, record) in acts.choices.iter().enumerate() {
+        match record.parent_record {
+            Some(p) => nested[p].push(i),
+            None => owned[record.owner.unwrap_or(n)].push(i),
+        }
+    }
+    let mut out = Vec::new();
+    // An explicit stack keeps deep trees off the call stack.
+    enum Step {
+        Owner(Option<usize>),
+        Record(usize),
+    }
+    let mut stack = vec![Step::Owner(None)];
+    while let Some(step) = stack.pop() {
+        let mut next = Vec::new();
+        match step {
+            Step::Record(r) => {
+                out.push(r);
+                let record = &acts.choices[r];
+                next.extend(nested[r].iter().map(|&c| Step::Record(c)));
+                let slot = record.owner.unwrap_or(n);
+                for &p in &children[slot] {
+                    let a = &acts.list[p];
+                    let picked_here = a.via == Via::Pick
+                        && a.path.as_ref().is_some_and(|path| {
+                            path.len() >= 2 && path[..path.len() - 1] == record.path[..]
+                        });
+                    if picked_here {
+                        next.push(Step::Owner(Some(p)));
+                    }
+                }
+            }
+            Step::Owner(owner) => {
+                let slot = owner.unwrap_or(n);
+                next.extend(owned[slot].iter().map(|&r| Step::Record(r)));
+                for &c in &children[slot] {
+                    let a = &acts.list[c];
+                    let reached = owner.is_some() && matches!(a.via, Via::Template | Via::Grant);
+                    let top = owner.is_none() && a.via == Via::Copy;
+                    if reached || top {
+                        next.push(Step::Owner(Some(c)));
+                    }
+                }
+            }
+        }
+        stack.extend(next.into_iter().rev());
+    }
+    out
+}
+
+/// `choices`, `pending`, and the choice issues.
+pub fn choice_lists(
+    db: &dyn salsa::Database,
+    character: CharacterInput,
+    acts: &Activations,
+) -> (Vec<Json>, Vec<Json>, Vec<RankedIssue>) {
+    let checker = Checker {
+        db,
+        character,
+        ruleset: character.ruleset(db).ruleset(db),
+        acts,
+    };
+    let order = choice_order(acts);
+    let groups = checker.unique_groups(&order);
+    let (mut choices, mut pending, mut issues) = (Vec::new(), Vec::new(), Vec::new());
+    for &i in &order {
+        let record = &acts.choices[i];
+        let rank = record.owner.map_or(0, |a| a + 1);
+        let path = path_json(record.entry.as_deref(), &record.path);
+        let issue = |code: &str, data: Json| {
+            (
+                rank,
+                kind_rank(code),
+                json!({
+                    "code": code,
+                    "id": checker.issue_id(record),
+                    "source": checker.source(record),
+                    "data": data,
+                }),
+            )
+        };
+        if !record.applicable {
+            if !record.picks.is_empty() {
+                issues.push(issue("choice-not-applicable", json!({ "path": path })));
+            }
+            continue;
+        }
+        let picked = record.picks.len() as i64;
+        let is_pending = record.required && picked < record.min;
+        if is_pending
+            && record.decl.requires_option == Some(true)
+            && !checker.has_eligible_option(record, &groups.taken_before(i))
+        {
+            issues.push(issue("no-eligible-option", json!({ "path": path })));
+        }
+        if record.max.is_some_and(|max| picked > max) {
+            issues.push(issue(
+                "too-many-picks",
+                json!({ "path": path, "max": record.max, "picked": picked }),
+            ));
+        }
+        for option in &record.picks {
+            if !checker.pick_eligible(record, option) {
+                issues.push(issue(
+                    "option-not-eligible",
+                    json!({ "path": path, "option": option }),
+                ));
+            }
+        }
+        for (option, earlier) in groups.repeats.get(&i).into_iter().flatten() {
+            let earlier = &acts.choices[*earlier];
+            issues.push(issue(
+                "already-picked",
+                json!({
+                    "path": path,
+                    "option": option,
+                    "earlier": path_json(earlier.entry.as_deref(), &earlier.path),
+                }),
+            ));
+        }
+        let open = record.max.is_none_or(|max| picked < max);
+        let slot = record
+            .slot
+            .as_ref()
+            .map(|(choice, number)| json!({ "choice": choice, "number": number }));
+        let mut c = Map::new();
+        c.insert("path".into(), path.clone());
+        c.insert("owner".into(), record.root.clone().into());
+        c.insert("id".into(), record.id.clone().into());
+        if let Some(slot) = &slot {
+            c.insert("slot".into(), slot.clone());
+        }
+        c.insert("min".into(), record.min.into());
+        if let Some(max) = record.max {
+            c.insert("max".into(), max.into());
+        }
+        c.insert("picks".into(), Json::Array(record.picks.clone()));
+        c.insert("open".into(), open.into());
+        choices.push(Json::Object(c));
+        if is_pending {
+            let mut p = Map::new();
+            p.insert("path".into(), path);
+            p.insert("min".into(), record.min.into());
+            if let Some(max) = record.max {
+                p.insert("max".into(), max.into());
+            }
+            p.insert("picked".into(), picked.into());
+            if let Some(slot) = slot {
+                p.insert("slot".into(), slot);
+            }
+            pending.push(Json::Object(p));
+        }
+    }
+    (choices, pending, issues)
+}
+
+/// The `unique` groups' picks: which picks repeat an earlier choice's, and what each choice's
+/// group had taken before it.
+struct Groups {
+    /// By record: the group key it belongs to.
+    key: FxHashMap<usize, String>,
+    /// By group key: every pick in order, `(record, option)`.
+    picks: FxHashMap<String, Vec<(usize, Literal)>>,
+    /// By record: `(option, earlier record)` for each pick already picked in the group.
+    repeats: FxHashMap<usize, Vec<(Literal, usize)>>,
+}
+
+impl Groups {
+    /// The options other choices of `record`'s group picked before it (its own excluded).
+    fn taken_before(&self, record: usize) -> Vec<Literal> {
+        let Some(key) = self.key.get(&record) else {
+            return Vec::new();
+        };
+        self.picks[key]
+            .iter()
+            .filter(|(r, _)| *r != record)
+            .map(|(_, o)| o.clone())
+            .collect()
+    }
+}
+
+struct Checker<'a> {
+    db: &'a dyn salsa::Database,
+    character: CharacterInput,
+    ruleset: &'a Ruleset,
+    acts: &'a Activations,
+}
+
+impl<'a> Checker<'a> {
+    /// A choice issue's `id`: the content ID of the item that declares the choice (`rules` for a
+    /// rules-level one), `/`, the choice's ID (its slot key for a slot).
+    fn issue_id(&self, record: &ChoiceRecord) -> String {
+        let owner = match record.owner {
+            Some(a) => self.acts.list[a].item.as_str(),
+            None => "rules",
+        };
+        format!("{owner}/{}", record.id)
+    }
+
+    fn source(&self, record: &ChoiceRecord) -> Json {
+        match record.owner {
+            Some(a) => activation_source(&self.acts.list[a]).to_json(),
+            None => json!({ "type": "rules", "id": record.root }),
+        }
+    }
+
+    /// The group of every applicable choice with `unique`, walked in choice order: a local key is
+    /// the declaring pack's group, a qualified one that pack's; `uniqueScope: owner` keeps the
+    /// group to the owner activation. A pick of an option an earlier choice of the group picked
+    /// repeats it, unless the option is `repeatable` content.
+    fn unique_groups(&self, order: &[usize]) -> Groups {
+        let mut groups = Groups {
+            key: FxHashMap::default(),
+            picks: FxHashMap::default(),
+            repeats: FxHashMap::default(),
+        };
+        for &i in order {
+            let record = &self.acts.choices[i];
+            let Some(unique) = record.decl.unique.as_deref().filter(|_| record.applicable) else {
+                continue;
+            };
+            let mut key = if unique.contains(':') {
+                unique.to_owned()
+            } else {
+                format!("{}:{unique}", record.pack)
+            };
+            if record.decl.unique_scope == Some(ocf_model::UniqueScope::Owner) {
+                key = format!("{key}@{:?}", record.owner);
+            }
+            let taken = groups.picks.entry(key.clone()).or_default();
+            for option in &record.picks {
+                let earlier = taken
+                    .iter()
+                    .find(|(r, o)| *r != i && o == option)
+                    .map(|(r, _)| *r);
+                if let Some(earlier) = earlier
+                    && !self.repeatable(record, option)
+                {
+                    groups
+                        .repeats
+                        .entry(i)
+                        .or_default()
+                        .push((option.clone(), earlier));
+                }
+            }
+            taken.extend(record.picks.iter().map(|o| (i, o.clone())));
+            groups.key.insert(i, key);
+        }
+        groups
+    }
+
+    fn repeatable(&self, record: &ChoiceRecord, option: &Literal) -> bool {
+        self.content_option(record, option)
+            .and_then(|id| self.ruleset.item(&id))
+            .is_some_and(|e| e.item.repeatable == Some(true))
+    }
+
+    /// A content choice's option as a qualified content ID.
+    fn content_option(&self, record: &ChoiceRecord, option: &Literal) -> Option<String> {
+        let text = option.as_str()?;
+        if self.ruleset.item(text).is_some() {
+            return Some(text.to_owned());
+        }
+        self.ruleset.resolve(&record.pack, text, Namespace::Content)
+    }
+
+    /// What the choice's formulas see: the owner's `self` and `item`, the choice's `slot`.
+    fn bindings(&self, record: &'a ChoiceRecord) -> Bindings<'a> {
+        let mut bindings = Bindings::rules(&record.pack);
+        bindings.slot = record.bound_slot;
+        if let Some(a) = record.owner {
+            let a = &self.acts.list[a];
+            bindings.self_ref = match (a.copy, a.applied_entry) {
+                (Some(copy), _) => SelfRef::Copy(copy),
+                (None, Some(e)) => SelfRef::Value(applied_self(
+                    self.ruleset,
+                    &self.character.applied(self.db)[e],
+                )),
+                (None, None) => SelfRef::None,
+            };
+            bindings.item = Some(self.item_key(&a.item, a.templates.clone()));
+        }
+        bindings
+    }
+
+    fn item_key(&self, content: &str, templates: Vec<String>) -> ItemKey<'a> {
+        ItemKey::new(
+            self.db,
+            self.character.ruleset(self.db),
+            content.to_owned(),
+            templates,
+        )
+    }
+
+    /// Evaluates a condition on the sheet; anything but `true` (an error included) fails.
+    fn holds(&self, formula: Option<&ocf_model::Formula>, bindings: Bindings<'a>) -> bool {
+        let Some(formula) = formula else {
+            return true;
+        };
+        let ctx = SheetContext::new(self.db, self.character, Mode::Sheet, bindings);
+        crate::formula::parse(self.db, formula.as_str()).and_then(|f| f.evaluate(&ctx))
+            == Ok(Value::Bool(true))
+    }
+
+    /// Whether `option` is one of the choice's options now: content of the query's type whose
+    /// `where` holds (`item` the candidate), a listed value whose `where` holds, a value the
+    /// formula lists, an inline option's ID; and `eligible` holds for it (`pick` the option as
+    /// a pick binds it, `item` the candidate content). Decisions.md, "Choice eligibility".
+    fn pick_eligible(&self, record: &'a ChoiceRecord, option: &Literal) -> bool {
+        let mut bindings = self.bindings(record);
+        match &record.decl.options {
+            ChoiceOptions::Inline(options) => {
+                if !options
+                    .iter()
+                    .any(|o| option.as_str() == Some(o.id.as_str()))
+                {
+                    return false;
+                }
+            }
+            ChoiceOptions::Source(ChoiceSource::Content { content }) => {
+                let Some(id) = self.content_option(record, option) else {
+                    return false;
+                };
+                let Some(entry) = self.ruleset.item(&id) else {
+                    return false;
+                };
+                if !self.of_type(record, entry.type_name(), content.r#type.as_str()) {
+                    return false;
+                }
+                bindings.item = Some(self.item_key(&id, Vec::new()));
+                bindings.pick = Some(pick_value(&id, option));
+                if !self.holds(content.r#where.as_ref(), bindings.clone()) {
+                    return false;
+                }
+            }
+            ChoiceOptions::Source(ChoiceSource::Values { values, where_ }) => {
+                if !values.contains(option) {
+                    return false;
+                }
+                bindings.pick = Some(pick_value(&literal_text(option), option));
+                if !self.holds(where_.as_ref(), bindings.clone()) {
+                    return false;
+                }
+            }
+            ChoiceOptions::Source(ChoiceSource::Formula { formula }) => {
+                let listed = self.formula_values(formula, bindings.clone());
+                let value = crate::view::literal_value(option, None);
+                if !value.is_some_and(|v| listed.contains(&v)) {
+                    return false;
+                }
+            }
+        }
+        if bindings.pick.is_none() {
+            bindings.pick = Some(pick_value(&literal_text(option), option));
+        }
+        self.holds(record.decl.eligible.as_ref(), bindings)
+    }
+
+    /// Whether content of `type_name` (qualified) is of the query's `wanted` type, as written in
+    /// the choice's pack.
+    fn of_type(&self, record: &ChoiceRecord, type_name: Option<&str>, wanted: &str) -> bool {
+        let Some(type_name) = type_name else {
+            return false;
+        };
+        type_name == wanted
+            || self
+                .ruleset
+                .resolve(&record.pack, wanted, Namespace::ContentType)
+                .is_some_and(|q| q == type_name)
+    }
+
+    fn formula_values(&self, formula: &ocf_model::Formula, bindings: Bindings<'a>) -> Vec<Value> {
+        let ctx = SheetContext::new(self.db, self.character, Mode::Sheet, bindings);
+        match crate::formula::parse(self.db, formula.as_str()).and_then(|f| f.evaluate(&ctx)) {
+            Ok(Value::List(items)) => items.iter().cloned().collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Whether a pending choice has an option not yet picked (here, or earlier in its `unique`
+    /// group) that is eligible, as `pick_eligible` judges it. Hidden content isn't offered.
+    fn has_eligible_option(&self, record: &'a ChoiceRecord, taken: &[Literal]) -> bool {
+        // Content options compare as qualified IDs, however a pick writes them.
+        let norm = |o: &Literal| match &record.decl.options {
+            ChoiceOptions::Source(ChoiceSource::Content { .. }) => self
+                .content_option(record, o)
+                .map_or_else(|| o.clone(), Literal::String),
+            _ => o.clone(),
+        };
+        let used: Vec<Literal> = record.picks.iter().chain(taken).map(norm).collect();
+        let free = |o: &Literal| !used.contains(o);
+        let candidates: Vec<Literal> = match &record.decl.options {
+            ChoiceOptions::Inline(options) => options
+                .iter()
+                .map(|o| Literal::String(o.id.clone()))
+                .collect(),
+            ChoiceOptions::Source(ChoiceSource::Values { values, .. }) => values.clone(),
+            ChoiceOptions::Source(ChoiceSource::Formula { formula }) => self
+                .formula_values(formula, self.bindings(record))
+                .iter()
+                .map(Value::to_json)
+                .collect(),
+            ChoiceOptions::Source(ChoiceSource::Content { content }) => self
+                .ruleset
+                .content
+                .iter()
+                .filter(|(_, e)| {
+                    !e.hidden && self.of_type(record, e.type_name(), content.r#type.as_str())
+                })
+                .map(|(id, _)| Literal::String(id.to_owned()))
+                .collect(),
+        };
+        candidates
+            .iter()
+            .any(|o| free(o) && self.pick_eligible(record, o))
+    }
+}
+
+/// `pick` for a candidate: `{ id, value }`, as a choice's effects see a pick.
+fn pick_value(id: &str, option: &Literal) -> Value {
+    let value = crate::view::literal_value(option, None).unwrap_or_default();
+    Value::map([("id", Value::string(id)), ("value", value)])
+}
+
+fn literal_text(option: &Literal) -> String {
+    match option {
+        Literal::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
