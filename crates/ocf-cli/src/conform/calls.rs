@@ -50,7 +50,7 @@ fn formula(input: &serde_json::Value) -> Result<Outcome, String> {
 #[serde(deny_unknown_fields)]
 struct LoadInput {
     #[serde(default)]
-    character: Option<ocf_model::Character>,
+    character: Option<serde_json::Value>,
 }
 
 fn load_ruleset(case: &Case, dir: &Path) -> Result<Outcome, String> {
@@ -59,6 +59,11 @@ fn load_ruleset(case: &Case, dir: &Path) -> Result<Outcome, String> {
     } else {
         LoadInput::deserialize(&case.input).map_err(|e| format!("bad `loadRuleset` input: {e}"))?
     };
+    let character = input
+        .character
+        .as_ref()
+        .map(|c| read_character(c, dir))
+        .transpose()?;
     let releases = case
         .packs
         .iter()
@@ -66,7 +71,7 @@ fn load_ruleset(case: &Case, dir: &Path) -> Result<Outcome, String> {
         .collect::<Result<Vec<_>, _>>()?;
     let loaded =
         ocf_load::load_ruleset(&releases, &ocf_load::LoadOptions::default()).and_then(|ruleset| {
-            match &input.character {
+            match &character {
                 Some(character) => ocf_load::load_homebrew(&ruleset, character),
                 None => Ok(ruleset),
             }
@@ -80,6 +85,22 @@ fn load_ruleset(case: &Case, dir: &Path) -> Result<Outcome, String> {
                 .collect(),
         ),
     })
+}
+
+/// A case's character: inline, or the path of a character file (YAML or JSON) relative to the case
+/// file, so a case can check a sample character without a copy of it. Read through ocf-model either
+/// way, so a typo in an inline character gets its path and nearest key.
+fn read_character(value: &serde_json::Value, dir: &Path) -> Result<ocf_model::Character, String> {
+    match value {
+        serde_json::Value::String(path) => {
+            let path = dir.join(path);
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            ocf_model::from_yaml_str(&text, &path.display().to_string()).map_err(|e| e.to_string())
+        }
+        inline => ocf_model::from_json_str(&inline.to_string(), "input.character")
+            .map_err(|e| e.to_string()),
+    }
 }
 
 /// A case's pack: a folder or release `.json` relative to the case file, or an inline release.
@@ -98,7 +119,7 @@ fn read_case_pack(pack: &serde_json::Value, dir: &Path) -> Result<ocf_model::Pac
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct SheetInput {
-    character: ocf_model::Character,
+    character: serde_json::Value,
     #[serde(default)]
     competing: Vec<String>,
     #[serde(default)]
@@ -108,6 +129,7 @@ struct SheetInput {
 fn compute_sheet(case: &Case, dir: &Path) -> Result<Outcome, String> {
     let input = SheetInput::deserialize(&case.input)
         .map_err(|e| format!("bad `computeSheet` input: {e}"))?;
+    let character = read_character(&input.character, dir)?;
     let releases = case
         .packs
         .iter()
@@ -125,7 +147,7 @@ fn compute_sheet(case: &Case, dir: &Path) -> Result<Outcome, String> {
         }
     };
     let sheet =
-        ocf_engine::compute_sheet_call(&ruleset, &input.character, &input.competing, &input.links);
+        ocf_engine::compute_sheet_call(&ruleset, &character, &input.competing, &input.links);
     // A sheet's `errors` are part of its output; a case states them under `expect`.
     Ok(Outcome::Output(sheet))
 }
