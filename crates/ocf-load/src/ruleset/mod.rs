@@ -15,7 +15,7 @@ use ocf_model::{PackRelease, Ruleset};
 
 use crate::error::LoadErrorRecord;
 
-pub use scope::visible_fields;
+pub use scope::{scope_of, visible_fields};
 
 /// The engine's side of loading.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,9 +44,16 @@ pub fn load_ruleset(
     options: &LoadOptions,
 ) -> Result<Ruleset, Vec<LoadErrorRecord>> {
     let packs = packs::check(releases, options)?;
+    // Step 1, "Families": every pack is expanded with the families it sees; a pack already
+    // expanded (a built release) has nothing left to expand and is used as given.
+    let (families, errors) = crate::families::index(releases);
+    done(errors)?;
+    let sources = releases;
+    let releases = &*crate::families::expand_all(releases, &families)?;
     let mut ruleset = Ruleset {
         packs,
-        sources: releases.to_vec(),
+        families: families.families,
+        sources: sources.to_vec(),
         ..Ruleset::default()
     };
     merge::merge(&mut ruleset, releases)?;
