@@ -10,6 +10,7 @@ mod packs;
 mod queries;
 mod resolve;
 mod scope;
+mod walk;
 
 use ocf_model::{PackRelease, Ruleset};
 

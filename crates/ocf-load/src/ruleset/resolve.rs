@@ -6,10 +6,11 @@ use std::collections::BTreeMap;
 
 use ocf_model::{
     ChoiceOptions, ChoiceSource, Conflict, ContentEntry, ContentItem, EffectValue, GrantValue, Id,
-    Namespace, PackRelease, Ruleset, Step, StepOptions, StepSource, Tag, Target,
+    Namespace, PackRelease, Ruleset, Step, Tag, Target,
 };
 use serde_json::{Map, Value};
 
+use super::walk::Qualify;
 use super::{LoadOptions, done};
 use crate::error::{LoadErrorRecord, content_path, rules_path};
 
@@ -380,7 +381,38 @@ fn qualify_item(
         }
         check_steps(ruleset, &actions_pack, &a.steps, path, errors);
     }
+    // Choice-step types, destinations and changes sent to links, each in the pack that wrote it.
+    for (property, pack) in [
+        ("actions", at("actions")),
+        ("effects", at("effects")),
+        ("choices", at("choices")),
+        ("followUps", at("followUps")),
+    ] {
+        let mut walk = Qualify {
+            ruleset,
+            pack: &pack,
+            path,
+            errors,
+        };
+        match property {
+            "actions" => walk.actions(&mut item.actions),
+            "effects" => walk.effects(&mut item.effects),
+            "choices" => walk.choices(&mut item.choices),
+            _ => walk.follow_ups(&mut item.follow_ups),
+        }
+    }
+    for (i, a) in item.actions.iter_mut().enumerate() {
+        let options = params(ruleset, &actions_pack, a, path, errors);
+        for (name, tags) in options {
+            entry
+                .tag_options
+                .insert(format!("/actions/{i}/params/{name}"), tags);
+        }
+    }
     let state_pack = at("state");
+    for (_, decl) in item.state.0.iter_mut() {
+        qualify_of(ruleset, &state_pack, &mut decl.of, path, errors);
+    }
     for (key, decl) in item.state.iter() {
         if !decl.members.is_empty() {
             check_members(ruleset, &state_pack, &decl.members, path, errors);
@@ -438,15 +470,6 @@ fn check_steps(
                 }
             }
         }
-        if let Some(StepOptions::Source(
-            StepSource::Content { content } | StepSource::Copies { copies: content },
-        )) = &step.options
-            && ruleset
-                .resolve(pack, content.r#type.as_str(), Namespace::ContentType)
-                .is_none()
-        {
-            errors.push(unknown(pack, path.to_owned(), content.r#type.as_str()));
-        }
         for case in &step.cases {
             check_steps(ruleset, pack, &case.steps, path, errors);
         }
@@ -454,6 +477,47 @@ fn check_steps(
             check_steps(ruleset, pack, &otherwise.steps, path, errors);
         }
     }
+}
+
+/// Qualifies an `of` naming a content type (`field` stays as it is), as written in `pack`.
+fn qualify_of(
+    ruleset: &Ruleset,
+    pack: &str,
+    of: &mut Option<Id>,
+    path: &str,
+    errors: &mut Vec<LoadErrorRecord>,
+) {
+    let Some(of) = of else { return };
+    if of.as_str() == "field" {
+        return;
+    }
+    match ruleset.resolve(pack, of.as_str(), Namespace::ContentType) {
+        Some(found) => *of = Id(found),
+        None => errors.push(unknown(pack, path.to_owned(), of.as_str())),
+    }
+}
+
+/// An action's declared parameters: each `of` qualified, `members` checked. Gives the tag options
+/// of each parameter with `members`, by name.
+fn params(
+    ruleset: &Ruleset,
+    pack: &str,
+    action: &mut ocf_model::Action,
+    path: &str,
+    errors: &mut Vec<LoadErrorRecord>,
+) -> Vec<(String, Vec<Tag>)> {
+    let mut options = Vec::new();
+    for (name, param) in action.params.0.iter_mut() {
+        let ocf_model::ParamEntry::Declared(decl) = param else {
+            continue;
+        };
+        qualify_of(ruleset, pack, &mut decl.of, path, errors);
+        if !decl.members.is_empty() {
+            check_members(ruleset, pack, &decl.members, path, errors);
+            options.push((name.clone(), ruleset.tag_options(&decl.members)));
+        }
+    }
+    options
 }
 
 /// The tags `pack` and its dependencies declare, with the tags above each.
@@ -579,6 +643,8 @@ fn qualify_rules(
             errors,
         );
     }
+    qualify_rules_walk(ruleset, &snapshot, errors);
+    qualify_rules_of(ruleset, &snapshot, errors);
     for s in ruleset.standard_copies.iter_mut() {
         match snapshot.resolve(&s.pack, s.decl.r#type.as_str(), Namespace::ContentType) {
             Some(found) => s.decl.r#type = Id(found),
@@ -595,6 +661,98 @@ fn qualify_rules(
                 Some(found) => *f = Id(found),
                 None => errors.push(unknown(&e.pack, rules_path(&e.pack), f.as_str())),
             }
+        }
+    }
+}
+
+/// The rules' actions, effects, choices and follow-ups, and the content types' (see [`Qualify`]).
+fn qualify_rules_walk(
+    ruleset: &mut Ruleset,
+    snapshot: &Ruleset,
+    errors: &mut Vec<LoadErrorRecord>,
+) {
+    fn walk<'a>(
+        snapshot: &'a Ruleset,
+        pack: &'a str,
+        path: &'a str,
+        errors: &'a mut Vec<LoadErrorRecord>,
+    ) -> Qualify<'a> {
+        Qualify {
+            ruleset: snapshot,
+            pack,
+            path,
+            errors,
+        }
+    }
+    for a in ruleset.actions.0.values_mut() {
+        let path = rules_path(&a.pack);
+        walk(snapshot, &a.pack, &path, errors).actions(std::slice::from_mut(&mut a.decl));
+    }
+    for t in ruleset.content_types.0.values_mut() {
+        let path = rules_path(&t.pack);
+        let mut w = walk(snapshot, &t.pack, &path, errors);
+        w.actions(&mut t.decl.actions);
+        w.effects(&mut t.decl.effects);
+        w.follow_ups(&mut t.decl.follow_ups);
+    }
+    for e in ruleset.effects.iter_mut() {
+        let path = rules_path(&e.pack);
+        walk(snapshot, &e.pack, &path, errors).effects(std::slice::from_mut(&mut e.decl));
+    }
+    for s in ruleset.situational.0.values_mut() {
+        let path = rules_path(&s.pack);
+        walk(snapshot, &s.pack, &path, errors).effects(&mut s.decl.effects);
+    }
+    for c in ruleset.choices.0.values_mut() {
+        let path = rules_path(&c.pack);
+        walk(snapshot, &c.pack, &path, errors).choices(std::slice::from_mut(&mut c.decl));
+    }
+    for f in ruleset.follow_ups.0.values_mut() {
+        let path = rules_path(&f.pack);
+        walk(snapshot, &f.pack, &path, errors).follow_ups(std::slice::from_mut(&mut f.decl));
+    }
+}
+
+/// The `of`s of the rules' fields, content types' fields and state, template fields and action
+/// parameters; the parameters' `members` and their tag options.
+fn qualify_rules_of(ruleset: &mut Ruleset, snapshot: &Ruleset, errors: &mut Vec<LoadErrorRecord>) {
+    for f in ruleset.fields.0.values_mut() {
+        qualify_of(
+            snapshot,
+            &f.pack,
+            &mut f.decl.of,
+            &rules_path(&f.pack),
+            errors,
+        );
+    }
+    for f in ruleset.template_fields.0.values_mut() {
+        qualify_of(
+            snapshot,
+            &f.pack,
+            &mut f.decl.of,
+            &rules_path(&f.pack),
+            errors,
+        );
+    }
+    for t in ruleset.content_types.0.values_mut() {
+        let path = rules_path(&t.pack);
+        for decl in t.decl.fields.0.values_mut() {
+            qualify_of(snapshot, &t.pack, &mut decl.of, &path, errors);
+        }
+        for decl in t.decl.state.0.values_mut() {
+            qualify_of(snapshot, &t.pack, &mut decl.of, &path, errors);
+        }
+        for (i, a) in t.decl.actions.iter_mut().enumerate() {
+            for (name, tags) in params(snapshot, &t.pack, a, &path, errors) {
+                t.tag_options
+                    .insert(format!("/actions/{i}/params/{name}"), tags);
+            }
+        }
+    }
+    for a in ruleset.actions.0.values_mut() {
+        let path = rules_path(&a.pack);
+        for (name, tags) in params(snapshot, &a.pack, &mut a.decl, &path, errors) {
+            a.tag_options.insert(format!("/params/{name}"), tags);
         }
     }
 }
