@@ -11,6 +11,7 @@
 
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::{
@@ -23,7 +24,7 @@ use crate::{
 ///
 /// Keyed maps keep load order, then each pack's written order: fields are computed "in ruleset field
 /// order", rules actions are listed "in definition order".
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Ruleset {
     /// The packs, in load order, with the order their references resolve in.
@@ -107,7 +108,7 @@ pub struct Ruleset {
 }
 
 /// A loaded pack.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct LoadedPack {
     pub id: String,
@@ -121,8 +122,9 @@ pub struct LoadedPack {
 }
 
 /// A declaration and the pack that declared it (its formulas' names resolve there).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
+#[schemars(rename = "Declared_{T}")]
 pub struct Declared<T> {
     /// The declaring pack. Serialised as `declaredIn`, since a declaration may have its own `pack`
     /// (a link slot's linked pack).
@@ -149,7 +151,7 @@ impl<T> Declared<T> {
 
 /// A loaded family: its values for formulas, the declaring pack's first, then each loaded pack's
 /// additions in load order (EC, step 1).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Family {
     /// The pack that declared the family.
@@ -159,7 +161,7 @@ pub struct Family {
 }
 
 /// One value of a loaded family, with the pack that added it: `fieldOf` reads its fields there.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FamilyMember {
     pub declared_in: String,
@@ -168,7 +170,7 @@ pub struct FamilyMember {
 }
 
 /// A resolved content item: `extends` and every `override` applied, IDs qualified.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ContentEntry {
     /// The pack that declared the item (`declaredIn`, as for [`Declared`]).
@@ -202,7 +204,7 @@ impl ContentEntry {
 }
 
 /// The answer of a content-only query: the non-hidden items of `type` whose `where` holds.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct QueryResult {
     /// The qualified content type.
@@ -215,7 +217,7 @@ pub struct QueryResult {
 
 /// Something a later pack changed that an earlier one had set (EC: "the override is reported in
 /// `conflicts`"; "the pair is reported in `conflicts`").
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, tag = "kind")]
 pub enum Conflict {
     /// A setting (a dotted key under `settings`: `rounding`, `stacking.keys.source`) set by `packs[0]`
