@@ -8,6 +8,7 @@
 
 mod checks;
 mod content;
+mod cycles;
 mod limits;
 mod locations;
 mod merge;

@@ -12,7 +12,7 @@ mod resolve;
 mod scope;
 mod walk;
 
-use ocf_model::{PackRelease, Ruleset};
+use ocf_model::{ContentItem, Namespace, PackRelease, Ruleset};
 
 use crate::error::LoadErrorRecord;
 
@@ -68,8 +68,28 @@ pub fn load_ruleset(
 fn check_formulas(ruleset: &Ruleset, releases: &[PackRelease]) -> Result<(), Vec<LoadErrorRecord>> {
     let mut errors = Vec::new();
     for release in releases {
-        let fields = visible_fields(ruleset, release.id.as_str());
-        errors.extend(crate::formulas::check_pack(release, &fields));
+        let pack = release.id.as_str();
+        let fields = visible_fields(ruleset, pack);
+        // An item's fields are typed by its resolved content type (inherited through `extends`,
+        // an override's target's), else by the template fields.
+        let item_field_type = |item: &ContentItem, name: &str| {
+            let target = match (&item.r#override, &item.id) {
+                (Some(target), _) => ruleset.resolve(pack, target.as_str(), Namespace::Content)?,
+                (None, Some(id)) => format!("{pack}:{id}"),
+                (None, None) => return None,
+            };
+            let ty = ruleset.item(&target)?.type_name()?;
+            let declared = ruleset
+                .content_type(ty)
+                .and_then(|t| t.decl.fields.get(name))
+                .or_else(|| ruleset.template_fields.get(name).map(|t| &t.decl))?;
+            Some(declared.r#type)
+        };
+        errors.extend(crate::formulas::check_pack_with(
+            release,
+            &fields,
+            &item_field_type,
+        ));
     }
     if errors.is_empty() {
         Ok(())
