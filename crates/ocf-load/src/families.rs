@@ -16,11 +16,13 @@ use std::borrow::Cow;
 
 use indexmap::IndexMap;
 use ocf_model::{
-    Action, Family, FamilyMember, Keyed, PackRelease, RulesDocument, ViewFieldSet, ViewFields,
+    Action, ContentItem, Family, FamilyMember, Keyed, PackRelease, RulesDocument, ViewFieldSet,
+    ViewFields,
 };
 use serde_json::{Map, Value};
 
 use crate::error::{LoadErrorRecord, content_path, rules_path};
+use crate::formulas::escape;
 use crate::ruleset::scope_of;
 
 /// How many JSON nodes expansion may produce for one pack (PROVISIONAL, as all safety limits):
@@ -48,7 +50,7 @@ pub fn index(releases: &[PackRelease]) -> (FamilyIndex, Vec<LoadErrorRecord>) {
                 continue;
             }
             if !is_name(name) {
-                errors.push(invalid(pack, "invalid-name", rules_path(pack)).with("family", name));
+                errors.push(invalid(pack, "invalid-name", rules_path(pack)).about("family", name));
                 continue;
             }
             let family = Family {
@@ -80,7 +82,8 @@ pub fn index(releases: &[PackRelease]) -> (FamilyIndex, Vec<LoadErrorRecord>) {
                 }
             }
             if !scope.iter().any(|p| p == owner) || index.families.get(name).is_none() {
-                errors.push(invalid(pack, "unknown-family", rules_path(pack)).with("family", name));
+                errors
+                    .push(invalid(pack, "unknown-family", rules_path(pack)).about("family", name));
                 continue;
             }
             add_values(&mut index, name, pack, values, &mut errors);
@@ -110,8 +113,8 @@ fn add_values(
         if let Some(reason) = problem {
             errors.push(
                 invalid(pack, reason, rules_path(pack))
-                    .with("family", qualified)
-                    .with("value", value),
+                    .about("family", qualified)
+                    .about("value", value),
             );
             continue;
         }
@@ -132,6 +135,19 @@ fn is_name(text: &str) -> bool {
         && text
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+}
+
+/// Names what an `invalid-family` error is about, in its data and its message.
+trait About {
+    fn about(self, key: &str, value: impl Into<String>) -> Self;
+}
+
+impl About for LoadErrorRecord {
+    fn about(mut self, key: &str, value: impl Into<String>) -> LoadErrorRecord {
+        let value = value.into();
+        self.message.push_str(&format!(" ({key} `{value}`)"));
+        self.with(key, value)
+    }
 }
 
 fn invalid(pack: &str, reason: &str, path: String) -> LoadErrorRecord {
@@ -220,6 +236,155 @@ pub fn expand_all<'a>(
     ))
 }
 
+/// An expanded document, and where its expanded keys were written: pairs of (written pointer,
+/// expanded pointer), so positions in the source file can follow (the build's use).
+#[derive(Debug, Clone)]
+pub struct Expanded<T> {
+    pub value: T,
+    pub renames: Vec<(String, String)>,
+    /// Whether anything was expanded.
+    pub changed: bool,
+}
+
+/// Where an expanded document's errors are reported, and who wrote it.
+#[derive(Debug, Clone, Copy)]
+pub struct Site<'a> {
+    pub pack: &'a str,
+    /// The pack's scope, itself first.
+    pub scope: &'a [String],
+    /// The document path errors carry.
+    pub path: &'a str,
+}
+
+/// Expands a rules document's family keys and named `viewFields` sets. With errors, the document
+/// is expanded as far as it could be (a key that failed is left out), for the build to go on
+/// checking the rest.
+pub fn expand_rules(
+    rules: &RulesDocument,
+    site: Site<'_>,
+    index: &FamilyIndex,
+) -> (Expanded<RulesDocument>, Vec<LoadErrorRecord>) {
+    let mut errors = Vec::new();
+    let mut value = serde_json::to_value(rules).unwrap_or(Value::Null);
+    let Value::Object(map) = &mut value else {
+        return (unchanged(rules.clone()), errors);
+    };
+    // The declarations of families and sets are not themselves expanded.
+    let kept: Vec<(String, Value)> = ["families", "viewFields"]
+        .iter()
+        .filter_map(|k| map.remove(*k).map(|v| (k.to_string(), v)))
+        .collect();
+    let mut walk = Walk::new(index, site);
+    walk.value(&mut value);
+    let mut out = Expanded {
+        value: rules.clone(),
+        renames: std::mem::take(&mut walk.renames),
+        changed: walk.changed,
+    };
+    errors.extend(std::mem::take(&mut walk.errors));
+    if out.changed {
+        if let Value::Object(map) = &mut value {
+            map.extend(kept);
+        }
+        match serde_json::from_value::<RulesDocument>(value) {
+            Ok(doc) => out.value = doc,
+            Err(e) => errors.push(
+                invalid(site.pack, "invalid-expansion", site.path.to_owned())
+                    .with("detail", e.to_string()),
+            ),
+        }
+    }
+    let rules_path = site.path.to_owned();
+    let mut places: Vec<(&mut ViewFields, String)> = Vec::new();
+    for (_, slot) in out.value.links.0.iter_mut() {
+        places.push((&mut slot.fields, rules_path.clone()));
+    }
+    places.extend(
+        roles(&mut out.value.actions)
+            .into_iter()
+            .map(|f| (f, rules_path.clone())),
+    );
+    for (_, ty) in out.value.content_types.0.iter_mut() {
+        places.extend(
+            roles(&mut ty.actions)
+                .into_iter()
+                .map(|f| (f, rules_path.clone())),
+        );
+    }
+    out.changed |= view_fields(places, site, index, &mut errors);
+    (out, errors)
+}
+
+/// Expands content items: an item whose `id` holds a placeholder becomes one item per value.
+/// `path(i)` is the document path of the written item `i`; renames are relative to the list. With
+/// errors, as [`expand_rules`].
+pub fn expand_items(
+    items: &[ContentItem],
+    site: Site<'_>,
+    path: &dyn Fn(usize) -> String,
+    index: &FamilyIndex,
+) -> (Expanded<Vec<ContentItem>>, Vec<LoadErrorRecord>) {
+    let mut errors = Vec::new();
+    let mut out = Vec::with_capacity(items.len());
+    let mut renames = Vec::new();
+    let mut changed = false;
+    for (i, item) in items.iter().enumerate() {
+        let item_path = path(i);
+        let item_site = Site {
+            path: &item_path,
+            ..site
+        };
+        let mut walk = Walk::new(index, item_site);
+        walk.written = format!("/{i}");
+        walk.expanded = String::new();
+        walk.first_index = Some(out.len());
+        let mut list = vec![serde_json::to_value(item).unwrap_or(Value::Null)];
+        walk.list(&mut list);
+        changed |= walk.changed;
+        renames.extend(std::mem::take(&mut walk.renames));
+        errors.extend(std::mem::take(&mut walk.errors));
+        if !walk.changed {
+            out.push(item.clone());
+            continue;
+        }
+        for value in list {
+            match serde_json::from_value(value) {
+                Ok(item) => out.push(item),
+                Err(e) => errors.push(
+                    invalid(site.pack, "invalid-expansion", item_path.clone())
+                        .with("detail", e.to_string()),
+                ),
+            }
+        }
+    }
+    let mut places: Vec<(&mut ViewFields, String)> = Vec::new();
+    for (i, item) in out.iter_mut().enumerate() {
+        let at = path(i);
+        places.extend(
+            roles(&mut item.actions)
+                .into_iter()
+                .map(|f| (f, at.clone())),
+        );
+    }
+    changed |= view_fields(places, site, index, &mut errors);
+    (
+        Expanded {
+            value: out,
+            renames,
+            changed,
+        },
+        errors,
+    )
+}
+
+fn unchanged<T>(value: T) -> Expanded<T> {
+    Expanded {
+        value,
+        renames: Vec::new(),
+        changed: false,
+    }
+}
+
 /// Expands `release` (whose names resolve in `scope`): `None` when it has nothing to expand.
 pub fn expand(
     release: &PackRelease,
@@ -227,113 +392,44 @@ pub fn expand(
     index: &FamilyIndex,
 ) -> Result<Option<PackRelease>, Vec<LoadErrorRecord>> {
     let pack = release.id.as_str();
-    let mut errors = Vec::new();
-    let mut changed = false;
-    let mut out = release.clone();
-
-    let mut rules = serde_json::to_value(&release.rules).unwrap_or(Value::Null);
-    if let Value::Object(map) = &mut rules {
-        // The declarations of families and sets are not themselves expanded.
-        let kept: Vec<(String, Value)> = ["families", "viewFields"]
-            .iter()
-            .filter_map(|k| map.remove(*k).map(|v| (k.to_string(), v)))
-            .collect();
-        let mut walk = Walk::new(index, scope, pack, rules_path(pack));
-        walk.value(&mut rules);
-        if walk.changed {
-            changed = true;
-            if let Value::Object(map) = &mut rules {
-                map.extend(kept);
-            }
-            match serde_json::from_value::<RulesDocument>(rules) {
-                Ok(doc) => out.rules = doc,
-                Err(e) => errors.push(
-                    invalid(pack, "invalid-expansion", rules_path(pack))
-                        .with("detail", e.to_string()),
-                ),
-            }
-        }
-        errors.extend(walk.errors);
+    let rules_path = rules_path(pack);
+    let site = Site {
+        pack,
+        scope,
+        path: &rules_path,
+    };
+    let (rules, mut errors) = expand_rules(&release.rules, site, index);
+    let (content, content_errors) =
+        expand_items(&release.content, site, &|i| content_path(pack, i), index);
+    errors.extend(content_errors);
+    if !errors.is_empty() {
+        return Err(errors);
     }
-
-    let mut content = Vec::with_capacity(release.content.len());
-    let mut content_changed = false;
-    for (i, item) in release.content.iter().enumerate() {
-        let mut value = serde_json::to_value(item).unwrap_or(Value::Null);
-        let mut walk = Walk::new(index, scope, pack, content_path(pack, i));
-        // A content item is an object in a list: its own `id` may be a family key.
-        let mut list = vec![std::mem::take(&mut value)];
-        walk.list(&mut list);
-        errors.extend(walk.errors);
-        if walk.changed {
-            content_changed = true;
-        }
-        for value in list {
-            match serde_json::from_value(value) {
-                Ok(item) => content.push(item),
-                Err(e) => errors.push(
-                    invalid(pack, "invalid-expansion", content_path(pack, i))
-                        .with("detail", e.to_string()),
-                ),
-            }
-        }
-    }
-    if content_changed {
-        changed = true;
-        out.content = content;
-    }
-
-    if view_fields(&mut out, scope, index, &mut errors) {
-        changed = true;
-    }
-    if errors.is_empty() {
-        Ok(changed.then_some(out))
-    } else {
-        Err(errors)
-    }
+    Ok((rules.changed || content.changed).then(|| PackRelease {
+        rules: rules.value,
+        content: content.value,
+        ..release.clone()
+    }))
 }
 
-/// Replaces every role's and link slot's `fields` that names a `viewFields` set with its fields.
-/// Whether any did.
+/// Replaces each `fields` that names a `viewFields` set with the set's fields; whether any did.
 fn view_fields(
-    release: &mut PackRelease,
-    scope: &[String],
+    places: Vec<(&mut ViewFields, String)>,
+    site: Site<'_>,
     index: &FamilyIndex,
     errors: &mut Vec<LoadErrorRecord>,
 ) -> bool {
-    let pack = release.id.as_str().to_owned();
-    let rules = rules_path(&pack);
-    let mut places: Vec<(&mut ViewFields, String)> = Vec::new();
-    for (_, slot) in release.rules.links.0.iter_mut() {
-        places.push((&mut slot.fields, rules.clone()));
-    }
-    let rules_actions = roles(&mut release.rules.actions);
-    places.extend(rules_actions.into_iter().map(|f| (f, rules.clone())));
-    for (_, ty) in release.rules.content_types.0.iter_mut() {
-        places.extend(
-            roles(&mut ty.actions)
-                .into_iter()
-                .map(|f| (f, rules.clone())),
-        );
-    }
-    for (i, item) in release.content.iter_mut().enumerate() {
-        let path = content_path(&pack, i);
-        places.extend(
-            roles(&mut item.actions)
-                .into_iter()
-                .map(|f| (f, path.clone())),
-        );
-    }
     let mut changed = false;
     for (fields, path) in places {
         let Some(set) = fields.set.take() else {
             continue;
         };
         changed = true;
-        match index.view_set(set.as_str(), scope) {
+        match index.view_set(set.as_str(), site.scope) {
             Some(found) => fields.fields = found.clone(),
-            None => errors
-                .push(invalid(&pack, "unknown-view-fields", path).with("viewFields", set.as_str())),
+            None => errors.push(
+                invalid(site.pack, "unknown-view-fields", path).about("viewFields", set.as_str()),
+            ),
         }
     }
     changed
@@ -357,6 +453,13 @@ struct Walk<'a> {
     produced: usize,
     changed: bool,
     errors: Vec<LoadErrorRecord>,
+    /// The pointer of the current node as written, and as expanded.
+    written: String,
+    expanded: String,
+    /// Where the next element of the outermost list lands, when it is a file's content items
+    /// (they expand into one list shared by every item); `None` for every other list.
+    first_index: Option<usize>,
+    renames: Vec<(String, String)>,
 }
 
 /// A key's first `{family}` placeholder: the text with braces, and the name.
@@ -384,16 +487,39 @@ fn placeholder(key: &str) -> Placeholder<'_> {
 }
 
 impl<'a> Walk<'a> {
-    fn new(index: &'a FamilyIndex, scope: &'a [String], pack: &'a str, path: String) -> Walk<'a> {
+    fn new(index: &'a FamilyIndex, site: Site<'a>) -> Walk<'a> {
         Walk {
             index,
-            scope,
-            pack,
-            path,
+            scope: site.scope,
+            pack: site.pack,
+            path: site.path.to_owned(),
             produced: 0,
             changed: false,
             errors: Vec::new(),
+            written: String::new(),
+            expanded: String::new(),
+            first_index: None,
+            renames: Vec::new(),
         }
+    }
+
+    /// Walks `value` at `written` / `expanded` (pointer segments), recording a rename when they
+    /// differ.
+    fn at(&mut self, written: &str, expanded: &str, value: &mut Value) {
+        let (w, e) = (self.written.len(), self.expanded.len());
+        self.written.push('/');
+        self.written.push_str(&escape(written));
+        self.expanded.push('/');
+        self.expanded.push_str(&escape(expanded));
+        // Under a renamed node the position index copies the whole subtree, so only the nodes
+        // whose own segment changed need a rename.
+        if written != expanded {
+            self.renames
+                .push((self.written.clone(), self.expanded.clone()));
+        }
+        self.value(value);
+        self.written.truncate(w);
+        self.expanded.truncate(e);
     }
 
     fn failed(&self) -> bool {
@@ -411,12 +537,12 @@ impl<'a> Walk<'a> {
     fn object(&mut self, map: &mut Map<String, Value>) {
         let entries: Vec<(String, Value)> = std::mem::take(map).into_iter().collect();
         let mut out = Map::new();
-        for (key, value) in entries {
-            for (key, mut value) in self.expand(key, value) {
-                self.value(&mut value);
+        for (written, value) in entries {
+            for (key, mut value) in self.expand(written.clone(), value) {
+                self.at(&written, &key, &mut value);
                 if out.contains_key(&key) {
                     self.errors.push(
-                        invalid(self.pack, "duplicate-key", self.path.clone()).with("key", key),
+                        invalid(self.pack, "duplicate-key", self.path.clone()).about("key", key),
                     );
                     continue;
                 }
@@ -427,13 +553,23 @@ impl<'a> Walk<'a> {
     }
 
     fn list(&mut self, items: &mut Vec<Value>) {
+        // Only the outermost list of content items is placed in the shared list: later lists are
+        // inside an item.
+        let outer = self.first_index.take();
+        let first = outer.unwrap_or(0);
         let mut out = Vec::with_capacity(items.len());
-        for item in std::mem::take(items) {
+        for (i, item) in std::mem::take(items).into_iter().enumerate() {
+            let written = match outer {
+                None => i.to_string(),
+                // The items' caller set `written` to the item's own pointer.
+                Some(_) => String::new(),
+            };
             let key = match item.get("id") {
                 Some(Value::String(id)) if id.contains('{') => id.clone(),
                 _ => {
                     let mut item = item;
-                    self.value(&mut item);
+                    let expanded = (first + out.len()).to_string();
+                    self.list_element(&written, &expanded, &mut item);
                     out.push(item);
                     continue;
                 }
@@ -442,11 +578,30 @@ impl<'a> Walk<'a> {
                 if let Value::Object(map) = &mut item {
                     map.insert("id".to_owned(), Value::String(id));
                 }
-                self.value(&mut item);
+                let expanded = (first + out.len()).to_string();
+                self.list_element(&written, &expanded, &mut item);
                 out.push(item);
             }
         }
         *items = out;
+    }
+
+    /// A list element: at `written` / `expanded` indexes, or for the outermost content list
+    /// (`written` empty) at the item's own written pointer.
+    fn list_element(&mut self, written: &str, expanded: &str, item: &mut Value) {
+        if !written.is_empty() {
+            self.at(written, expanded, item);
+            return;
+        }
+        let e = self.expanded.len();
+        self.expanded.push('/');
+        self.expanded.push_str(expanded);
+        if self.written != self.expanded {
+            self.renames
+                .push((self.written.clone(), self.expanded.clone()));
+        }
+        self.value(item);
+        self.expanded.truncate(e);
     }
 
     /// `key` and its value, expanded over every placeholder in the key: one pair per value of each
@@ -456,15 +611,17 @@ impl<'a> Walk<'a> {
             Placeholder::None => return vec![(key, value)],
             Placeholder::Malformed => {
                 self.errors.push(
-                    invalid(self.pack, "malformed-placeholder", self.path.clone()).with("key", key),
+                    invalid(self.pack, "malformed-placeholder", self.path.clone())
+                        .about("key", key),
                 );
                 return Vec::new();
             }
             Placeholder::Found(whole, name) => (whole.to_owned(), name.to_owned()),
         };
         let Some(values) = self.index.values_seen(&name, self.scope) else {
-            self.errors
-                .push(invalid(self.pack, "unknown-family", self.path.clone()).with("family", name));
+            self.errors.push(
+                invalid(self.pack, "unknown-family", self.path.clone()).about("family", name),
+            );
             return Vec::new();
         };
         self.changed = true;
@@ -478,7 +635,7 @@ impl<'a> Walk<'a> {
             if self.produced > MAX_EXPANDED_NODES {
                 self.errors.push(
                     invalid(self.pack, "too-large", self.path.clone())
-                        .with("family", name.as_str())
+                        .about("family", name.as_str())
                         .with("limit", MAX_EXPANDED_NODES),
                 );
                 break;

@@ -133,3 +133,29 @@ fn loops_item_values_and_follow_ups() {
     expect![[r#"[["hp.max","hp.bonus","toughness"],["speed"],["encumbrance","load"]]"#]]
         .assert_eq(&serde_json::to_string(&loops).unwrap());
 }
+
+/// The build expands family keys, so a problem inside an expanded entry is found once per value,
+/// where the family key was written; a family key naming no family is `invalid-family`.
+#[test]
+fn family_keys_expand_with_positions_where_they_were_written() {
+    let files = [
+        ("pack.yaml", "id: fam\nversion: 1.0.0\nspecVersion: 1.0.0\n"),
+        (
+            "rules/a.yaml",
+            "families:\n  ability: { str: {}, dex: {} }\nfields:\n  abilities.{ability}.mod: { type: integer, formula: \"abilities.{ability}.score +\" }\n  skills.{skill}: { type: integer }\n",
+        ),
+        ("content/saves.yaml", "id: saves.{ability}\ntype: save\n"),
+    ];
+    let files: Vec<(String, String)> = files
+        .iter()
+        .map(|(name, text)| (name.to_string(), text.to_string()))
+        .collect();
+    let report = ocf_load::build::build_files(&files, &BuildOptions::default());
+    expect![[r#"
+        rules/a.yaml:1:1: invalid-family: pack `fam`: a family name names no family the pack sees (family `skill`) []
+        rules/a.yaml:4:76: formula-error: formula-syntax: expected an expression after `+`, found the end of the formula [/fields/abilities.str.mod/formula]
+        rules/a.yaml:4:76: formula-error: formula-syntax: expected an expression after `+`, found the end of the formula [/fields/abilities.dex.mod/formula]
+        content/saves.yaml:2:7: unknown-reference: no content type `save` in fam [/0/type]
+        content/saves.yaml:2:7: unknown-reference: no content type `save` in fam [/1/type]
+    "#]].assert_eq(&lines(&report.problems));
+}
