@@ -2,7 +2,7 @@
 //! can't drift from what the engine reads. Editors use them to check YAML as authors type
 //! (docs/schemas/README.md). The same schemas are committed under docs/schemas/.
 
-use ocf_model::{Character, ContentFile, PackManifest, PackRelease, RulesDocument};
+use ocf_model::{Character, ContentFile, PackManifest, PackRelease, RulesDocument, Ruleset};
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 
@@ -22,6 +22,10 @@ pub const SCHEMAS: &[(&str, &str)] = &[
         "a pack release, what `ocf build` writes and loadRuleset takes",
     ),
     ("character", "a character file"),
+    (
+        "ruleset",
+        "a loaded ruleset, what loadRuleset gives and every other call takes",
+    ),
 ];
 
 /// The schema called `name`, as pretty JSON with a final newline.
@@ -32,6 +36,7 @@ pub fn schema(name: &str) -> Option<String> {
         "content" => generate::<ContentFile>(),
         "pack" => generate::<PackRelease>(),
         "character" => generate::<Character>(),
+        "ruleset" => generate::<Ruleset>(),
         _ => return None,
     };
     if let Some(object) = value.as_object_mut() {

@@ -27,6 +27,10 @@ fn committed_schemas_are_up_to_date() {
             "character",
             expect_file!["../../../docs/schemas/character.schema.json"],
         ),
+        (
+            "ruleset",
+            expect_file!["../../../docs/schemas/ruleset.schema.json"],
+        ),
     ];
     assert_eq!(
         files.iter().map(|(name, _)| *name).collect::<Vec<_>>(),
@@ -57,4 +61,32 @@ fn schemas_refuse_unknown_keys_like_the_reader() {
         defs["Formula"]["type"],
         serde_json::json!(["string", "number", "boolean"])
     );
+}
+
+/// The ruleset schema describes what loading writes: every top-level key of a loaded sample pack is
+/// a property of the schema, and every declaration wrapper carries `declaredIn`.
+#[test]
+fn ruleset_schema_covers_a_loaded_ruleset() {
+    let schema: serde_json::Value = serde_json::from_str(&schema("ruleset").unwrap()).unwrap();
+    assert_eq!(schema["additionalProperties"], false);
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/packs");
+    let releases: Vec<_> = ["5e-srd-5.1", "fitd-scoundrel"]
+        .iter()
+        .map(|pack| ocf_load::source::read_pack(&dir.join(pack)).unwrap())
+        .collect();
+    for release in releases {
+        let ruleset = ocf_load::load_ruleset(&[release], &Default::default()).unwrap();
+        let json = serde_json::to_value(&ruleset).unwrap();
+        for key in json.as_object().unwrap().keys() {
+            assert!(
+                schema["properties"].get(key).is_some(),
+                "`{key}` is not in the ruleset schema"
+            );
+        }
+    }
+    for (name, def) in schema["$defs"].as_object().unwrap() {
+        if name.starts_with("Declared_") {
+            assert!(def["properties"].get("declaredIn").is_some(), "{name}");
+        }
+    }
 }

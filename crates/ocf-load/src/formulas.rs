@@ -133,11 +133,27 @@ const BAND: &[Root] = &[
 /// and a content-only query's.
 pub const ITEM_ONLY: &[Root] = &[Root::Item, Root::Pick, Root::Slot];
 
-/// Every formula of `release`, in document order.
+/// The declared type of an item's field (its content type's, else a template field's), when the
+/// caller can tell.
+pub type ItemFieldType<'a> = &'a dyn Fn(&ContentItem, &str) -> Option<FieldType>;
+
+/// Every formula of `release`, in document order. Item field values whose declared type is not
+/// known are formulas when written as a number or a boolean ([`collect_with`] knows more).
 pub fn collect(release: &PackRelease) -> Vec<FoundFormula> {
+    collect_with(release, &|_, _| None)
+}
+
+/// Every formula of `release`, with `item_field_type` telling which item field values are formulas:
+/// those of `integer`, `decimal`, `boolean` and `dice` fields, whatever their YAML type, expected
+/// to fit the field's type (EC: "`integer`, `decimal`, `boolean` and `dice` fields are formulas").
+pub fn collect_with(
+    release: &PackRelease,
+    item_field_type: ItemFieldType<'_>,
+) -> Vec<FoundFormula> {
     let mut c = Collector {
         out: Vec::new(),
         document: Document::Rules,
+        item_field_type,
     };
     let rules = &release.rules;
     for (id, field) in rules.fields.iter() {
@@ -285,10 +301,19 @@ impl<'a> Envs<'a> {
 /// `formula-error` per failing formula (EC: `data.cause`, `data.pack`, `data.formula`, `path` the
 /// document), its first error's code as the cause.
 pub fn check_pack(release: &PackRelease, fields: &[(String, Ty)]) -> Vec<LoadErrorRecord> {
+    check_pack_with(release, fields, &|_, _| None)
+}
+
+/// [`check_pack`], with item field values typed by `item_field_type` ([`collect_with`]).
+pub fn check_pack_with(
+    release: &PackRelease,
+    fields: &[(String, Ty)],
+    item_field_type: ItemFieldType<'_>,
+) -> Vec<LoadErrorRecord> {
     let pack = release.id.as_str();
     let mut errors = Vec::new();
     let mut envs = Envs::new(fields);
-    for found in collect(release) {
+    for found in collect_with(release, item_field_type) {
         if let Err(error) = check_one(&found.text, envs.get(found.roots), found.expected.as_ref()) {
             let path = match found.document {
                 Document::Rules => crate::error::rules_path(pack),
@@ -335,12 +360,13 @@ pub fn escape(key: &str) -> String {
     key.replace('~', "~0").replace('/', "~1")
 }
 
-struct Collector {
+struct Collector<'a> {
     out: Vec<FoundFormula>,
     document: Document,
+    item_field_type: ItemFieldType<'a>,
 }
 
-impl Collector {
+impl Collector<'_> {
     fn push(
         &mut self,
         pointer: &str,
@@ -380,7 +406,28 @@ impl Collector {
         for (name, value) in item.fields.iter() {
             // Item values of integer, decimal, boolean and dice fields are formulas; a number or
             // boolean written bare is one. Strings may be literals of string fields, which only the
-            // declaration tells apart: those are checked by the engine when read.
+            // declaration tells apart: without it they are checked by the engine when read.
+            let declared = (self.item_field_type)(item, name);
+            if let Some(ty) = declared {
+                let text = match value {
+                    serde_json::Value::String(text) => text.clone(),
+                    serde_json::Value::Number(_) | serde_json::Value::Bool(_) => value.to_string(),
+                    // A template's `null` removes the field; other shapes are not formulas.
+                    _ => continue,
+                };
+                if matches!(
+                    ty,
+                    FieldType::Integer | FieldType::Decimal | FieldType::Boolean | FieldType::Dice
+                ) {
+                    self.push(
+                        &format!("/fields/{}", escape(name)),
+                        &Formula(text),
+                        CONTENT,
+                        field_ty(ty),
+                    );
+                }
+                continue;
+            }
             if value.is_number() || value.is_boolean() {
                 let formula = Formula(value.to_string());
                 self.push(

@@ -4,6 +4,7 @@
 
 pub mod build;
 pub mod error;
+pub mod families;
 pub mod formulas;
 pub mod homebrew;
 pub mod ruleset;

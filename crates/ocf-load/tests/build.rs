@@ -108,3 +108,54 @@ fn files_that_do_not_read_are_each_reported() {
         content/notes.yml: warning: ignored-file: source files end in `.yaml`; this one is not read []
     "#]].assert_eq(&lines(&problems));
 }
+
+/// Loops between field formulas (each once, naming its fields), item field values read by their
+/// declared type, and follow-up and `<item>#<id>` references.
+#[test]
+fn loops_item_values_and_follow_ups() {
+    let problems = build_pack(&testdata("build/loops"), &BuildOptions::default()).unwrap_err();
+    expect![[r#"
+        rules/fields.yaml:3:38: circular-formula: the formulas of `hp.max`, `hp.bonus`, `toughness` read each other in a loop [/fields/hp.max/formula]
+        rules/fields.yaml:6:37: circular-formula: the formula of `speed` reads `speed` itself [/fields/speed/formula]
+        rules/fields.yaml:8:43: circular-formula: the formulas of `encumbrance`, `load` read each other in a loop [/fields/encumbrance/formula]
+        rules/more-fields.yaml:21:39: unknown-reference: no rules action `weapons.axe#hack` in loops [/actions/0/steps/2/use]
+        content/weapons.yaml:3:21: formula-error: formula-syntax: expected an expression after `+`, found the end of the formula [/0/fields/damage]
+        content/weapons.yaml:3:37: formula-error: type-mismatch: expected int, found bool [/0/fields/bonus]
+        content/weapons.yaml:14:42: unknown-reference: no follow-up `weapons.axe#parry` in loops [/0/actions/0/steps/0/changes/4/followUp]
+        content/weapons.yaml:15:42: unknown-reference: no follow-up `riposte` in loops [/0/actions/0/steps/0/changes/5/followUp]
+        content/weapons.yaml:20:34: formula-error: type-mismatch: expected int, found decimal [/1/fields/bonus]
+    "#]].assert_eq(&lines(&problems));
+    let loops: Vec<_> = problems
+        .iter()
+        .filter(|p| p.code == "circular-formula")
+        .map(|p| p.data["fields"].clone())
+        .collect();
+    expect![[r#"[["hp.max","hp.bonus","toughness"],["speed"],["encumbrance","load"]]"#]]
+        .assert_eq(&serde_json::to_string(&loops).unwrap());
+}
+
+/// The build expands family keys, so a problem inside an expanded entry is found once per value,
+/// where the family key was written; a family key naming no family is `invalid-family`.
+#[test]
+fn family_keys_expand_with_positions_where_they_were_written() {
+    let files = [
+        ("pack.yaml", "id: fam\nversion: 1.0.0\nspecVersion: 1.0.0\n"),
+        (
+            "rules/a.yaml",
+            "families:\n  ability: { str: {}, dex: {} }\nfields:\n  abilities.{ability}.mod: { type: integer, formula: \"abilities.{ability}.score +\" }\n  skills.{skill}: { type: integer }\n",
+        ),
+        ("content/saves.yaml", "id: saves.{ability}\ntype: save\n"),
+    ];
+    let files: Vec<(String, String)> = files
+        .iter()
+        .map(|(name, text)| (name.to_string(), text.to_string()))
+        .collect();
+    let report = ocf_load::build::build_files(&files, &BuildOptions::default());
+    expect![[r#"
+        rules/a.yaml:1:1: invalid-family: pack `fam`: a family name names no family the pack sees (family `skill`) []
+        rules/a.yaml:4:76: formula-error: formula-syntax: expected an expression after `+`, found the end of the formula [/fields/abilities.str.mod/formula]
+        rules/a.yaml:4:76: formula-error: formula-syntax: expected an expression after `+`, found the end of the formula [/fields/abilities.dex.mod/formula]
+        content/saves.yaml:2:7: unknown-reference: no content type `save` in fam [/0/type]
+        content/saves.yaml:2:7: unknown-reference: no content type `save` in fam [/1/type]
+    "#]].assert_eq(&lines(&report.problems));
+}

@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::shape::{self, Never, Shape};
-use crate::{FieldType, Formula, Id, Keyed, Literal, Step, Tag, ViewFieldDecl};
+use crate::{FieldType, Formula, Id, Keyed, Literal, Step, Tag, ViewFields};
 
 /// An action, or (with `use`) a content type's or item's use of a rules action.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -89,8 +89,9 @@ pub struct Role {
     /// Default unbounded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max: Option<u32>,
-    #[serde(default, skip_serializing_if = "Keyed::is_empty")]
-    pub fields: Keyed<ViewFieldDecl>,
+    /// Its view fields, or the name of a `viewFields` set (expanded at load).
+    #[serde(default, skip_serializing_if = "ViewFields::is_empty")]
+    pub fields: ViewFields,
     /// The pack participants are expected to use (checked by the build only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pack: Option<Id>,

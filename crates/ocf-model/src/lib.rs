@@ -16,6 +16,7 @@ mod choice;
 mod content;
 mod effect;
 mod error;
+mod family;
 mod field;
 mod follow_up;
 mod formula;
@@ -47,6 +48,7 @@ pub use effect::{
     IncomingFilter, Op, Scope, Target,
 };
 pub use error::{LoadError, LoadErrorKind, from_json_str, from_yaml_str};
+pub use family::{FamilyDecl, FamilyValue, FieldHint, ViewFieldSet, ViewFields};
 pub use field::{
     ComputedDecl, ComputedType, FieldDecl, FieldType, ItemFieldDecl, Limit, Recommend, Rounding,
     StateDecl, ViewFieldDecl,
@@ -63,7 +65,8 @@ pub use rules::{
     StackPolicy, StackingSettings,
 };
 pub use ruleset::{
-    Conflict, ContentEntry, Declared, LoadedPack, Namespace, QueryResult, Ruleset, tag_matches,
+    Conflict, ContentEntry, Declared, Family, FamilyMember, LoadedPack, Namespace, QueryResult,
+    Ruleset, tag_matches,
 };
 pub use step::{
     AllocateFields, AllocateOf, As, Better, BranchCase, Destination, ElseCase, PendingSource,

@@ -4,8 +4,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    Action, Choice, ContentTypeDecl, Effect, FieldDecl, FieldType, FollowUp, Formula, Id, Immunity,
-    ItemFieldDecl, Keyed, Literal, Query, Recommend, Rounding, Tag, ViewFieldDecl,
+    Action, Choice, ContentTypeDecl, Effect, FamilyDecl, FieldDecl, FieldHint, FieldType, FollowUp,
+    Formula, Id, Immunity, ItemFieldDecl, Keyed, Literal, Query, Recommend, Rounding, Tag,
+    ViewFieldSet, ViewFields,
 };
 
 /// One rules document. A pack's rules files are merged in path order (maps key by key, lists
@@ -61,6 +62,16 @@ pub struct RulesDocument {
     /// Always-on effects.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub effects: Vec<Effect>,
+    /// Families by name: a bare name declares the pack's own family, a qualified one
+    /// (`<pack>:<family>`) adds values to another pack's.
+    #[serde(default, skip_serializing_if = "Keyed::is_empty")]
+    pub families: Keyed<FamilyDecl>,
+    /// Named sets of view fields, which a role's or a link slot's `fields` may name.
+    #[serde(default, skip_serializing_if = "Keyed::is_empty")]
+    pub view_fields: Keyed<ViewFieldSet>,
+    /// Field hints; a later pack's hint with the same `id` replaces an earlier one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub field_hints: Vec<FieldHint>,
 }
 
 /// `settings`, merged key by key across packs.
@@ -190,8 +201,9 @@ pub struct LinkSlot {
     /// The pack the linked character uses.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pack: Option<Id>,
-    #[serde(default, skip_serializing_if = "Keyed::is_empty")]
-    pub fields: Keyed<ViewFieldDecl>,
+    /// Its fields, or the name of a `viewFields` set (expanded at load).
+    #[serde(default, skip_serializing_if = "ViewFields::is_empty")]
+    pub fields: ViewFields,
 }
 
 /// A display group (display-hints.md, lost): a content group lists the holder activations of its type.

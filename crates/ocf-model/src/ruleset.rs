@@ -11,19 +11,20 @@
 
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::{
     Action, BandSet, Choice, ContentItem, ContentTypeDecl, CreationStart, DisplayGroup, Effect,
-    FieldDecl, FollowUp, Formula, Id, Immunity, ItemFieldDecl, Keyed, LinkSlot, PackRelease, Query,
-    Settings, SituationalDecl, Tag, Version, VersionRange,
+    FieldDecl, FieldHint, FollowUp, Formula, Id, Immunity, ItemFieldDecl, Keyed, LinkSlot, Literal,
+    PackRelease, Query, Settings, SituationalDecl, Tag, Version, VersionRange,
 };
 
 /// The merged rules and resolved content of the packs loaded, in load order.
 ///
 /// Keyed maps keep load order, then each pack's written order: fields are computed "in ruleset field
 /// order", rules actions are listed "in definition order".
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Ruleset {
     /// The packs, in load order, with the order their references resolve in.
@@ -75,6 +76,14 @@ pub struct Ruleset {
     /// Display groups by ID; a later pack's group replaces an earlier one with the same ID.
     #[serde(default, skip_serializing_if = "Keyed::is_empty")]
     pub display_groups: Keyed<Declared<DisplayGroup>>,
+    /// Field hints by ID; a later pack's hint replaces an earlier one with the same ID, in its place.
+    /// `field` is qualified.
+    #[serde(default, skip_serializing_if = "Keyed::is_empty")]
+    pub field_hints: Keyed<Declared<FieldHint>>,
+    /// Families by qualified name (`<pack>:<family>`), each with its values in load order: the
+    /// declaring pack's, then each loaded pack's additions.
+    #[serde(default, skip_serializing_if = "Keyed::is_empty")]
+    pub families: Keyed<Family>,
     /// The rules' standard copies queries, in load order then declaration order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub standard_copies: Vec<Declared<Query>>,
@@ -99,7 +108,7 @@ pub struct Ruleset {
 }
 
 /// A loaded pack.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct LoadedPack {
     pub id: String,
@@ -113,8 +122,9 @@ pub struct LoadedPack {
 }
 
 /// A declaration and the pack that declared it (its formulas' names resolve there).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
+#[schemars(rename = "Declared_{T}")]
 pub struct Declared<T> {
     /// The declaring pack. Serialised as `declaredIn`, since a declaration may have its own `pack`
     /// (a link slot's linked pack).
@@ -139,8 +149,28 @@ impl<T> Declared<T> {
     }
 }
 
+/// A loaded family: its values for formulas, the declaring pack's first, then each loaded pack's
+/// additions in load order (EC, step 1).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Family {
+    /// The pack that declared the family.
+    pub declared_in: String,
+    /// The values by ID, in load order.
+    pub values: Keyed<FamilyMember>,
+}
+
+/// One value of a loaded family, with the pack that added it: `fieldOf` reads its fields there.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FamilyMember {
+    pub declared_in: String,
+    #[serde(default, skip_serializing_if = "Keyed::is_empty")]
+    pub fields: Keyed<Literal>,
+}
+
 /// A resolved content item: `extends` and every `override` applied, IDs qualified.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ContentEntry {
     /// The pack that declared the item (`declaredIn`, as for [`Declared`]).
@@ -174,7 +204,7 @@ impl ContentEntry {
 }
 
 /// The answer of a content-only query: the non-hidden items of `type` whose `where` holds.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct QueryResult {
     /// The qualified content type.
@@ -187,7 +217,7 @@ pub struct QueryResult {
 
 /// Something a later pack changed that an earlier one had set (EC: "the override is reported in
 /// `conflicts`"; "the pair is reported in `conflicts`").
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, tag = "kind")]
 pub enum Conflict {
     /// A setting (a dotted key under `settings`: `rounding`, `stacking.keys.source`) set by `packs[0]`
@@ -267,6 +297,41 @@ impl Ruleset {
             .iter()
             .map(|p| format!("{p}:{reference}"))
             .find(|q| exists(q))
+    }
+
+    /// The family `name` as a formula of `pack` names it: a qualified name (`<pack>:<family>`) of a
+    /// pack in `pack`'s scope, or a bare name tried in the pack, then its dependencies, nearest first.
+    /// Gives the qualified name and the family.
+    pub fn family(&self, pack: &str, name: &str) -> Option<(&str, &Family)> {
+        let scope = &self.pack(pack)?.scope;
+        let qualified = match name.split_once(':') {
+            Some((owner, _)) => scope.iter().any(|p| p == owner).then(|| name.to_owned())?,
+            None => scope
+                .iter()
+                .map(|p| format!("{p}:{name}"))
+                .find(|q| self.families.get(q).is_some())?,
+        };
+        self.families
+            .0
+            .get_key_value(&qualified)
+            .map(|(k, f)| (k.as_str(), f))
+    }
+
+    /// `fieldOf(family, value, field)` in a formula of `pack`: the field of the family's value as
+    /// the pack that added the value wrote it. `None` when the family, value or field is absent.
+    pub fn family_field(
+        &self,
+        pack: &str,
+        family: &str,
+        value: &str,
+        field: &str,
+    ) -> Option<&Literal> {
+        self.family(pack, family)?
+            .1
+            .values
+            .get(value)?
+            .fields
+            .get(field)
     }
 
     /// The declared tags, with the tags above each, that `members` takes (a member takes itself and

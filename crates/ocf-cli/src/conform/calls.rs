@@ -45,12 +45,42 @@ fn formula(input: &serde_json::Value) -> Result<Outcome, String> {
 }
 
 /// `loadRuleset`: the case's `packs` loaded in order; the output is the ruleset. With `input.character`,
-/// the character's homebrew is then loaded on top (the errors are `homebrew-error`s).
+/// the character's homebrew is then loaded on top (the errors are `homebrew-error`s). With
+/// `input.evaluate`, each `{ pack, formula }` is evaluated against the loaded ruleset as a formula of
+/// that pack (only `fieldOf` has anything to read), and the output gains `evaluated`: each value,
+/// or `{ error }` with the formula error's body.
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 struct LoadInput {
     #[serde(default)]
     character: Option<serde_json::Value>,
+    #[serde(default)]
+    evaluate: Vec<Evaluate>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Evaluate {
+    pack: String,
+    formula: String,
+}
+
+/// `evaluate`'s results against `ruleset`.
+fn evaluate(ruleset: &ocf_model::Ruleset, formulas: &[Evaluate]) -> serde_json::Value {
+    let results = formulas.iter().map(|e| {
+        let context = ocf_load::families::FamilyContext {
+            ruleset,
+            pack: &e.pack,
+        };
+        let result = Formula::parse(&e.formula)
+            .map_err(|errors| errors.first().map(error_body).unwrap_or_default())
+            .and_then(|f| f.evaluate(&context).map_err(|error| error_body(&error)));
+        match result {
+            Ok(value) => value.to_json(),
+            Err(body) => serde_json::json!({ "error": body }),
+        }
+    });
+    serde_json::Value::Array(results.collect())
 }
 
 fn load_ruleset(case: &Case, dir: &Path) -> Result<Outcome, String> {
@@ -77,7 +107,15 @@ fn load_ruleset(case: &Case, dir: &Path) -> Result<Outcome, String> {
             }
         });
     Ok(match loaded {
-        Ok(ruleset) => Outcome::Output(serde_json::to_value(&ruleset).map_err(|e| e.to_string())?),
+        Ok(ruleset) => {
+            let mut output = serde_json::to_value(&ruleset).map_err(|e| e.to_string())?;
+            if !input.evaluate.is_empty()
+                && let serde_json::Value::Object(map) = &mut output
+            {
+                map.insert("evaluated".into(), evaluate(&ruleset, &input.evaluate));
+            }
+            Outcome::Output(output)
+        }
         Err(errors) => Outcome::Errors(
             errors
                 .iter()

@@ -60,6 +60,28 @@ impl Locations {
         self.nodes.get(pointer).and_then(|node| node.text)
     }
 
+    /// Gives the nodes at and under `written` the same positions at and under `expanded` too, in
+    /// one pass for every pair: a family key expanded into several keys is found where it was
+    /// written. Pairs apply in order, so a rename inside a renamed node refines it.
+    pub fn alias(&mut self, renames: &[(String, String)]) {
+        if renames.is_empty() {
+            return;
+        }
+        let mut sorted: Vec<(String, Node)> =
+            self.nodes.iter().map(|(p, n)| (p.clone(), *n)).collect();
+        sorted.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        for (written, expanded) in renames {
+            let start = sorted.partition_point(|(p, _)| p.as_str() < written.as_str());
+            let under = sorted[start..]
+                .iter()
+                .take_while(|(p, _)| p.starts_with(written.as_str()))
+                .filter(|(p, _)| p.len() == written.len() || p[written.len()..].starts_with('/'))
+                .map(|(p, n)| (format!("{expanded}{}", &p[written.len()..]), *n))
+                .collect::<Vec<_>>();
+            self.nodes.extend(under);
+        }
+    }
+
     fn nearest(&self, pointer: &str) -> Option<&Node> {
         let mut pointer = pointer;
         loop {

@@ -81,6 +81,8 @@ impl Merger {
         self.keyed(&mut out.bands, doc.bands, "bands", file);
         self.keyed(&mut out.constraints, doc.constraints, "constraints", file);
         self.keyed(&mut out.links, doc.links, "links", file);
+        self.keyed(&mut out.families, doc.families, "families", file);
+        self.keyed(&mut out.view_fields, doc.view_fields, "viewFields", file);
         if let Some(settings) = doc.settings {
             self.settings(
                 out.settings.get_or_insert_with(Settings::default),
@@ -119,6 +121,13 @@ impl Merger {
         self.listed(&mut out.immune_to, doc.immune_to, "immuneTo", file, |i| {
             Some(&i.id)
         });
+        self.listed(
+            &mut out.field_hints,
+            doc.field_hints,
+            "fieldHints",
+            file,
+            |h| Some(&h.id),
+        );
     }
 
     /// Records where the file's declarations land in the merged document, before merging them.
@@ -151,6 +160,11 @@ impl Merger {
             doc.constraints.iter().map(|(k, _)| k).collect(),
         );
         keyed("links", doc.links.iter().map(|(k, _)| k).collect());
+        keyed("families", doc.families.iter().map(|(k, _)| k).collect());
+        keyed(
+            "viewFields",
+            doc.view_fields.iter().map(|(k, _)| k).collect(),
+        );
         let lists = [
             ("tags", out.tags.len(), doc.tags.len()),
             (
@@ -174,6 +188,7 @@ impl Merger {
                 doc.display_groups.len(),
             ),
             ("immuneTo", out.immune_to.len(), doc.immune_to.len()),
+            ("fieldHints", out.field_hints.len(), doc.field_hints.len()),
         ];
         for (section, before, count) in lists {
             for index in 0..count {

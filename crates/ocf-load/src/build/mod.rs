@@ -8,6 +8,8 @@
 
 mod checks;
 mod content;
+mod cycles;
+mod expand;
 mod limits;
 mod locations;
 mod merge;
@@ -134,6 +136,16 @@ fn build_texts(
                 Role::Content => content_complete = false,
             }
         }
+    }
+
+    if let Some((manifest, _)) = &manifest {
+        expand::expand(
+            manifest,
+            &options.dependencies,
+            &mut rules,
+            &mut content,
+            &mut problems,
+        );
     }
 
     let rules_files: Vec<RulesFile<'_>> = rules

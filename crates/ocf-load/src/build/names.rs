@@ -16,6 +16,9 @@ pub struct Declarations {
     inputs: FxHashMap<String, bool>,
     /// The declared tags and every tag above each.
     tags: FxHashSet<String>,
+    /// The bare IDs of the content types' follow-ups: an item's action may offer its type's
+    /// follow-up by bare ID, and the walk of an item does not know its type's.
+    type_follow_ups: FxHashSet<String>,
 }
 
 impl Declarations {
@@ -30,10 +33,26 @@ impl Declarations {
         for item in content {
             if let Some(id) = &item.id {
                 add(RefKind::Content, id.as_str());
+                // Inline actions and follow-ups are named `<item>#<id>` outside the item.
+                for action in &item.actions {
+                    if let Some(action) = &action.id {
+                        add(RefKind::Action, &format!("{id}#{action}"));
+                    }
+                }
+                for f in &item.follow_ups {
+                    add(RefKind::FollowUp, &format!("{id}#{}", f.id));
+                }
             }
         }
-        for (name, _) in rules.content_types.iter() {
+        for (name, ty) in rules.content_types.iter() {
             add(RefKind::ContentType, name);
+            for f in &ty.follow_ups {
+                add(RefKind::FollowUp, &format!("{name}#{}", f.id));
+                out.type_follow_ups.insert(f.id.clone());
+            }
+        }
+        for f in &rules.follow_ups {
+            add(RefKind::FollowUp, &f.id);
         }
         for (id, _) in rules.fields.iter() {
             add(RefKind::Field, id);
@@ -125,6 +144,13 @@ impl<'a> Scope<'a> {
             if let Some(found) = self.found_in(pack, kind, id) {
                 return found;
             }
+        }
+        if kind == RefKind::FollowUp
+            && let Some(pack) = std::iter::once(self.own)
+                .chain(self.given.iter().copied())
+                .find(|p| p.type_follow_ups.contains(id))
+        {
+            return Resolved::Found(pack, id.to_owned());
         }
         if self.missing.is_empty() {
             let mut where_ = self.own.pack.clone();

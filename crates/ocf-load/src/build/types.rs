@@ -4,7 +4,7 @@
 //! release pointer back to its source file.
 
 use ocf_formula::Ty;
-use ocf_model::{PackRelease, RulesDocument};
+use ocf_model::{ContentItem, FieldType, PackRelease, RulesDocument};
 
 use super::locations::Locations;
 use super::merge::Origins;
@@ -33,12 +33,17 @@ pub struct TypeCheck<'a> {
 
 impl TypeCheck<'_> {
     pub fn run(&self, problems: &mut Vec<Problem>) {
+        self.loops(problems);
         let fields = self.fields();
         let pack = self.release.id.as_str();
         let mut envs = formulas::Envs::new(&fields);
-        for found in formulas::collect(self.release) {
-            // Syntax errors are reported, with their ranges, by the build's own parse.
-            if ocf_formula::Formula::parse(&found.text).is_err() {
+        let item_field_type = |item: &ContentItem, name: &str| self.item_field_type(item, name);
+        for found in formulas::collect_with(self.release, &item_field_type) {
+            // Syntax errors are reported, with their ranges, by the build's own parse, which does
+            // not see item field values (their declaration says whether they are formulas).
+            let item_value = matches!(found.document, Document::Content(_))
+                && found.pointer.starts_with("/fields/");
+            if !item_value && ocf_formula::Formula::parse(&found.text).is_err() {
                 continue;
             }
             let env = envs.get(found.roots);
@@ -66,6 +71,85 @@ impl TypeCheck<'_> {
                     .with("formula", found.text.as_str()),
             );
         }
+    }
+
+    /// One `circular-formula` per loop between the pack's field formulas, at the formula of its
+    /// first field in field order, naming every field of the loop (`data.fields`).
+    fn loops(&self, problems: &mut Vec<Problem>) {
+        let pack = self.release.id.as_str();
+        for found in super::cycles::field_loops(pack, &self.release.rules) {
+            let first = &found.fields[0];
+            let pointer = format!("/fields/{}/formula", formulas::escape(first));
+            let Some((source, pointer)) = self.locate(Document::Rules, &pointer) else {
+                continue;
+            };
+            let at = source
+                .locations
+                .text(&pointer)
+                .or_else(|| source.locations.value(&pointer));
+            let message = if found.fields.len() == 1 {
+                format!("the formula of `{first}` reads `{first}` itself")
+            } else {
+                format!(
+                    "the formulas of {} read each other in a loop",
+                    found
+                        .fields
+                        .iter()
+                        .map(|f| format!("`{f}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            };
+            problems.push(
+                Problem::error("circular-formula", message)
+                    .in_file(source.file)
+                    .at(&pointer, at)
+                    .with("pack", pack)
+                    .with("fields", found.fields.clone()),
+            );
+        }
+    }
+
+    /// The declared type of an item's field: its content type's (the item's `type`, else the
+    /// nearest parent's through `extends` in the pack), else a template field's; `None` when the
+    /// declaration is not in the pack or a given dependency.
+    fn item_field_type(&self, item: &ContentItem, name: &str) -> Option<FieldType> {
+        let own = self.release.id.as_str();
+        let mut current = item;
+        let mut steps = 0;
+        let ty = loop {
+            if let Some(ty) = &current.r#type {
+                break ty.as_str();
+            }
+            let parent = current.extends.as_ref()?.as_str();
+            let local = match parent.split_once(':') {
+                Some((p, local)) if p == own => local,
+                Some(_) => return None,
+                None => parent,
+            };
+            current = self
+                .release
+                .content
+                .iter()
+                .find(|i| i.id.as_ref().is_some_and(|id| id.as_str() == local))?;
+            steps += 1;
+            if steps > self.release.content.len() {
+                return None;
+            }
+        };
+        let packs = || std::iter::once(self.release).chain(self.dependencies.iter().copied());
+        let content_type = match ty.split_once(':') {
+            Some((p, local)) => packs()
+                .find(|r| r.id.as_str() == p)?
+                .rules
+                .content_types
+                .get(local),
+            None => packs().find_map(|r| r.rules.content_types.get(ty)),
+        };
+        content_type
+            .and_then(|t| t.fields.get(name))
+            .or_else(|| packs().find_map(|r| r.rules.template_fields.get(name)))
+            .map(|decl| decl.r#type)
     }
 
     /// The fields visible from the pack, by local and qualified ID: its own, then its given

@@ -26,6 +26,7 @@ pub enum RefKind {
     Situational,
     LinkSlot,
     CreationStart,
+    FollowUp,
 }
 
 impl RefKind {
@@ -40,6 +41,7 @@ impl RefKind {
             RefKind::Situational => "situational choice",
             RefKind::LinkSlot => "link slot",
             RefKind::CreationStart => "creation start",
+            RefKind::FollowUp => "follow-up",
         }
     }
 
@@ -54,6 +56,7 @@ impl RefKind {
             RefKind::Situational => "situational",
             RefKind::LinkSlot => "link",
             RefKind::CreationStart => "creation",
+            RefKind::FollowUp => "followUp",
         }
     }
 }
@@ -113,6 +116,9 @@ struct Walker {
     uses: Uses,
     /// The actions of the item or content type being walked: its follow-ups may name them.
     own_actions: Vec<String>,
+    /// The follow-ups of the item or content type being walked: its `offerFollowUp`s may name them
+    /// by bare ID (EA: "one the content declares").
+    own_follow_ups: Vec<String>,
 }
 
 impl Walker {
@@ -301,6 +307,7 @@ impl Walker {
     // Content.
 
     fn content_type(&mut self, ty: &ContentTypeDecl) {
+        self.own_follow_ups = follow_up_ids(&ty.follow_ups);
         self.keyed("fields", &ty.fields, |w, _, field| w.item_field(field));
         self.keyed("state", &ty.state, |w, _, state| w.state(state));
         self.computed(&ty.computed);
@@ -313,6 +320,7 @@ impl Walker {
     }
 
     fn item(&mut self, item: &ContentItem) {
+        self.own_follow_ups = follow_up_ids(&item.follow_ups);
         self.reference("type", RefKind::ContentType, &item.r#type);
         self.reference("extends", RefKind::Content, &item.extends);
         self.reference("override", RefKind::Content, &item.r#override);
@@ -543,6 +551,16 @@ impl Walker {
             });
         }
         self.formula("option", &change.option);
+        if let Some(follow_up) = &change.follow_up
+            && !self
+                .own_follow_ups
+                .iter()
+                .any(|own| own == follow_up.as_str())
+        {
+            self.at("followUp", |w| {
+                w.reference_here(RefKind::FollowUp, follow_up.as_str())
+            });
+        }
         self.formulas("params", &change.params);
     }
 
@@ -702,6 +720,10 @@ impl Walker {
         self.reference("start", RefKind::CreationStart, &follow_up.start);
         self.formulas("params", &follow_up.params);
     }
+}
+
+fn follow_up_ids(follow_ups: &[FollowUp]) -> Vec<String> {
+    follow_ups.iter().map(|f| f.id.clone()).collect()
 }
 
 fn action_ids(actions: &[Action]) -> Vec<String> {

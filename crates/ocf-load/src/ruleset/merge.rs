@@ -80,6 +80,12 @@ pub fn merge(ruleset: &mut Ruleset, releases: &[PackRelease]) -> Result<(), Vec<
                 .0
                 .insert(g.id.clone(), Declared::new(pack, g.clone()));
         }
+        for h in &rules.field_hints {
+            ruleset
+                .field_hints
+                .0
+                .insert(h.id.clone(), Declared::new(pack, h.clone()));
+        }
         for s in &rules.standard_copies {
             ruleset.standard_copies.push(Declared::new(pack, s.clone()));
         }
@@ -115,6 +121,7 @@ pub fn merge(ruleset: &mut Ruleset, releases: &[PackRelease]) -> Result<(), Vec<
 
     check_creation(ruleset, &mut errors);
     check_links(ruleset, &mut errors);
+    check_display(ruleset, &mut errors);
     for release in releases {
         let pack = release.id.as_str();
         for f in &release.rules.follow_ups {
@@ -279,6 +286,54 @@ fn check_creation(ruleset: &mut Ruleset, errors: &mut Vec<LoadErrorRecord>) {
             }
         }
         ruleset.creation[i].decl.action = ocf_model::Id(action);
+    }
+}
+
+/// Qualifies each display group's `type` and each field hint's `field` in the declaring pack; a
+/// hint's `group` must be a merged display group.
+fn check_display(ruleset: &mut Ruleset, errors: &mut Vec<LoadErrorRecord>) {
+    let mut types = Vec::new();
+    for (i, (_, group)) in ruleset.display_groups.iter().enumerate() {
+        if let Some(ty) = &group.decl.r#type {
+            match ruleset.resolve(&group.pack, ty.as_str(), Namespace::ContentType) {
+                Some(q) => types.push((i, q)),
+                None => errors.push(unknown_reference(
+                    &group.pack,
+                    rules_path(&group.pack),
+                    "display group type",
+                    ty.as_str(),
+                )),
+            }
+        }
+    }
+    for (i, q) in types {
+        ruleset.display_groups.0[i].decl.r#type = Some(ocf_model::Id(q));
+    }
+    let mut fields = Vec::new();
+    for (i, (_, hint)) in ruleset.field_hints.iter().enumerate() {
+        let pack = &hint.pack;
+        match ruleset.resolve(pack, hint.decl.field.as_str(), Namespace::Field) {
+            Some(q) => fields.push((i, q)),
+            None => errors.push(unknown_reference(
+                pack,
+                rules_path(pack),
+                "hinted field",
+                hint.decl.field.as_str(),
+            )),
+        }
+        if let Some(group) = &hint.decl.group
+            && ruleset.display_groups.get(group).is_none()
+        {
+            errors.push(unknown_reference(
+                pack,
+                rules_path(pack),
+                "display group",
+                group,
+            ));
+        }
+    }
+    for (i, q) in fields {
+        ruleset.field_hints.0[i].decl.field = ocf_model::Id(q);
     }
 }
 

@@ -10,12 +10,13 @@ mod packs;
 mod queries;
 mod resolve;
 mod scope;
+mod walk;
 
-use ocf_model::{PackRelease, Ruleset};
+use ocf_model::{ContentItem, Namespace, PackRelease, Ruleset};
 
 use crate::error::LoadErrorRecord;
 
-pub use scope::visible_fields;
+pub use scope::{scope_of, visible_fields};
 
 /// The engine's side of loading.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,9 +45,16 @@ pub fn load_ruleset(
     options: &LoadOptions,
 ) -> Result<Ruleset, Vec<LoadErrorRecord>> {
     let packs = packs::check(releases, options)?;
+    // Step 1, "Families": every pack is expanded with the families it sees; a pack already
+    // expanded (a built release) has nothing left to expand and is used as given.
+    let (families, errors) = crate::families::index(releases);
+    done(errors)?;
+    let sources = releases;
+    let releases = &*crate::families::expand_all(releases, &families)?;
     let mut ruleset = Ruleset {
         packs,
-        sources: releases.to_vec(),
+        families: families.families,
+        sources: sources.to_vec(),
         ..Ruleset::default()
     };
     merge::merge(&mut ruleset, releases)?;
@@ -60,8 +68,28 @@ pub fn load_ruleset(
 fn check_formulas(ruleset: &Ruleset, releases: &[PackRelease]) -> Result<(), Vec<LoadErrorRecord>> {
     let mut errors = Vec::new();
     for release in releases {
-        let fields = visible_fields(ruleset, release.id.as_str());
-        errors.extend(crate::formulas::check_pack(release, &fields));
+        let pack = release.id.as_str();
+        let fields = visible_fields(ruleset, pack);
+        // An item's fields are typed by its resolved content type (inherited through `extends`,
+        // an override's target's), else by the template fields.
+        let item_field_type = |item: &ContentItem, name: &str| {
+            let target = match (&item.r#override, &item.id) {
+                (Some(target), _) => ruleset.resolve(pack, target.as_str(), Namespace::Content)?,
+                (None, Some(id)) => format!("{pack}:{id}"),
+                (None, None) => return None,
+            };
+            let ty = ruleset.item(&target)?.type_name()?;
+            let declared = ruleset
+                .content_type(ty)
+                .and_then(|t| t.decl.fields.get(name))
+                .or_else(|| ruleset.template_fields.get(name).map(|t| &t.decl))?;
+            Some(declared.r#type)
+        };
+        errors.extend(crate::formulas::check_pack_with(
+            release,
+            &fields,
+            &item_field_type,
+        ));
     }
     if errors.is_empty() {
         Ok(())

@@ -1,0 +1,126 @@
+//! Family expansion in the build (EC, loadRuleset step 1): each rules file and content file is
+//! expanded with the families the pack sees (its own and its given dependencies'), so the release
+//! is published expanded and the checks see what loading will. Positions follow the expansion: an
+//! expanded key is found where its family key was written.
+
+use ocf_model::{ContentItem, Keyed, PackManifest, PackRelease, RulesDocument};
+
+use super::locations::Locations;
+use super::problem::Problem;
+use crate::error::LoadErrorRecord;
+use crate::families::{self, Site};
+use crate::ruleset::scope_of;
+
+/// A read rules file: its name, document and positions.
+pub type RulesSource<'a> = (&'a str, RulesDocument, Locations);
+/// A read content file: its name, items, whether it is a list, and positions.
+pub type ContentSource<'a> = (&'a str, Vec<ContentItem>, bool, Locations);
+
+/// Expands every file in place; problems are `invalid-family`, in the file they are about.
+pub fn expand(
+    manifest: &PackManifest,
+    dependencies: &[PackRelease],
+    rules: &mut [RulesSource<'_>],
+    content: &mut [ContentSource<'_>],
+    problems: &mut Vec<Problem>,
+) {
+    let pack = manifest.id.as_str();
+    let mut own = PackRelease {
+        id: manifest.id.clone(),
+        version: manifest.version.clone(),
+        spec_version: manifest.spec_version.clone(),
+        dependencies: manifest.dependencies.clone(),
+        rules: RulesDocument::default(),
+        content: Vec::new(),
+    };
+    for (_, doc, _) in rules.iter() {
+        // A name two files declare is the merge's `duplicate-id`; the first is used here.
+        extend(&mut own.rules.families, &doc.families);
+        extend(&mut own.rules.view_fields, &doc.view_fields);
+    }
+    let mut releases: Vec<PackRelease> = dependencies
+        .iter()
+        .filter(|d| d.id != own.id)
+        .cloned()
+        .collect();
+    releases.push(own);
+    let (index, errors) = families::index(&releases);
+    let declaring = rules
+        .iter()
+        .find(|(_, doc, _)| !doc.families.is_empty())
+        .map(|(name, _, locations)| (*name, locations));
+    if let Some((file, locations)) = declaring {
+        report(errors, file, locations, "/families", problems);
+    }
+    let scope = scope_of(pack, &releases);
+    let site = Site {
+        pack,
+        scope: &scope,
+        path: "",
+    };
+    for (file, doc, locations) in rules.iter_mut() {
+        let (expanded, errors) = families::expand_rules(doc, site, &index);
+        report(errors, file, locations, "", problems);
+        if expanded.changed {
+            locations.alias(&expanded.renames);
+            *doc = expanded.value;
+        }
+    }
+    for (file, items, listed, locations) in content.iter_mut() {
+        let (expanded, errors) = families::expand_items(items, site, &|_| String::new(), &index);
+        report(errors, file, locations, "", problems);
+        {
+            if expanded.changed {
+                // A file of one item is that item at ``: written pointers are `/0`-relative.
+                let mut renames: Vec<(String, String)> = Vec::new();
+                if !*listed && expanded.value.len() > 1 {
+                    // The one written item becomes a list: its first copy is `/0`.
+                    renames.push((String::new(), "/0".to_owned()));
+                }
+                renames.extend(expanded.renames.into_iter().map(|(written, to)| {
+                    let written = match *listed {
+                        true => written,
+                        false => written.strip_prefix("/0").unwrap_or(&written).to_owned(),
+                    };
+                    let to = match (*listed, expanded.value.len()) {
+                        (false, 1) => to.strip_prefix("/0").unwrap_or(&to).to_owned(),
+                        _ => to,
+                    };
+                    (written, to)
+                }));
+                locations.alias(&renames);
+                if expanded.value.len() != 1 {
+                    *listed = true;
+                }
+                *items = expanded.value;
+            }
+        }
+    }
+}
+
+fn extend<V: Clone>(into: &mut Keyed<V>, from: &Keyed<V>) {
+    for (key, value) in from.iter() {
+        into.0
+            .entry(key.to_owned())
+            .or_insert_with(|| value.clone());
+    }
+}
+
+/// Load errors as build problems in `file`, at `pointer` (the document's root, or its families).
+fn report(
+    errors: Vec<LoadErrorRecord>,
+    file: &str,
+    locations: &Locations,
+    pointer: &str,
+    problems: &mut Vec<Problem>,
+) {
+    for error in errors {
+        let mut problem = Problem::error(&error.code, error.message)
+            .in_file(file)
+            .at(pointer, locations.key(pointer));
+        for (key, value) in error.data {
+            problem = problem.with(&key, value);
+        }
+        problems.push(problem);
+    }
+}

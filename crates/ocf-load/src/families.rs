@@ -1,0 +1,724 @@
+//! Families and `viewFields` (EC, loadRuleset step 1, "Families"): the index of every loaded
+//! family's values, and the expansion of a pack "not yet expanded (inline, homebrew)" with the
+//! families it sees.
+//!
+//! The syntax (formats.md §2.7): a family is declared under `families` by bare name, as a map of value
+//! ID to that value's fields; another pack adds values under the qualified family name. A key written
+//! with a `{family}` placeholder (a map key anywhere in the rules and content, or the `id` of an
+//! object in a list: a content item, an action, a choice) becomes one key per value the pack sees,
+//! with `{family}` replaced by the value ID in the key and in every string under it. A role's or a
+//! link slot's `fields` written as a name is that `viewFields` set's fields.
+//!
+//! Every problem is `invalid-family`, with `reason`, `pack` and what it is about (`family`, `value`,
+//! `key` or `viewFields`), at the document path of the rules or the content item.
+
+use std::borrow::Cow;
+
+use indexmap::IndexMap;
+use ocf_model::{
+    Action, ContentItem, Family, FamilyMember, Keyed, PackRelease, RulesDocument, ViewFieldSet,
+    ViewFields,
+};
+use serde_json::{Map, Value};
+
+use crate::error::{LoadErrorRecord, content_path, rules_path};
+use crate::formulas::escape;
+use crate::ruleset::scope_of;
+
+/// How many JSON nodes expansion may produce for one pack (PROVISIONAL, as all safety limits):
+/// nested placeholders multiply, so a small pack could otherwise ask for billions of keys.
+pub const MAX_EXPANDED_NODES: usize = 100_000;
+
+/// Every loaded family, by qualified name, with its values in load order, and every `viewFields`
+/// set by qualified name.
+#[derive(Debug, Clone, Default)]
+pub struct FamilyIndex {
+    pub families: Keyed<Family>,
+    view_fields: IndexMap<String, ViewFieldSet>,
+}
+
+/// Indexes the families and `viewFields` sets of `releases` (in load order): the declaring pack's
+/// values first, then each pack's additions in load order. An addition must name a family of a pack
+/// in the adder's scope, and a value ID may be given once per family.
+pub fn index(releases: &[PackRelease]) -> (FamilyIndex, Vec<LoadErrorRecord>) {
+    let mut index = FamilyIndex::default();
+    let mut errors = Vec::new();
+    for release in releases {
+        let pack = release.id.as_str();
+        for (name, values) in release.rules.families.iter() {
+            if name.contains(':') {
+                continue;
+            }
+            if !is_name(name) {
+                errors.push(invalid(pack, "invalid-name", rules_path(pack)).about("family", name));
+                continue;
+            }
+            let family = Family {
+                declared_in: pack.to_owned(),
+                values: Keyed::default(),
+            };
+            let qualified = format!("{pack}:{name}");
+            index.families.0.insert(qualified.clone(), family);
+            add_values(&mut index, &qualified, pack, values, &mut errors);
+        }
+        for (name, set) in release.rules.view_fields.iter() {
+            index
+                .view_fields
+                .insert(format!("{pack}:{name}"), set.clone());
+        }
+    }
+    for release in releases {
+        let pack = release.id.as_str();
+        let scope = scope_of(pack, releases);
+        for (name, values) in release.rules.families.iter() {
+            let Some((owner, _)) = name.split_once(':') else {
+                continue;
+            };
+            if owner == pack {
+                // Adding to one's own family under its qualified name: the values are the pack's.
+                if index.families.get(name).is_some() {
+                    add_values(&mut index, name, pack, values, &mut errors);
+                    continue;
+                }
+            }
+            if !scope.iter().any(|p| p == owner) || index.families.get(name).is_none() {
+                errors
+                    .push(invalid(pack, "unknown-family", rules_path(pack)).about("family", name));
+                continue;
+            }
+            add_values(&mut index, name, pack, values, &mut errors);
+        }
+    }
+    (index, errors)
+}
+
+fn add_values(
+    index: &mut FamilyIndex,
+    qualified: &str,
+    pack: &str,
+    values: &ocf_model::FamilyDecl,
+    errors: &mut Vec<LoadErrorRecord>,
+) {
+    let Some(family) = index.families.0.get_mut(qualified) else {
+        return;
+    };
+    for (value, fields) in values.iter() {
+        let problem = if !is_name(value) {
+            Some("invalid-value")
+        } else if family.values.get(value).is_some() {
+            Some("duplicate-value")
+        } else {
+            None
+        };
+        if let Some(reason) = problem {
+            errors.push(
+                invalid(pack, reason, rules_path(pack))
+                    .about("family", qualified)
+                    .about("value", value),
+            );
+            continue;
+        }
+        family.values.0.insert(
+            value.to_owned(),
+            FamilyMember {
+                declared_in: pack.to_owned(),
+                fields: fields.clone(),
+            },
+        );
+    }
+}
+
+/// A family name or value ID: letters, digits, `_`, `-` and `.`, as in IDs, so that it reads the
+/// same in a key.
+fn is_name(text: &str) -> bool {
+    !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+}
+
+/// Names what an `invalid-family` error is about, in its data and its message.
+trait About {
+    fn about(self, key: &str, value: impl Into<String>) -> Self;
+}
+
+impl About for LoadErrorRecord {
+    fn about(mut self, key: &str, value: impl Into<String>) -> LoadErrorRecord {
+        let value = value.into();
+        self.message.push_str(&format!(" ({key} `{value}`)"));
+        self.with(key, value)
+    }
+}
+
+fn invalid(pack: &str, reason: &str, path: String) -> LoadErrorRecord {
+    let message = match reason {
+        "unknown-family" => "a family name names no family the pack sees",
+        "unknown-view-fields" => "`fields` names no `viewFields` set the pack sees",
+        "duplicate-value" => "a family value is given twice",
+        "duplicate-key" => "an expanded key is written twice",
+        "invalid-name" => "a family name must be letters, digits, `_`, `-` and `.`",
+        "invalid-value" => "a family value ID must be letters, digits, `_`, `-` and `.`",
+        "malformed-placeholder" => "a `{` in a key opens no `{family}` placeholder",
+        "invalid-expansion" => "an expanded document no longer reads as a pack document",
+        _ => "expansion would produce more than the safety limit allows",
+    };
+    LoadErrorRecord::new("invalid-family", format!("pack `{pack}`: {message}"))
+        .at(path)
+        .with("reason", reason)
+        .with("pack", pack)
+}
+
+impl FamilyIndex {
+    /// The family `name` as `scope`'s first pack sees it, with the values it sees: the declaring
+    /// pack's, then the additions of packs in the scope, in load order.
+    fn values_seen(&self, name: &str, scope: &[String]) -> Option<Vec<String>> {
+        let qualified = match name.split_once(':') {
+            Some((owner, _)) => scope.iter().any(|p| p == owner).then(|| name.to_owned())?,
+            None => scope
+                .iter()
+                .map(|p| format!("{p}:{name}"))
+                .find(|q| self.families.get(q).is_some())?,
+        };
+        let family = self.families.get(&qualified)?;
+        Some(
+            family
+                .values
+                .iter()
+                .filter(|(_, m)| scope.contains(&m.declared_in))
+                .map(|(v, _)| v.to_owned())
+                .collect(),
+        )
+    }
+
+    fn view_set(&self, name: &str, scope: &[String]) -> Option<&ViewFieldSet> {
+        match name.split_once(':') {
+            Some((owner, _)) => {
+                if scope.iter().any(|p| p == owner) {
+                    self.view_fields.get(name)
+                } else {
+                    None
+                }
+            }
+            None => scope
+                .iter()
+                .find_map(|p| self.view_fields.get(&format!("{p}:{name}"))),
+        }
+    }
+}
+
+/// Expands every release with the families it sees. Releases with nothing to expand are borrowed.
+pub fn expand_all<'a>(
+    releases: &'a [PackRelease],
+    index: &FamilyIndex,
+) -> Result<Cow<'a, [PackRelease]>, Vec<LoadErrorRecord>> {
+    let mut errors = Vec::new();
+    let mut expanded: Vec<Option<PackRelease>> = Vec::with_capacity(releases.len());
+    for release in releases {
+        let scope = scope_of(release.id.as_str(), releases);
+        match expand(release, &scope, index) {
+            Ok(Some(r)) => expanded.push(Some(r)),
+            Ok(None) => expanded.push(None),
+            Err(e) => errors.extend(e),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    if expanded.iter().all(Option::is_none) {
+        return Ok(Cow::Borrowed(releases));
+    }
+    Ok(Cow::Owned(
+        expanded
+            .into_iter()
+            .zip(releases)
+            .map(|(e, r)| e.unwrap_or_else(|| r.clone()))
+            .collect(),
+    ))
+}
+
+/// An expanded document, and where its expanded keys were written: pairs of (written pointer,
+/// expanded pointer), so positions in the source file can follow (the build's use).
+#[derive(Debug, Clone)]
+pub struct Expanded<T> {
+    pub value: T,
+    pub renames: Vec<(String, String)>,
+    /// Whether anything was expanded.
+    pub changed: bool,
+}
+
+/// Where an expanded document's errors are reported, and who wrote it.
+#[derive(Debug, Clone, Copy)]
+pub struct Site<'a> {
+    pub pack: &'a str,
+    /// The pack's scope, itself first.
+    pub scope: &'a [String],
+    /// The document path errors carry.
+    pub path: &'a str,
+}
+
+/// Expands a rules document's family keys and named `viewFields` sets. With errors, the document
+/// is expanded as far as it could be (a key that failed is left out), for the build to go on
+/// checking the rest.
+pub fn expand_rules(
+    rules: &RulesDocument,
+    site: Site<'_>,
+    index: &FamilyIndex,
+) -> (Expanded<RulesDocument>, Vec<LoadErrorRecord>) {
+    let mut errors = Vec::new();
+    let mut value = serde_json::to_value(rules).unwrap_or(Value::Null);
+    let Value::Object(map) = &mut value else {
+        return (unchanged(rules.clone()), errors);
+    };
+    // The declarations of families and sets are not themselves expanded.
+    let kept: Vec<(String, Value)> = ["families", "viewFields"]
+        .iter()
+        .filter_map(|k| map.remove(*k).map(|v| (k.to_string(), v)))
+        .collect();
+    let mut walk = Walk::new(index, site);
+    walk.value(&mut value);
+    let mut out = Expanded {
+        value: rules.clone(),
+        renames: std::mem::take(&mut walk.renames),
+        changed: walk.changed,
+    };
+    errors.extend(std::mem::take(&mut walk.errors));
+    if out.changed {
+        if let Value::Object(map) = &mut value {
+            map.extend(kept);
+        }
+        match serde_json::from_value::<RulesDocument>(value) {
+            Ok(doc) => out.value = doc,
+            Err(e) => errors.push(
+                invalid(site.pack, "invalid-expansion", site.path.to_owned())
+                    .with("detail", e.to_string()),
+            ),
+        }
+    }
+    let rules_path = site.path.to_owned();
+    let mut places: Vec<(&mut ViewFields, String)> = Vec::new();
+    for (_, slot) in out.value.links.0.iter_mut() {
+        places.push((&mut slot.fields, rules_path.clone()));
+    }
+    places.extend(
+        roles(&mut out.value.actions)
+            .into_iter()
+            .map(|f| (f, rules_path.clone())),
+    );
+    for (_, ty) in out.value.content_types.0.iter_mut() {
+        places.extend(
+            roles(&mut ty.actions)
+                .into_iter()
+                .map(|f| (f, rules_path.clone())),
+        );
+    }
+    out.changed |= view_fields(places, site, index, &mut errors);
+    (out, errors)
+}
+
+/// Expands content items: an item whose `id` holds a placeholder becomes one item per value.
+/// `path(i)` is the document path of the written item `i`; renames are relative to the list. With
+/// errors, as [`expand_rules`].
+pub fn expand_items(
+    items: &[ContentItem],
+    site: Site<'_>,
+    path: &dyn Fn(usize) -> String,
+    index: &FamilyIndex,
+) -> (Expanded<Vec<ContentItem>>, Vec<LoadErrorRecord>) {
+    let mut errors = Vec::new();
+    let mut out = Vec::with_capacity(items.len());
+    let mut renames = Vec::new();
+    let mut changed = false;
+    for (i, item) in items.iter().enumerate() {
+        let item_path = path(i);
+        let item_site = Site {
+            path: &item_path,
+            ..site
+        };
+        let mut walk = Walk::new(index, item_site);
+        walk.written = format!("/{i}");
+        walk.expanded = String::new();
+        walk.first_index = Some(out.len());
+        let mut list = vec![serde_json::to_value(item).unwrap_or(Value::Null)];
+        walk.list(&mut list);
+        changed |= walk.changed;
+        renames.extend(std::mem::take(&mut walk.renames));
+        errors.extend(std::mem::take(&mut walk.errors));
+        if !walk.changed {
+            out.push(item.clone());
+            continue;
+        }
+        for value in list {
+            match serde_json::from_value(value) {
+                Ok(item) => out.push(item),
+                Err(e) => errors.push(
+                    invalid(site.pack, "invalid-expansion", item_path.clone())
+                        .with("detail", e.to_string()),
+                ),
+            }
+        }
+    }
+    let mut places: Vec<(&mut ViewFields, String)> = Vec::new();
+    for (i, item) in out.iter_mut().enumerate() {
+        let at = path(i);
+        places.extend(
+            roles(&mut item.actions)
+                .into_iter()
+                .map(|f| (f, at.clone())),
+        );
+    }
+    changed |= view_fields(places, site, index, &mut errors);
+    (
+        Expanded {
+            value: out,
+            renames,
+            changed,
+        },
+        errors,
+    )
+}
+
+fn unchanged<T>(value: T) -> Expanded<T> {
+    Expanded {
+        value,
+        renames: Vec::new(),
+        changed: false,
+    }
+}
+
+/// Expands `release` (whose names resolve in `scope`): `None` when it has nothing to expand.
+pub fn expand(
+    release: &PackRelease,
+    scope: &[String],
+    index: &FamilyIndex,
+) -> Result<Option<PackRelease>, Vec<LoadErrorRecord>> {
+    let pack = release.id.as_str();
+    let rules_path = rules_path(pack);
+    let site = Site {
+        pack,
+        scope,
+        path: &rules_path,
+    };
+    let (rules, mut errors) = expand_rules(&release.rules, site, index);
+    let (content, content_errors) =
+        expand_items(&release.content, site, &|i| content_path(pack, i), index);
+    errors.extend(content_errors);
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    Ok((rules.changed || content.changed).then(|| PackRelease {
+        rules: rules.value,
+        content: content.value,
+        ..release.clone()
+    }))
+}
+
+/// Replaces each `fields` that names a `viewFields` set with the set's fields; whether any did.
+fn view_fields(
+    places: Vec<(&mut ViewFields, String)>,
+    site: Site<'_>,
+    index: &FamilyIndex,
+    errors: &mut Vec<LoadErrorRecord>,
+) -> bool {
+    let mut changed = false;
+    for (fields, path) in places {
+        let Some(set) = fields.set.take() else {
+            continue;
+        };
+        changed = true;
+        match index.view_set(set.as_str(), site.scope) {
+            Some(found) => fields.fields = found.clone(),
+            None => errors.push(
+                invalid(site.pack, "unknown-view-fields", path).about("viewFields", set.as_str()),
+            ),
+        }
+    }
+    changed
+}
+
+/// The `fields` of every participant role of `actions`.
+fn roles(actions: &mut [Action]) -> Vec<&mut ViewFields> {
+    actions
+        .iter_mut()
+        .flat_map(|a| a.participants.0.values_mut().map(|r| &mut r.fields))
+        .collect()
+}
+
+/// One pack's walk over a JSON document, expanding family keys.
+struct Walk<'a> {
+    index: &'a FamilyIndex,
+    scope: &'a [String],
+    pack: &'a str,
+    path: String,
+    /// JSON nodes produced so far, against [`MAX_EXPANDED_NODES`].
+    produced: usize,
+    changed: bool,
+    errors: Vec<LoadErrorRecord>,
+    /// The pointer of the current node as written, and as expanded.
+    written: String,
+    expanded: String,
+    /// Where the next element of the outermost list lands, when it is a file's content items
+    /// (they expand into one list shared by every item); `None` for every other list.
+    first_index: Option<usize>,
+    renames: Vec<(String, String)>,
+}
+
+/// A key's first `{family}` placeholder: the text with braces, and the name.
+enum Placeholder<'k> {
+    None,
+    Found(&'k str, &'k str),
+    Malformed,
+}
+
+fn placeholder(key: &str) -> Placeholder<'_> {
+    let Some(start) = key.find('{') else {
+        return Placeholder::None;
+    };
+    let Some(len) = key[start..].find('}') else {
+        return Placeholder::Malformed;
+    };
+    let whole = &key[start..start + len + 1];
+    let name = &whole[1..whole.len() - 1];
+    let valid = name.split(':').count() <= 2 && name.split(':').all(is_name);
+    if valid {
+        Placeholder::Found(whole, name)
+    } else {
+        Placeholder::Malformed
+    }
+}
+
+impl<'a> Walk<'a> {
+    fn new(index: &'a FamilyIndex, site: Site<'a>) -> Walk<'a> {
+        Walk {
+            index,
+            scope: site.scope,
+            pack: site.pack,
+            path: site.path.to_owned(),
+            produced: 0,
+            changed: false,
+            errors: Vec::new(),
+            written: String::new(),
+            expanded: String::new(),
+            first_index: None,
+            renames: Vec::new(),
+        }
+    }
+
+    /// Walks `value` at `written` / `expanded` (pointer segments), recording a rename when they
+    /// differ.
+    fn at(&mut self, written: &str, expanded: &str, value: &mut Value) {
+        let (w, e) = (self.written.len(), self.expanded.len());
+        self.written.push('/');
+        self.written.push_str(&escape(written));
+        self.expanded.push('/');
+        self.expanded.push_str(&escape(expanded));
+        // Under a renamed node the position index copies the whole subtree, so only the nodes
+        // whose own segment changed need a rename.
+        if written != expanded {
+            self.renames
+                .push((self.written.clone(), self.expanded.clone()));
+        }
+        self.value(value);
+        self.written.truncate(w);
+        self.expanded.truncate(e);
+    }
+
+    fn failed(&self) -> bool {
+        !self.errors.is_empty()
+    }
+
+    fn value(&mut self, value: &mut Value) {
+        match value {
+            Value::Object(map) => self.object(map),
+            Value::Array(items) => self.list(items),
+            _ => {}
+        }
+    }
+
+    fn object(&mut self, map: &mut Map<String, Value>) {
+        let entries: Vec<(String, Value)> = std::mem::take(map).into_iter().collect();
+        let mut out = Map::new();
+        for (written, value) in entries {
+            for (key, mut value) in self.expand(written.clone(), value) {
+                self.at(&written, &key, &mut value);
+                if out.contains_key(&key) {
+                    self.errors.push(
+                        invalid(self.pack, "duplicate-key", self.path.clone()).about("key", key),
+                    );
+                    continue;
+                }
+                out.insert(key, value);
+            }
+        }
+        *map = out;
+    }
+
+    fn list(&mut self, items: &mut Vec<Value>) {
+        // Only the outermost list of content items is placed in the shared list: later lists are
+        // inside an item.
+        let outer = self.first_index.take();
+        let first = outer.unwrap_or(0);
+        let mut out = Vec::with_capacity(items.len());
+        for (i, item) in std::mem::take(items).into_iter().enumerate() {
+            let written = match outer {
+                None => i.to_string(),
+                // The items' caller set `written` to the item's own pointer.
+                Some(_) => String::new(),
+            };
+            let key = match item.get("id") {
+                Some(Value::String(id)) if id.contains('{') => id.clone(),
+                _ => {
+                    let mut item = item;
+                    let expanded = (first + out.len()).to_string();
+                    self.list_element(&written, &expanded, &mut item);
+                    out.push(item);
+                    continue;
+                }
+            };
+            for (id, mut item) in self.expand(key, item) {
+                if let Value::Object(map) = &mut item {
+                    map.insert("id".to_owned(), Value::String(id));
+                }
+                let expanded = (first + out.len()).to_string();
+                self.list_element(&written, &expanded, &mut item);
+                out.push(item);
+            }
+        }
+        *items = out;
+    }
+
+    /// A list element: at `written` / `expanded` indexes, or for the outermost content list
+    /// (`written` empty) at the item's own written pointer.
+    fn list_element(&mut self, written: &str, expanded: &str, item: &mut Value) {
+        if !written.is_empty() {
+            self.at(written, expanded, item);
+            return;
+        }
+        let e = self.expanded.len();
+        self.expanded.push('/');
+        self.expanded.push_str(expanded);
+        if self.written != self.expanded {
+            self.renames
+                .push((self.written.clone(), self.expanded.clone()));
+        }
+        self.value(item);
+        self.expanded.truncate(e);
+    }
+
+    /// `key` and its value, expanded over every placeholder in the key: one pair per value of each
+    /// family, in the family's order (nested placeholders left to right).
+    fn expand(&mut self, key: String, value: Value) -> Vec<(String, Value)> {
+        let (whole, name) = match placeholder(&key) {
+            Placeholder::None => return vec![(key, value)],
+            Placeholder::Malformed => {
+                self.errors.push(
+                    invalid(self.pack, "malformed-placeholder", self.path.clone())
+                        .about("key", key),
+                );
+                return Vec::new();
+            }
+            Placeholder::Found(whole, name) => (whole.to_owned(), name.to_owned()),
+        };
+        let Some(values) = self.index.values_seen(&name, self.scope) else {
+            self.errors.push(
+                invalid(self.pack, "unknown-family", self.path.clone()).about("family", name),
+            );
+            return Vec::new();
+        };
+        self.changed = true;
+        let size = nodes(&value);
+        let mut out = Vec::new();
+        for id in values {
+            if self.failed() {
+                break;
+            }
+            self.produced += size;
+            if self.produced > MAX_EXPANDED_NODES {
+                self.errors.push(
+                    invalid(self.pack, "too-large", self.path.clone())
+                        .about("family", name.as_str())
+                        .with("limit", MAX_EXPANDED_NODES),
+                );
+                break;
+            }
+            let mut copy = value.clone();
+            substitute(&mut copy, &whole, &id);
+            out.extend(self.expand(key.replace(&whole, &id), copy));
+        }
+        out
+    }
+}
+
+/// The nodes of a JSON value, at least one.
+fn nodes(value: &Value) -> usize {
+    match value {
+        Value::Object(map) => 1 + map.iter().map(|(_, v)| nodes(v)).sum::<usize>(),
+        Value::Array(items) => 1 + items.iter().map(nodes).sum::<usize>(),
+        _ => 1,
+    }
+}
+
+/// Replaces `placeholder` with `id` in every string and key of `value`.
+fn substitute(value: &mut Value, placeholder: &str, id: &str) {
+    match value {
+        Value::String(text) if text.contains(placeholder) => {
+            *text = text.replace(placeholder, id);
+        }
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|v| substitute(v, placeholder, id)),
+        Value::Object(map) => {
+            let entries: Vec<(String, Value)> = std::mem::take(map).into_iter().collect();
+            for (key, mut v) in entries {
+                substitute(&mut v, placeholder, id);
+                map.insert(key.replace(placeholder, id), v);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A formula context that answers `fieldOf` from a loaded ruleset for a formula of `pack`, and
+/// knows no root or field: what loading itself can evaluate. An engine's context delegates
+/// `family_field` to [`Ruleset::family_field`](ocf_model::Ruleset::family_field) the same way.
+pub struct FamilyContext<'r> {
+    pub ruleset: &'r ocf_model::Ruleset,
+    pub pack: &'r str,
+}
+
+impl ocf_formula::Context for FamilyContext<'_> {
+    fn root(
+        &self,
+        root: ocf_formula::Root,
+    ) -> Result<Option<ocf_formula::Value>, ocf_formula::ContextError> {
+        Err(ocf_formula::ContextError::unknown(format!(
+            "`{}` is not available here",
+            root.as_str()
+        )))
+    }
+
+    fn field(&self, id: &str) -> Result<Option<ocf_formula::Value>, ocf_formula::ContextError> {
+        Err(ocf_formula::ContextError::unknown(format!(
+            "field `{id}` is not available here"
+        )))
+    }
+
+    fn family_field(
+        &self,
+        family: &str,
+        value: &str,
+        field: &str,
+    ) -> Result<Option<ocf_formula::Value>, ocf_formula::ContextError> {
+        if self.ruleset.family(self.pack, family).is_none() {
+            return Err(ocf_formula::ContextError::unknown(format!(
+                "no family `{family}` in `{}` or its dependencies",
+                self.pack
+            )));
+        }
+        match self.ruleset.family_field(self.pack, family, value, field) {
+            Some(literal) => ocf_formula::Value::from_json(literal)
+                .map(Some)
+                .map_err(|e| ocf_formula::ContextError::unknown(e.to_string())),
+            None => Ok(None),
+        }
+    }
+}
