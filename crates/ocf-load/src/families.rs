@@ -265,6 +265,15 @@ pub fn expand_rules(
     index: &FamilyIndex,
 ) -> (Expanded<RulesDocument>, Vec<LoadErrorRecord>) {
     let mut errors = Vec::new();
+    let sets = rules.links.iter().any(|(_, l)| l.fields.set.is_some())
+        || names_a_set(&rules.actions)
+        || rules
+            .content_types
+            .iter()
+            .any(|(_, t)| names_a_set(&t.actions));
+    if !sets && !mentions_placeholder(rules) {
+        return (unchanged(rules.clone()), errors);
+    }
     let mut value = serde_json::to_value(rules).unwrap_or(Value::Null);
     let Value::Object(map) = &mut value else {
         return (unchanged(rules.clone()), errors);
@@ -325,6 +334,9 @@ pub fn expand_items(
     index: &FamilyIndex,
 ) -> (Expanded<Vec<ContentItem>>, Vec<LoadErrorRecord>) {
     let mut errors = Vec::new();
+    if !items.iter().any(|i| names_a_set(&i.actions)) && !mentions_placeholder(&items) {
+        return (unchanged(items.to_vec()), errors);
+    }
     let mut out = Vec::with_capacity(items.len());
     let mut renames = Vec::new();
     let mut changed = false;
@@ -385,12 +397,50 @@ fn unchanged<T>(value: T) -> Expanded<T> {
     }
 }
 
+/// Whether any action of `actions` has a role whose `fields` names a set.
+fn names_a_set(actions: &[Action]) -> bool {
+    actions
+        .iter()
+        .any(|a| a.participants.iter().any(|(_, r)| r.fields.set.is_some()))
+}
+
+/// Whether `value` may hold a placeholder: a `{` inside a JSON string (a placeholder is one, in a
+/// key or an `id`). A scan of the serialised text is much cheaper than expanding a document that
+/// has nothing to expand, as most are.
+fn mentions_placeholder<T: serde::Serialize>(value: &T) -> bool {
+    let text = serde_json::to_string(value).unwrap_or_default();
+    let bytes = text.as_bytes();
+    // Outside strings a `{` follows `":` (a key's end), `[` or `,` (serde_json writes no spaces);
+    // inside one, anything else.
+    let structural = |i: usize| match bytes[i - 1] {
+        b'[' | b',' => true,
+        b':' => i >= 2 && bytes[i - 2] == b'"',
+        _ => false,
+    };
+    bytes
+        .iter()
+        .enumerate()
+        .any(|(i, &b)| b == b'{' && i > 0 && !structural(i))
+}
+
 /// Expands `release` (whose names resolve in `scope`): `None` when it has nothing to expand.
 pub fn expand(
     release: &PackRelease,
     scope: &[String],
     index: &FamilyIndex,
 ) -> Result<Option<PackRelease>, Vec<LoadErrorRecord>> {
+    // Most packs have nothing to expand: tell without copying them.
+    let rules = &release.rules;
+    let sets = rules.links.iter().any(|(_, l)| l.fields.set.is_some())
+        || names_a_set(&rules.actions)
+        || rules
+            .content_types
+            .iter()
+            .any(|(_, t)| names_a_set(&t.actions))
+        || release.content.iter().any(|i| names_a_set(&i.actions));
+    if !sets && !mentions_placeholder(&(rules, &release.content)) {
+        return Ok(None);
+    }
     let pack = release.id.as_str();
     let rules_path = rules_path(pack);
     let site = Site {

@@ -119,6 +119,7 @@ fn loops_item_values_and_follow_ups() {
         rules/fields.yaml:6:37: circular-formula: the formula of `speed` reads `speed` itself [/fields/speed/formula]
         rules/fields.yaml:8:43: circular-formula: the formulas of `encumbrance`, `load` read each other in a loop [/fields/encumbrance/formula]
         rules/more-fields.yaml:21:39: unknown-reference: no rules action `weapons.axe#hack` in loops [/actions/0/steps/2/use]
+        rules/more-fields.yaml:24:22: unknown-reference: no field `mana` in loops [/fieldHints/1/field]
         content/weapons.yaml:3:21: formula-error: formula-syntax: expected an expression after `+`, found the end of the formula [/0/fields/damage]
         content/weapons.yaml:3:37: formula-error: type-mismatch: expected int, found bool [/0/fields/bonus]
         content/weapons.yaml:14:42: unknown-reference: no follow-up `weapons.axe#parry` in loops [/0/actions/0/steps/0/changes/4/followUp]

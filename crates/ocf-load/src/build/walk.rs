@@ -253,6 +253,12 @@ impl Walker {
         self.list("displayGroups", &doc.display_groups, |w, group| {
             w.reference("type", RefKind::ContentType, &group.r#type);
         });
+        // A hint's `group` may be a later pack's display group: loadRuleset checks it.
+        self.list("fieldHints", &doc.field_hints, |w, hint| {
+            w.at("field", |w| {
+                w.reference_here(RefKind::Field, hint.field.as_str())
+            });
+        });
         self.list("standardCopies", &doc.standard_copies, |w, q| {
             w.query(q, false)
         });
