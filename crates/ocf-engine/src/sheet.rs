@@ -32,32 +32,15 @@ const ISSUE_ORDER: [&str; 10] = [
 ];
 
 /// computeSheet as a call (docs/spec/engine-interface.md): `character`'s homebrew loaded on top of
-/// `ruleset` (EC, "A character's homebrew"), then the sheet. A homebrew that fails to load gives
-/// empty `values` and its `homebrew-error`s.
+/// `ruleset` (EC, "A character's homebrew") by [`crate::Session::open`], then the sheet. A
+/// homebrew that fails to load gives empty `values` and its `homebrew-error`s.
 pub fn compute_sheet_call(
     ruleset: &ocf_model::Ruleset,
     character: &ocf_model::Character,
     competing: &[String],
     links: &Map<String, Json>,
 ) -> Json {
-    let ruleset = match ocf_load::load_homebrew(ruleset, character) {
-        Ok(ruleset) => ruleset,
-        Err(errors) => {
-            let errors: Vec<Json> = errors
-                .iter()
-                .map(|e| serde_json::to_value(e).unwrap_or_default())
-                .collect();
-            return json!({
-                "values": {},
-                "competing": [],
-                "effects": [],
-                "activations": [],
-                "issues": [],
-                "errors": errors,
-            });
-        }
-    };
-    let mut session = crate::Session::new(ruleset);
+    let mut session = crate::Session::new(ruleset.clone());
     let id = session.open(character, competing);
     let _ = session.set_links(id, links.clone());
     session.sheet_json(id).unwrap_or_default()
