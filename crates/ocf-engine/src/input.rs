@@ -3,12 +3,25 @@
 //! A character is a [`CharacterInput`] whose fields salsa tracks one by one, plus one [`CopyInput`]
 //! per copy and one [`SavedValue`] per input field. Setting a saved value, equipping a copy or
 //! editing the `applied` list therefore invalidates only the queries that read that one thing.
+//!
+//! Durability (decisions.md, "Durability"): the ruleset is [`Durability::HIGH`], a character's
+//! structure (its lists, copies, applied entries, picks, links) [`STRUCTURE`], its saved values
+//! [`VALUES`]. After setting a value salsa re-verifies only the memos that read some saved value;
+//! the activations, the effect lists and parsed formulas pass on a durability check alone.
 
 use std::sync::Arc;
 
 use ocf_model::{AppliedEntry, Character, CopyEntry, Literal, Picks, Ruleset};
 use rustc_hash::FxHashMap;
 use salsa::{Durability, Setter};
+
+/// The durability of a character's structure: its lists, copies, applied entries, picks and links
+/// change less often than its values. Never lowered: a memo records its inputs' durability when it
+/// runs, so lowering an input's would make every reader re-run once without backdating.
+pub const STRUCTURE: Durability = Durability::MEDIUM;
+
+/// The durability of a saved value: what a player edits most.
+pub const VALUES: Durability = Durability::LOW;
 
 /// The loaded ruleset. Set with [`Durability::HIGH`]: it changes only when packs are reloaded, so
 /// salsa can skip re-validating everything that reads only the ruleset after a character edit.
@@ -59,14 +72,14 @@ pub struct CopyInput {
 }
 
 impl CopyInput {
+    /// A copy, part of the character's [`STRUCTURE`].
     pub fn from_entry(
         db: &dyn salsa::Database,
         ruleset: RulesetInput,
         list: CopyList,
         entry: &CopyEntry,
     ) -> CopyInput {
-        CopyInput::new(
-            db,
+        CopyInput::builder(
             ruleset,
             list,
             entry.id.clone(),
@@ -77,6 +90,8 @@ impl CopyInput {
             Arc::new(entry.templates.iter().map(|t| t.0.clone()).collect()),
             Arc::new(entry.choices.clone()),
         )
+        .durability(STRUCTURE)
+        .new(db)
     }
 
     /// The copy as the character file writes it.
@@ -102,6 +117,13 @@ impl CopyInput {
 pub struct SavedValue {
     #[returns(ref)]
     pub value: Option<Literal>,
+}
+
+impl SavedValue {
+    /// A saved value of a character being opened ([`VALUES`]).
+    pub fn loaded(db: &dyn salsa::Database, value: Option<Literal>) -> SavedValue {
+        SavedValue::builder(value).durability(VALUES).new(db)
+    }
 }
 
 /// A character. Its lists hold handles to the smaller inputs above; a list changes only when a copy
@@ -156,12 +178,12 @@ impl CharacterInput {
         let mut saved = FxHashMap::default();
         for (id, decl) in rules.fields.iter() {
             if decl.decl.input == Some(true) {
-                saved.insert(id.to_owned(), SavedValue::new(db, None));
+                saved.insert(id.to_owned(), SavedValue::loaded(db, None));
             }
         }
         for (id, value) in character.values.iter() {
             let key = qualify_saved(&rules, character, id);
-            saved.insert(key, SavedValue::new(db, Some(value.clone())));
+            saved.insert(key, SavedValue::loaded(db, Some(value.clone())));
         }
         let copies = |list, entries: &[CopyEntry]| {
             Arc::new(
@@ -173,8 +195,7 @@ impl CharacterInput {
         };
         let mut picks = character.competing.clone();
         picks.extend(competing.iter().cloned());
-        CharacterInput::new(
-            db,
+        CharacterInput::builder(
             ruleset,
             character.id.clone(),
             character.creating.unwrap_or(false),
@@ -194,6 +215,8 @@ impl CharacterInput {
             Arc::new(FxHashMap::default()),
             Arc::new(errors),
         )
+        .durability(STRUCTURE)
+        .new(db)
     }
 
     /// Sets the saved value of `field` (qualified): one [`SavedValue`] changes.
@@ -204,7 +227,7 @@ impl CharacterInput {
                 handle.set_value(db).to(value);
             }
             None => {
-                let handle = SavedValue::new(db, value);
+                let handle = SavedValue::builder(value).durability(VALUES).new(db);
                 let mut saved = (**self.saved(db)).clone();
                 saved.insert(field.to_owned(), handle);
                 self.set_saved(db).to(Arc::new(saved));

@@ -80,6 +80,9 @@ pub struct Session {
     /// Each opened character's input, and the file it was opened from (to rebuild); `None` once
     /// closed.
     characters: Vec<Option<CharacterInput>>,
+    /// Each opened character's `homebrew-error`s: a homebrew that fails to load leaves the
+    /// character on the session's ruleset and its sheet empty but for these errors.
+    homebrew_errors: Vec<Vec<serde_json::Value>>,
     closed_since_trim: usize,
 }
 
@@ -120,6 +123,7 @@ impl Session {
             ruleset,
             ruleset_input,
             characters: Vec::new(),
+            homebrew_errors: Vec::new(),
             closed_since_trim: 0,
         }
     }
@@ -132,10 +136,42 @@ impl Session {
         &self.db
     }
 
+    /// Opens `character`, its homebrew loaded on top of the session's ruleset (EC, "A character's
+    /// homebrew"), as computeSheet does. A homebrew that fails to load gives a sheet of empty
+    /// `values` and its `homebrew-error`s ([`Session::sheet_json`]).
     pub fn open(&mut self, character: &Character, competing: &[String]) -> CharacterId {
-        let input = CharacterInput::load(&self.db, self.ruleset_input, character, competing);
+        let (ruleset, errors) = match &character.homebrew {
+            None => (self.ruleset_input, Vec::new()),
+            Some(_) => match ocf_load::load_homebrew(&self.ruleset, character) {
+                Ok(ruleset) => (RulesetInput::load(&self.db, Arc::new(ruleset)), Vec::new()),
+                Err(errors) => (
+                    self.ruleset_input,
+                    errors
+                        .iter()
+                        .map(|e| serde_json::to_value(e).unwrap_or_default())
+                        .collect(),
+                ),
+            },
+        };
+        self.open_on(ruleset, character, competing, errors)
+    }
+
+    fn open_on(
+        &mut self,
+        ruleset: RulesetInput,
+        character: &Character,
+        competing: &[String],
+        homebrew_errors: Vec<serde_json::Value>,
+    ) -> CharacterId {
+        let input = CharacterInput::load(&self.db, ruleset, character, competing);
         self.characters.push(Some(input));
+        self.homebrew_errors.push(homebrew_errors);
         CharacterId(self.characters.len() - 1)
+    }
+
+    /// The `homebrew-error`s of an open character's homebrew (empty when it loaded).
+    pub fn homebrew_errors(&self, id: CharacterId) -> &[serde_json::Value] {
+        self.homebrew_errors.get(id.0).map_or(&[], |e| e.as_slice())
     }
 
     /// Forgets a character. Its memos go at the next rebuild.
@@ -152,10 +188,22 @@ impl Session {
 
     /// A fresh database holding only the open characters, as they are now.
     fn rebuild(&mut self) {
-        let files: Vec<Option<(Character, Vec<String>)>> = self
+        // Each open character with its file and its ruleset (the session's, or its homebrew's).
+        type Reopen = (Character, Vec<String>, Arc<Ruleset>, Vec<serde_json::Value>);
+        let files: Vec<Option<Reopen>> = self
             .characters
             .iter()
-            .map(|c| c.map(|c| (self.character_file(c), (**c.competing(&self.db)).clone())))
+            .zip(&self.homebrew_errors)
+            .map(|(c, errors)| {
+                c.map(|c| {
+                    (
+                        self.character_file(c),
+                        (**c.competing(&self.db)).clone(),
+                        c.ruleset(&self.db).ruleset(&self.db).clone(),
+                        errors.clone(),
+                    )
+                })
+            })
             .collect();
         let db = if self.log {
             Database::with_execution_log()
@@ -165,13 +213,22 @@ impl Session {
         let mut fresh = Session::build(db, self.log, self.ruleset.clone());
         for file in files {
             match file {
-                Some((character, competing)) => {
-                    // The file already holds its `competing`; pass none twice.
+                Some((character, competing, ruleset, errors)) => {
+                    // The file already holds its `competing`; pass none twice. A homebrew ruleset
+                    // is carried over as loaded.
                     let mut character = character;
                     character.competing.clear();
-                    fresh.open(&character, &competing);
+                    let input = if Arc::ptr_eq(&ruleset, &fresh.ruleset) {
+                        fresh.ruleset_input
+                    } else {
+                        RulesetInput::load(&fresh.db, ruleset)
+                    };
+                    fresh.open_on(input, &character, &competing, errors);
                 }
-                None => fresh.characters.push(None),
+                None => {
+                    fresh.characters.push(None);
+                    fresh.homebrew_errors.push(Vec::new());
+                }
             }
         }
         *self = fresh;
@@ -209,7 +266,7 @@ impl Session {
         entry: &CopyEntry,
     ) -> Result<(), EditError> {
         let c = self.input(id)?;
-        let copy = CopyInput::from_entry(&self.db, self.ruleset_input, list, entry);
+        let copy = CopyInput::from_entry(&self.db, c.ruleset(&self.db), list, entry);
         let mut copies = match list {
             CopyList::Features => (**c.features(&self.db)).clone(),
             CopyList::Inventory => (**c.inventory(&self.db)).clone(),
@@ -351,7 +408,9 @@ impl Session {
     /// copy's property, a list, the applied entries, the picks. What `ocf watch` calls on each save.
     pub fn update(&mut self, id: CharacterId, file: &Character) -> Result<(), EditError> {
         let c = self.input(id)?;
-        let (file, errors) = crate::standard::with_standard_copies(&self.ruleset, file);
+        let ruleset_input = c.ruleset(&self.db);
+        let ruleset = ruleset_input.ruleset(&self.db).clone();
+        let (file, errors) = crate::standard::with_standard_copies(&ruleset, file);
         let file = &file;
         if **c.errors(&self.db) != errors {
             c.set_errors(&mut self.db).to(Arc::new(errors));
@@ -359,7 +418,7 @@ impl Session {
         // Saved values: every field saved before or now.
         let mut wanted: rustc_hash::FxHashMap<String, Literal> = Default::default();
         for (field, value) in file.values.iter() {
-            let key = crate::input::qualify_saved(&self.ruleset, file, field);
+            let key = crate::input::qualify_saved(&ruleset, file, field);
             wanted.insert(key, value.clone());
         }
         let mut fields: Vec<String> = c.saved(&self.db).keys().cloned().collect();
@@ -396,7 +455,7 @@ impl Session {
                         self.sync_copy(copy, entry);
                         copy
                     }
-                    None => CopyInput::from_entry(&self.db, self.ruleset_input, list, entry),
+                    None => CopyInput::from_entry(&self.db, ruleset_input, list, entry),
                 });
             }
             if *old != copies {
@@ -464,6 +523,18 @@ impl Session {
 
     /// computeSheet's output, as JSON.
     pub fn sheet_json(&self, id: CharacterId) -> Result<serde_json::Value, EditError> {
+        let errors = self.homebrew_errors(id);
+        if !errors.is_empty() {
+            self.input(id)?;
+            return Ok(serde_json::json!({
+                "values": {},
+                "competing": [],
+                "effects": [],
+                "activations": [],
+                "issues": [],
+                "errors": errors,
+            }));
+        }
         Ok(self.sheet(id)?.to_json())
     }
 
@@ -494,6 +565,15 @@ impl Session {
             Ok(Err(panic)) => std::panic::resume_unwind(panic),
             Err(_) => panic!("the sheet worker thread stopped"),
         }
+    }
+
+    /// How many memos and salsa structs (inputs, interned keys) the database holds: what a long
+    /// session must keep bounded. Waits for no one: the worker holds no database between calls.
+    pub fn stored(&mut self) -> usize {
+        let info = (&mut self.db as &mut dyn salsa::Database).memory_usage();
+        let memos: usize = info.queries.values().map(|q| q.count()).sum();
+        let structs: usize = info.structs.iter().map(|s| s.count()).sum();
+        memos + structs
     }
 
     /// The queries run since the last call (empty unless made [`Session::with_execution_log`]).

@@ -1,6 +1,8 @@
 //! computeSheet's output (docs/spec/engine-interface.md): `values`, `competing`, `effects`,
 //! `activations`, `issues` and `errors`, assembled from the queries.
 
+use std::sync::Arc;
+
 use ocf_formula::{Context, Value};
 use serde_json::{Map, Value as Json, json};
 
@@ -30,82 +32,94 @@ const ISSUE_ORDER: [&str; 10] = [
 ];
 
 /// computeSheet as a call (docs/spec/engine-interface.md): `character`'s homebrew loaded on top of
-/// `ruleset` (EC, "A character's homebrew"), then the sheet. A homebrew that fails to load gives
-/// empty `values` and its `homebrew-error`s.
+/// `ruleset` (EC, "A character's homebrew") by [`crate::Session::open`], then the sheet. A
+/// homebrew that fails to load gives empty `values` and its `homebrew-error`s.
 pub fn compute_sheet_call(
     ruleset: &ocf_model::Ruleset,
     character: &ocf_model::Character,
     competing: &[String],
     links: &Map<String, Json>,
 ) -> Json {
-    let ruleset = match ocf_load::load_homebrew(ruleset, character) {
-        Ok(ruleset) => ruleset,
-        Err(errors) => {
-            let errors: Vec<Json> = errors
-                .iter()
-                .map(|e| serde_json::to_value(e).unwrap_or_default())
-                .collect();
-            return json!({
-                "values": {},
-                "competing": [],
-                "effects": [],
-                "activations": [],
-                "issues": [],
-                "errors": errors,
-            });
-        }
-    };
-    let mut session = crate::Session::new(ruleset);
+    let mut session = crate::Session::new(ruleset.clone());
     let id = session.open(character, competing);
     let _ = session.set_links(id, links.clone());
     session.sheet_json(id).unwrap_or_default()
 }
 
-/// A computed sheet: every field's value (shared with the database's memos, so taking a sheet
-/// after an edit costs what the edit recomputed plus one clone per field), the effect instances,
-/// the activations and the issues. [`Sheet::to_json`] is computeSheet's output.
+/// A computed sheet: every field's value (shared with the database's memos: taking a sheet after
+/// an edit costs what the edit recomputed plus a few `Arc` clones), the effect instances, the
+/// activations and the issues. [`Sheet::to_json`] is computeSheet's output.
 #[derive(Debug, Clone)]
 pub struct Sheet {
     /// Field ID and value, in ruleset field order.
-    pub fields: Vec<(String, std::sync::Arc<FieldValue>)>,
-    pub effects: Vec<std::sync::Arc<crate::effects::Instance>>,
-    pub activations: crate::activation::Activations,
-    /// Issues that belong to activations, as `(rank, kind rank, issue)`.
-    activation_issues: Vec<RankedIssue>,
-    pub choices: Vec<Json>,
-    pub pending: Vec<Json>,
-    /// Each copy with computed values: instance ID, then `(name, value)` in declaration order.
-    pub copies: Vec<(String, Vec<(String, Value)>)>,
-    pub copy_names: Vec<(String, String)>,
-    pub actions: Vec<crate::actions::Listed>,
-    /// computed-value `formula-error`s and other sheet errors not tied to a field.
-    pub errors: Vec<Json>,
+    pub fields: Arc<[(Arc<str>, Arc<FieldValue>)]>,
+    pub effects: Arc<[Arc<crate::effects::Instance>]>,
+    pub activations: Arc<crate::activation::Activations>,
+    /// Issues, choices, actions, copies' computed values and sheet errors.
+    rest: Arc<Rest>,
 }
 
-/// Collects the sheet of `character`, computing what isn't remembered.
+/// Collects the sheet of `character`, computing what isn't remembered. Every part is a memo shared
+/// with the database, so a sheet costs a few `Arc` clones beyond what an edit recomputed.
 pub fn collect(db: &dyn salsa::Database, character: CharacterInput) -> Sheet {
+    Sheet {
+        fields: sheet_fields(db, character).clone(),
+        effects: shared_effects(db, character).clone(),
+        activations: shared_activations(db, character).clone(),
+        rest: sheet_rest(db, character).clone(),
+    }
+}
+
+/// The effect instances as the sheet shares them; `no_eq`: only [`collect`] reads it.
+#[salsa::tracked(returns(ref), no_eq)]
+fn shared_effects(
+    db: &dyn salsa::Database,
+    character: CharacterInput,
+) -> Arc<[Arc<crate::effects::Instance>]> {
+    effect_instances(db, character)
+        .list
+        .iter()
+        .cloned()
+        .collect()
+}
+
+/// The activations as the sheet shares them; `no_eq`: only [`collect`] reads it.
+#[salsa::tracked(returns(ref), no_eq)]
+fn shared_activations(
+    db: &dyn salsa::Database,
+    character: CharacterInput,
+) -> Arc<crate::activation::Activations> {
+    Arc::new(activations(db, character).clone())
+}
+
+/// The key of each field the character's ruleset declares, in field order, with its ID: made once
+/// per character (it reads only the ruleset), so a sheet read interns no keys.
+#[salsa::tracked(returns(ref))]
+fn field_keys<'db>(
+    db: &'db dyn salsa::Database,
+    character: CharacterInput,
+) -> Vec<(Arc<str>, FieldKey<'db>)> {
     let ruleset = character.ruleset(db).ruleset(db);
-    let fields = ruleset
+    ruleset
         .fields
         .iter()
-        .map(|(id, _)| {
-            let key = FieldKey::new(db, character, id.to_owned());
-            (id.to_owned(), field_value(db, key).clone())
-        })
-        .collect();
-    let rest = sheet_rest(db, character).clone();
-    Sheet {
-        fields,
-        effects: effect_instances(db, character).list.clone(),
-        activations: activations(db, character).clone(),
-        activation_issues: rest.issues,
-        choices: rest.choices,
-        pending: rest.pending,
-        copies: rest.copies,
-        copy_names: rest.copy_names,
-        errors: rest.errors,
-        actions: rest.actions,
-    }
+        .map(|(id, _)| (Arc::from(id), FieldKey::new(db, character, id.to_owned())))
+        .collect()
+}
+
+/// Every field's value, in field order: one memo over the field values, so that after an edit a
+/// sheet read checks each field's memo once, most on their durability alone (decisions.md,
+/// "Durability: loaded inputs are MEDIUM, edited ones LOW"), and hands back one shared list.
+/// `no_eq`: only [`collect`] reads it, so comparing 2 000 values to backdate it would buy nothing.
+#[salsa::tracked(returns(ref), no_eq)]
+fn sheet_fields(
+    db: &dyn salsa::Database,
+    character: CharacterInput,
+) -> Arc<[(Arc<str>, Arc<FieldValue>)]> {
+    field_keys(db, character)
+        .iter()
+        .map(|(id, key)| (id.clone(), field_value(db, *key).clone()))
+        .collect()
 }
 
 /// Everything of the sheet besides the field values: remembered, so a sheet read again after an
@@ -122,7 +136,7 @@ struct Rest {
 }
 
 #[salsa::tracked(returns(ref))]
-fn sheet_rest(db: &dyn salsa::Database, character: CharacterInput) -> Rest {
+fn sheet_rest(db: &dyn salsa::Database, character: CharacterInput) -> Arc<Rest> {
     let acts = activations(db, character);
     let mut issues = activation_issues(db, character, &acts.list);
     for blocked in &acts.blocked {
@@ -177,7 +191,7 @@ fn sheet_rest(db: &dyn salsa::Database, character: CharacterInput) -> Rest {
     issues.extend(choice_issues);
     // By activation (the rules first), then kind; written order is kept (the sort is stable).
     issues.sort_by_key(|(rank, kind, _)| (*rank, *kind));
-    Rest {
+    Arc::new(Rest {
         issues,
         choices,
         pending,
@@ -185,7 +199,7 @@ fn sheet_rest(db: &dyn salsa::Database, character: CharacterInput) -> Rest {
         copy_names,
         errors,
         actions,
-    }
+    })
 }
 
 /// computeSheet for `character`, as JSON.
@@ -194,8 +208,38 @@ pub fn compute_sheet(db: &dyn salsa::Database, character: CharacterInput) -> Jso
 }
 
 impl Sheet {
+    /// The applicable choices, in the order of `pending`.
+    pub fn choices(&self) -> &[Json] {
+        &self.rest.choices
+    }
+
+    pub fn pending(&self) -> &[Json] {
+        &self.rest.pending
+    }
+
+    /// Each copy with computed values: instance ID, then `(name, value)` in declaration order.
+    pub fn copies(&self) -> &[(String, Vec<(String, Value)>)] {
+        &self.rest.copies
+    }
+
+    pub fn copy_names(&self) -> &[(String, String)] {
+        &self.rest.copy_names
+    }
+
+    pub fn actions(&self) -> &[crate::actions::Listed] {
+        &self.rest.actions
+    }
+
+    /// computed-value `formula-error`s and other sheet errors not tied to a field.
+    pub fn errors(&self) -> &[Json] {
+        &self.rest.errors
+    }
+
     pub fn field(&self, id: &str) -> Option<&FieldValue> {
-        self.fields.iter().find(|(f, _)| f == id).map(|(_, v)| &**v)
+        self.fields
+            .iter()
+            .find(|(f, _)| &**f == id)
+            .map(|(_, v)| &**v)
     }
 
     /// computeSheet's output (docs/spec/engine-interface.md).
@@ -205,7 +249,7 @@ impl Sheet {
         let mut errors = Vec::new();
         let mut limits = Vec::new();
         let mut copies = Map::new();
-        for (id, values) in &self.copies {
+        for (id, values) in &self.rest.copies {
             let values: Map<String, Json> = values
                 .iter()
                 .map(|(n, v)| (n.clone(), v.to_json()))
@@ -213,16 +257,18 @@ impl Sheet {
             copies.insert(id.clone(), Json::Object(values));
         }
         let copy_names: Map<String, Json> = self
+            .rest
             .copy_names
             .iter()
             .map(|(id, name)| (id.clone(), Json::from(name.as_str())))
             .collect();
         let mut suppressed = rustc_hash::FxHashSet::default();
-        for (id, field) in &self.fields {
-            values.insert(id.clone(), field_json(field));
+        for (id, field) in self.fields.iter() {
+            let id: &str = id;
+            values.insert(id.to_owned(), field_json(field));
             for group in &field.competing {
                 let mut g = Map::new();
-                g.insert("field".into(), id.as_str().into());
+                g.insert("field".into(), id.into());
                 g.insert("op".into(), op_name(group.op).into());
                 if let Some(key) = &group.stack_key {
                     g.insert("stackKey".into(), key.clone().into());
@@ -284,20 +330,21 @@ impl Sheet {
         let activation_list: Vec<Json> =
             self.activations.list.iter().map(activation_json).collect();
         let mut issues: Vec<Json> = self
-            .activation_issues
+            .rest
+            .issues
             .iter()
             .map(|(_, _, issue)| issue.clone())
             .collect();
         issues.extend(limits);
-        errors.extend(self.errors.iter().cloned());
+        errors.extend(self.rest.errors.iter().cloned());
         json!({
             "values": values,
             "competing": competing,
             "effects": effects,
             "activations": activation_list,
-            "pending": self.pending,
-            "choices": self.choices,
-            "actions": crate::actions::to_json(&self.actions),
+            "pending": self.rest.pending,
+            "choices": self.rest.choices,
+            "actions": crate::actions::to_json(&self.rest.actions),
             "copies": copies,
             "copyNames": copy_names,
             "issues": issues,

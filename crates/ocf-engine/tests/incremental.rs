@@ -54,7 +54,8 @@ fn setting_a_score_reruns_exactly_its_readers() {
         field_value(t:athletics)
         field_value(t:carry)
         field_value(t:str.mod)
-        field_value(t:str.score)"#]]
+        field_value(t:str.score)
+        sheet_fields"#]]
     .assert_eq(&executed(&session));
 }
 
@@ -69,7 +70,8 @@ fn an_unchanged_value_stops_the_spread() {
     expect![[r#"
         field_value(t:carry)
         field_value(t:str.mod)
-        field_value(t:str.score)"#]]
+        field_value(t:str.score)
+        sheet_fields"#]]
     .assert_eq(&executed(&session));
 }
 
@@ -82,7 +84,8 @@ fn equipping_a_shield_reruns_the_ac_chain_only() {
     expect![[r#"
         copy_self
         field_value(t:ac)
-        parsed"#]]
+        parsed
+        sheet_fields"#]]
     .assert_eq(&executed(&session));
 }
 
@@ -93,7 +96,10 @@ fn editing_a_field_nothing_reads_reruns_nothing_else() {
         .set_value(pc, "t:notes", Some(json!("a note")))
         .unwrap();
     session.sheet(pc).unwrap();
-    expect!["field_value(t:notes)"].assert_eq(&executed(&session));
+    expect![[r#"
+        field_value(t:notes)
+        sheet_fields"#]]
+    .assert_eq(&executed(&session));
 }
 
 #[test]

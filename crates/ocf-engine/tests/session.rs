@@ -231,3 +231,137 @@ features:
         {"code":"too-many-picks","id":"t:fighter/feats","source":{"type":"item","id":"t:fighter","entry":"f"},"data":{"path":{"entry":"f","choice":["feats"]},"max":1,"picked":2}}"#]]
     .assert_eq(&lines("issues"));
 }
+
+#[test]
+fn open_loads_the_characters_homebrew() {
+    let core: ocf_model::PackRelease = serde_json::from_value(json!({
+        "id": "core", "version": "1.0.0", "specVersion": "1.0.0",
+        "rules": { "fields": { "ac": { "type": "integer", "default": 10 } }, "contentTypes": { "feature": {} } },
+    }))
+    .unwrap();
+    let rules = ocf_load::load_ruleset(&[core], &Default::default()).unwrap();
+    let file = |effect_target: &str| -> ocf_model::Character {
+        serde_json::from_value(json!({
+            "id": "pc", "specVersion": "1.0.0", "packs": [{ "id": "core", "version": "1.0.0" }],
+            "homebrew": { "content": [{ "id": "charm", "type": "feature", "effects": [{ "target": effect_target, "op": "add", "value": 1 }] }] },
+            "features": [{ "id": "c", "item": "homebrew:charm" }],
+        }))
+        .unwrap()
+    };
+    let mut session = Session::new(rules);
+    let pc = session.open(&file("ac"), &[]);
+    assert_eq!(value(&session, pc, "core:ac"), json!(11));
+    assert!(session.homebrew_errors(pc).is_empty());
+    // One that fails to load: empty values and its homebrew-error, as computeSheet gives.
+    let bad = session.open(&file("nowhere"), &[]);
+    let sheet = session.sheet_json(bad).unwrap();
+    assert_eq!(sheet["values"], json!({}));
+    assert_eq!(sheet["errors"][0]["code"], json!("homebrew-error"));
+    // Rebuilding after many closes keeps the homebrew.
+    for _ in 0..ocf_engine::session::TRIM_AFTER_CLOSED {
+        let other = session.open(&character(PC), &[]);
+        session.close(other);
+    }
+    assert_eq!(value(&session, pc, "core:ac"), json!(11));
+}
+
+#[test]
+fn memory_stays_bounded_over_a_long_session() {
+    let mut session = Session::new(ruleset(RULES));
+    let kept = session.open(&character(PC), &[]);
+    // One trim cycle is TRIM_AFTER_CLOSED open/edit/close rounds; the most the database holds in
+    // a cycle must not grow from one cycle to the next.
+    let cycle = ocf_engine::session::TRIM_AFTER_CLOSED;
+    let mut peaks = Vec::new();
+    let mut peak = 0;
+    for round in 0..6 * cycle {
+        let level = (round % 20) as i64 + 1;
+        session
+            .set_value(kept, "t:level", Some(json!(level)))
+            .unwrap();
+        session.equip(kept, "s", round % 2 == 0).unwrap();
+        let other = session.open(&character(PC), &[]);
+        for str in 8..14 {
+            session.set_value(other, "t:str", Some(json!(str))).unwrap();
+            session.sheet(other).unwrap();
+        }
+        session.sheet(kept).unwrap();
+        peak = peak.max(session.stored());
+        session.close(other);
+        if round % cycle == cycle - 1 {
+            peaks.push(peak);
+            peak = 0;
+        }
+    }
+    let last_level = ((6 * cycle - 1) % 20) as i64 + 1;
+    assert_eq!(value(&session, kept, "t:hp"), json!(8 * last_level));
+    // Without the rebuilds each cycle would hold the closed characters of all the cycles before.
+    assert!(peaks.iter().all(|p| *p <= peaks[0]), "{peaks:?}");
+}
+
+/// One edit of [`edits_then_sheet_equals_a_fresh_compute_sheet`].
+#[derive(Debug, Clone)]
+enum Edit {
+    Value(&'static str, Option<i64>),
+    Equip(usize, bool),
+    AddCopy(&'static str),
+    RemoveCopy(usize),
+    Pick(Option<&'static str>),
+    Charges(usize, i64),
+}
+
+fn edit() -> impl proptest::strategy::Strategy<Value = Edit> {
+    use proptest::prelude::*;
+    prop_oneof![
+        (
+            prop::sample::select(vec!["t:level", "t:str"]),
+            prop::option::of(-5i64..30)
+        )
+            .prop_map(|(f, v)| Edit::Value(f, v)),
+        (0usize..4, any::<bool>()).prop_map(|(i, e)| Edit::Equip(i, e)),
+        prop::sample::select(vec!["t:shield", "t:wand"]).prop_map(Edit::AddCopy),
+        (0usize..4).prop_map(Edit::RemoveCopy),
+        prop::option::of(prop::sample::select(vec!["t:defense", "t:dueling"])).prop_map(Edit::Pick),
+        (0usize..4, 0i64..5).prop_map(|(i, c)| Edit::Charges(i, c)),
+    ]
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+    /// After any edits, a session's sheet is the sheet a fresh computeSheet gives for the file the
+    /// edits make.
+    #[test]
+    fn edits_then_sheet_equals_a_fresh_compute_sheet(edits in proptest::collection::vec(edit(), 1..12)) {
+        let rules = ruleset(RULES);
+        let mut session = Session::new(rules.clone());
+        let pc = session.open(&character(PC), &[]);
+        session.sheet(pc).unwrap();
+        let mut added = 0;
+        for edit in edits {
+            let input = session.character_input(pc).unwrap();
+            let copies: Vec<String> = session.character_file(input).inventory.iter().map(|c| c.id.clone()).collect();
+            let copy = |i: usize| copies.get(i % copies.len().max(1)).cloned();
+            match edit {
+                Edit::Value(field, v) => session.set_value(pc, field, v.map(|v| json!(v))).unwrap(),
+                Edit::Equip(i, on) => if let Some(id) = copy(i) { session.equip(pc, &id, on).unwrap() },
+                Edit::AddCopy(item) => {
+                    added += 1;
+                    let entry = serde_json::from_value(json!({ "id": format!("n{added}"), "item": item })).unwrap();
+                    session.add_copy(pc, ocf_engine::input::CopyList::Inventory, &entry).unwrap();
+                }
+                Edit::RemoveCopy(i) => if let Some(id) = copy(i) { session.remove_copy(pc, &id).unwrap() },
+                Edit::Pick(option) => {
+                    let picks = option.map(|o| serde_json::from_value(json!([{ "option": o }])).unwrap()).unwrap_or_default();
+                    session.pick(pc, Some("f"), "style", picks).unwrap();
+                }
+                Edit::Charges(i, c) => if let Some(id) = copy(i) { session.set_state(pc, &id, "charges", Some(json!(c))).unwrap() },
+            }
+            // Read the sheet between edits too, so later edits meet remembered memos.
+            session.sheet(pc).unwrap();
+        }
+        let file = session.character_file(session.character_input(pc).unwrap());
+        let fresh = ocf_engine::compute_sheet_call(&rules, &file, &[], &Default::default());
+        proptest::prop_assert_eq!(session.sheet_json(pc).unwrap(), fresh);
+    }
+}
