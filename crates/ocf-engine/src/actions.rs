@@ -6,9 +6,8 @@ use ocf_model::{Action, Namespace, Ruleset, Scope};
 use serde_json::{Value as Json, json};
 
 use crate::activation::{Activation, Activations, Via};
-use crate::context::{Bindings, Mode, SelfRef, SheetContext};
+use crate::context::{Bindings, Mode, SheetContext};
 use crate::input::CharacterInput;
-use crate::view::{ItemKey, applied_self};
 
 /// One listed action: its ID, the copy or applied entry it runs on, the content it comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,7 +93,7 @@ pub fn available_actions(
             let Some(id) = action_id(ruleset, action, pack, owner) else {
                 continue;
             };
-            if !available(db, character, ruleset, action, pack, Some(a)) {
+            if !available(db, character, action, pack, Some(a)) {
                 continue;
             }
             let listed = Listed {
@@ -128,7 +127,7 @@ pub fn available_actions(
         if used.iter().any(|u| u == id) {
             continue;
         }
-        if available(db, character, ruleset, &action.decl, &action.pack, None) {
+        if available(db, character, &action.decl, &action.pack, None) {
             out.push(Listed {
                 id: id.to_owned(),
                 entry: None,
@@ -159,7 +158,6 @@ fn resolve_action(ruleset: &Ruleset, pack: &str, id: &str) -> String {
 fn available(
     db: &dyn salsa::Database,
     character: CharacterInput,
-    ruleset: &Ruleset,
     action: &Action,
     pack: &str,
     activation: Option<&Activation>,
@@ -169,23 +167,7 @@ fn available(
     };
     let bindings = match activation {
         None => Bindings::rules(pack),
-        Some(a) => Bindings {
-            pack,
-            self_ref: match (a.copy, a.applied_entry) {
-                (Some(copy), _) => SelfRef::Copy(copy),
-                (None, Some(e)) => SelfRef::Value(applied_self(ruleset, &character.applied(db)[e])),
-                (None, None) => SelfRef::None,
-            },
-            item: Some(ItemKey::new(
-                db,
-                character.ruleset(db),
-                a.item.clone(),
-                a.templates.clone(),
-            )),
-            pick: None,
-            entry: None,
-            slot: None,
-        },
+        Some(a) => Bindings::activation(db, character, pack, a),
     };
     let ctx = SheetContext::new(db, character, Mode::Sheet, bindings);
     let result = crate::formula::parse(db, formula.as_str()).and_then(|f| f.evaluate(&ctx));

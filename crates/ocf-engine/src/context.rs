@@ -54,6 +54,39 @@ impl<'db> Bindings<'db> {
             slot: None,
         }
     }
+
+    /// What an activation's own formulas see (its `available`, its prerequisites): `self` its copy
+    /// or applied entry, `item` its item with the copy's templates.
+    pub fn activation(
+        db: &'db dyn salsa::Database,
+        character: CharacterInput,
+        pack: &'db str,
+        a: &crate::activation::Activation,
+    ) -> Bindings<'db> {
+        let ruleset = character.ruleset(db).ruleset(db);
+        let self_ref = match (a.copy, a.applied_entry) {
+            (Some(copy), _) => SelfRef::Copy(copy),
+            (None, Some(e)) => SelfRef::Value(crate::view::applied_self(
+                ruleset,
+                &character.applied(db)[e],
+            )),
+            (None, None) => SelfRef::None,
+        };
+        let item = ItemKey::new(
+            db,
+            character.ruleset(db),
+            a.item.clone(),
+            a.templates.clone(),
+        );
+        Bindings {
+            pack,
+            self_ref,
+            item: Some(item),
+            pick: None,
+            entry: None,
+            slot: None,
+        }
+    }
 }
 
 pub struct SheetContext<'db> {

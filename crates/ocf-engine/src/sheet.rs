@@ -11,7 +11,7 @@ use crate::context::{Bindings, Mode, SelfRef, SheetContext};
 use crate::effects::{Source, SourceKind, effect_instances};
 use crate::field::{FieldKey, FieldValue, field_value};
 use crate::input::CharacterInput;
-use crate::view::{ItemKey, applied_self};
+use crate::view::ItemKey;
 
 /// An issue with what orders it: its activation's rank (the rules 0, activation `i` at `i + 1`),
 /// then its kind's rank.
@@ -613,24 +613,7 @@ fn activation_issues(
         };
         let pack = entry.pack_of("prerequisites");
         for prerequisite in &entry.item.prerequisites {
-            let self_ref = match (a.copy, a.applied_entry) {
-                (Some(copy), _) => SelfRef::Copy(copy),
-                (None, Some(e)) => SelfRef::Value(applied_self(ruleset, &character.applied(db)[e])),
-                (None, None) => SelfRef::None,
-            };
-            let bindings = Bindings {
-                pack,
-                self_ref,
-                item: Some(ItemKey::new(
-                    db,
-                    character.ruleset(db),
-                    a.item.clone(),
-                    a.templates.clone(),
-                )),
-                pick: None,
-                entry: None,
-                slot: None,
-            };
+            let bindings = Bindings::activation(db, character, pack, a);
             let ctx = SheetContext::new(db, character, Mode::Sheet, bindings);
             let holds = crate::formula::parse(db, prerequisite.check.as_str())
                 .ok()
