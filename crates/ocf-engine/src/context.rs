@@ -183,6 +183,15 @@ pub fn field_view(id: &str, decl: &ocf_model::Declared<ocf_model::FieldDecl>) ->
             ocf_model::Computed::Formula { .. } => None,
         })
         .collect();
+    field_view_with_tags(id, decl, tags)
+}
+
+/// A field's view with the tags given (a sheet's computed tags).
+pub fn field_view_with_tags(
+    id: &str,
+    decl: &ocf_model::Declared<ocf_model::FieldDecl>,
+    tags: Vec<Value>,
+) -> Value {
     let ty = serde_json::to_value(decl.decl.r#type)
         .ok()
         .and_then(|v| v.as_str().map(str::to_owned))
