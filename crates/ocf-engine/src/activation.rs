@@ -182,6 +182,26 @@ pub fn activations(db: &dyn salsa::Database, character: CharacterInput) -> Activ
     walk.out
 }
 
+/// Whether an activation condition of `activation`'s content holds, with its `self` and `item`
+/// bound (the kept templates' `when`, EC "Standard copies").
+pub(crate) fn holds(
+    db: &dyn salsa::Database,
+    character: CharacterInput,
+    activation: &Activation,
+    when: Option<&ocf_model::Formula>,
+) -> bool {
+    let ruleset = character.ruleset(db).ruleset(db);
+    let walk = Walk {
+        db,
+        character,
+        ruleset,
+        out: Activations::default(),
+        prefix: Vec::new(),
+    };
+    let pack = content(ruleset, activation).map_or("", |e| e.pack_of("keepsTemplates"));
+    walk.condition(when, walk.bindings(activation, pack))
+}
+
 struct Walk<'db> {
     db: &'db dyn salsa::Database,
     character: CharacterInput,

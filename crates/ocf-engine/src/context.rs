@@ -7,7 +7,9 @@ use ocf_formula::{Context, ContextError, ErrorCode, Root, Value};
 use ocf_model::{Namespace, Ruleset};
 
 use crate::input::{CharacterInput, CopyInput};
-use crate::view::{ItemKey, character_view, copy_self, copy_view, item_view, literal_value};
+use crate::view::{
+    ItemKey, character_view, copy_self, copy_view, item_in_character, literal_value,
+};
 
 /// What the formula may read of the fields.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -140,7 +142,7 @@ impl Context for SheetContext<'_> {
             Root::Item => Ok(self
                 .bindings
                 .item
-                .and_then(|key| item_view(self.db, key).clone())),
+                .and_then(|key| item_in_character(self.db, self.character, key).clone())),
             Root::Character => Ok(Some(character_view(self.db, self.character).clone())),
             Root::Pick if self.bindings.pick.is_some() => Ok(self.bindings.pick.clone()),
             Root::Slot if self.bindings.slot.is_some() => Ok(self.bindings.slot.map(Value::Int)),
@@ -214,6 +216,15 @@ pub fn field_view(id: &str, decl: &ocf_model::Declared<ocf_model::FieldDecl>) ->
             ocf_model::Computed::Formula { .. } => None,
         })
         .collect();
+    field_view_with_tags(id, decl, tags)
+}
+
+/// A field's view with the tags given (a sheet's computed tags).
+pub fn field_view_with_tags(
+    id: &str,
+    decl: &ocf_model::Declared<ocf_model::FieldDecl>,
+    tags: Vec<Value>,
+) -> Value {
     let ty = serde_json::to_value(decl.decl.r#type)
         .ok()
         .and_then(|v| v.as_str().map(str::to_owned))

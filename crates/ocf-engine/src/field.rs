@@ -347,7 +347,15 @@ impl<'db> Work<'_, 'db> {
             default_value(&self.decl.decl).unwrap_or_default()
         };
 
-        let instances: &'db [Arc<Instance>] = field_effects(self.db, self.key);
+        let ruleset = self
+            .key
+            .character(self.db)
+            .ruleset(self.db)
+            .ruleset(self.db);
+        let instances: Vec<&Arc<Instance>> = field_effects(self.db, self.key)
+            .iter()
+            .filter(|i| crate::effects::stands_on_tags(ruleset, i, &self.out.tags))
+            .collect();
         let by_op = |work: &Self, op: Op| -> Result<Vec<Counted>, FieldError> {
             let mut counted = Vec::new();
             for instance in instances.iter().filter(|i| i.effect.op == op) {

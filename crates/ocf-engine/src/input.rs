@@ -174,7 +174,18 @@ impl CharacterInput {
     ) -> CharacterInput {
         let rules = ruleset.ruleset(db).clone();
         let (character, errors) = crate::standard::with_standard_copies(&rules, character);
-        let character = &character;
+        CharacterInput::load_as_is(db, ruleset, &character, competing, errors)
+    }
+
+    /// Splits `character` into inputs of `db` as it is, its standard copies already added.
+    pub(crate) fn load_as_is(
+        db: &dyn salsa::Database,
+        ruleset: RulesetInput,
+        character: &Character,
+        competing: &[String],
+        errors: Vec<serde_json::Value>,
+    ) -> CharacterInput {
+        let rules = ruleset.ruleset(db).clone();
         let mut saved = FxHashMap::default();
         for (id, decl) in rules.fields.iter() {
             if decl.decl.input == Some(true) {

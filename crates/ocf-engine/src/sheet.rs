@@ -76,9 +76,23 @@ fn shared_effects(
     db: &dyn salsa::Database,
     character: CharacterInput,
 ) -> Arc<[Arc<crate::effects::Instance>]> {
+    // An instance on a field with computed tags is listed only when it stands on the field's
+    // tags on this sheet (EF, "Targets": "`effects` doesn't list one").
+    let ruleset = character.ruleset(db).ruleset(db);
     effect_instances(db, character)
         .list
         .iter()
+        .filter(|instance| {
+            let Some(field) = &instance.field else {
+                return true;
+            };
+            if !matches!(instance.effect.target, ocf_model::Target::Fields { .. }) {
+                return true;
+            }
+            let key = crate::field::FieldKey::new(db, character, field.clone());
+            let tags = &crate::field::field_value(db, key).tags;
+            crate::effects::stands_on_tags(ruleset, instance, tags)
+        })
         .cloned()
         .collect()
 }

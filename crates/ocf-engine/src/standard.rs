@@ -1,6 +1,8 @@
 //! Standard copies (EC, "Standard copies"): the copies the rules' and active items' queries hold,
 //! added to the character as the engines see it, before it is split into inputs.
 
+use std::sync::Arc;
+
 use ocf_model::{Character, CopyEntry, Ruleset};
 use serde_json::{Value as Json, json};
 
@@ -17,7 +19,10 @@ pub fn instance_id(item: &str) -> String {
 /// item is that copy, saved, in its place; one with its ID and another item is `duplicate-id` and
 /// left out. Each unsaved copy is `{ id, item }` after the file's entries of its list: `inventory`
 /// for a carried type, else `features`.
-pub fn with_standard_copies(ruleset: &Ruleset, character: &Character) -> (Character, Vec<Json>) {
+pub fn with_standard_copies(
+    ruleset: &Arc<Ruleset>,
+    character: &Character,
+) -> (Character, Vec<Json>) {
     let mut wanted: Vec<String> = Vec::new();
     let add = |wanted: &mut Vec<String>, query: &ocf_model::Query| {
         let items = ruleset
@@ -94,18 +99,23 @@ pub fn with_standard_copies(ruleset: &Ruleset, character: &Character) -> (Charac
                 }
             }
         }
-        // The next round: the standard items of every item a copy now holds.
-        let held: Vec<String> = out
-            .features
-            .iter()
-            .chain(out.inventory.iter())
-            .map(|c| c.item.0.clone())
-            .collect();
+        // The next round: the standard items of every active item, and the kept templates.
+        let (items, kept) = active_round(ruleset, &out);
         let mut added = false;
-        for item in held {
+        for item in items {
             if let Some(entry) = ruleset.item(&item) {
                 for query in &entry.item.standard_copies {
                     added |= add(&mut wanted, query);
+                }
+            }
+        }
+        for (template, matches) in kept {
+            for copy in out.features.iter_mut().chain(out.inventory.iter_mut()) {
+                if matches.contains(&copy.id)
+                    && !copy.templates.iter().any(|t| t.as_str() == template)
+                {
+                    copy.templates.push(template.as_str().into());
+                    added = true;
                 }
             }
         }
@@ -114,4 +124,87 @@ pub fn with_standard_copies(ruleset: &Ruleset, character: &Character) -> (Charac
         }
     }
     (out, errors)
+}
+
+/// One activation round over `character` as it stands (EC, "Standard copies"): the items active,
+/// in activation order, and each kept template whose `when` holds with the items its copy query
+/// matches. A ruleset with no item-level `standardCopies` or `keepsTemplates` needs no round.
+fn active_round(
+    ruleset: &Arc<Ruleset>,
+    character: &Character,
+) -> (Vec<String>, Vec<(String, Vec<String>)>) {
+    let needed = ruleset
+        .content
+        .iter()
+        .any(|(_, e)| !e.item.standard_copies.is_empty() || !e.item.keeps_templates.is_empty());
+    if !needed {
+        return (Vec::new(), Vec::new());
+    }
+    let db = crate::db::Database::default();
+    let rules = crate::input::RulesetInput::load(&db, ruleset.clone());
+    let input = crate::input::CharacterInput::load_as_is(&db, rules, character, &[], Vec::new());
+    let activations = crate::activation::activations(&db, input);
+    let mut items = Vec::new();
+    let mut kept = Vec::new();
+    for activation in &activations.list {
+        if !items.contains(&activation.item) {
+            items.push(activation.item.clone());
+        }
+        let Some(entry) = ruleset.item(&activation.item) else {
+            continue;
+        };
+        for keep in &entry.item.keeps_templates {
+            if !crate::activation::holds(&db, input, activation, keep.when.as_ref()) {
+                continue;
+            }
+            let pack = entry.pack_of("keepsTemplates");
+            let matches = input
+                .features(&db)
+                .iter()
+                .chain(input.inventory(&db).iter())
+                .filter(|copy| copy_matches(&db, input, **copy, &keep.copies, pack))
+                .map(|copy| copy.id(&db).clone())
+                .collect();
+            kept.push((keep.template.as_str().to_owned(), matches));
+        }
+    }
+    (items, kept)
+}
+
+/// Whether a copy is of `query`'s type and its `where` holds, with `self` the copy and `item` its
+/// item (an activation condition: input fields only).
+fn copy_matches(
+    db: &dyn salsa::Database,
+    character: crate::input::CharacterInput,
+    copy: crate::input::CopyInput,
+    query: &ocf_model::Query,
+    pack: &str,
+) -> bool {
+    use crate::context::{Bindings, Mode, SelfRef, SheetContext};
+    let ruleset = character.ruleset(db).ruleset(db);
+    let of_type = ruleset
+        .item(copy.item(db))
+        .and_then(|e| e.type_name())
+        .is_some_and(|t| t == query.r#type.as_str());
+    let Some(text) = &query.r#where else {
+        return of_type;
+    };
+    if !of_type {
+        return false;
+    }
+    let Ok(formula) = crate::formula::parse(db, text.as_str()) else {
+        return false;
+    };
+    let bindings = Bindings {
+        self_ref: SelfRef::Copy(copy),
+        item: Some(crate::view::ItemKey::new(
+            db,
+            character.ruleset(db),
+            copy.item(db).clone(),
+            (**copy.templates(db)).clone(),
+        )),
+        ..Bindings::rules(pack)
+    };
+    let ctx = SheetContext::new(db, character, Mode::Activation, bindings);
+    matches!(formula.evaluate(&ctx), Ok(ocf_formula::Value::Bool(true)))
 }

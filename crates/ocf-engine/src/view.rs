@@ -28,8 +28,43 @@ pub fn bare(id: &str) -> &str {
 /// `item` for content `key.content` with `key.templates` merged over it (EC, "Items and `item`"):
 /// `id`, `type` (unqualified), `tags` (the base item's, then each template's less its
 /// `removeTags`) and each item field read by its declared type. `None` for unknown content.
+///
+/// Formula fields see `item` (the base item's literal fields) only: `character` is bound by
+/// [`item_in_character`], which the sheet's formulas read.
 #[salsa::tracked(returns(ref))]
 pub fn item_view<'db>(db: &'db dyn salsa::Database, key: ItemKey<'db>) -> Option<Value> {
+    let (members, pending) = item_parts(db, key).as_ref()?;
+    Some(with_formula_fields(members, pending, None))
+}
+
+/// `item` as the sheet's formulas see it: formula item fields evaluated with `item` and
+/// `character` bound (EC, "Items and `item`"). An item without formula fields is [`item_view`],
+/// so it doesn't depend on the character's lists.
+#[salsa::tracked(returns(ref))]
+pub fn item_in_character<'db>(
+    db: &'db dyn salsa::Database,
+    character: CharacterInput,
+    key: ItemKey<'db>,
+) -> Option<Value> {
+    let (members, pending) = item_parts(db, key).as_ref()?;
+    if pending.is_empty() {
+        return item_view(db, key).clone();
+    }
+    // `character` is the raw view: its copies' state defaults read `item_view`, never this
+    // query, so there is no loop back here.
+    let character = character_view(db, character).clone();
+    Some(with_formula_fields(members, pending, Some(character)))
+}
+
+/// Formula item fields' texts, by name, waiting for their context.
+type PendingFields = Vec<(String, String)>;
+
+/// The item's literal members (`id`, `type`, `tags` and literal fields) and its formula fields.
+#[salsa::tracked(returns(ref))]
+fn item_parts<'db>(
+    db: &'db dyn salsa::Database,
+    key: ItemKey<'db>,
+) -> Option<(Vec<(String, Value)>, PendingFields)> {
     let ruleset = key.ruleset(db).ruleset(db);
     let entry = ruleset.item(key.content(db))?;
     let type_name = entry.type_name().unwrap_or_default();
@@ -100,18 +135,31 @@ pub fn item_view<'db>(db: &'db dyn salsa::Database, key: ItemKey<'db>) -> Option
             }
         }
     }
+    Some((members, pending))
+}
+
+/// The item: its literal members, then each formula field evaluated with `item` (the base item's
+/// literal fields) and, when given, `character`; one that fails is absent (decisions.md, "Item
+/// field formulas").
+fn with_formula_fields(
+    members: &[(String, Value)],
+    pending: &[(String, String)],
+    character: Option<Value>,
+) -> Value {
     let literal_item = Value::map(members.iter().map(|(k, v)| (k.as_str(), v.clone())));
-    let ctx = MapContext::new().with_root(Root::Item, literal_item);
+    let mut ctx = MapContext::new().with_root(Root::Item, literal_item);
+    if let Some(character) = character {
+        ctx = ctx.with_root(Root::Character, character);
+    }
+    let mut out = members.to_vec();
     for (name, text) in pending {
-        // A formula item field sees `item` (the base item's literal fields); one that fails is
-        // absent (decisions.md, "Item field formulas").
-        if let Ok(formula) = Formula::parse(&text)
+        if let Ok(formula) = Formula::parse(text)
             && let Ok(value) = formula.evaluate(&ctx)
         {
-            members.push((name, value));
+            out.push((name.clone(), value));
         }
     }
-    Some(Value::map(members))
+    Value::map(out)
 }
 
 /// A literal read by its declared type: numbers, booleans, strings and lists as JSON reads them,
