@@ -168,7 +168,7 @@ fn find_pack(character: &Path, id: &str) -> Result<PathBuf, String> {
 }
 
 /// The sheet for people: fields grouped by the first part of their ID, each value with its
-/// breakdown, then the competing options, issues and errors.
+/// breakdown, then the competing options, the pending choices, the issues and the errors.
 pub fn render(sheet: &Value) -> String {
     let mut out = String::new();
     let mut group = String::new();
@@ -202,18 +202,81 @@ pub fn render(sheet: &Value) -> String {
         }
         out.push('\n');
     }
-    for (title, key) in [
-        ("competing", "competing"),
-        ("issues", "issues"),
-        ("errors", "errors"),
-    ] {
-        let list = sheet[key].as_array().cloned().unwrap_or_default();
-        if list.is_empty() {
+    let list = |key: &str| sheet[key].as_array().cloned().unwrap_or_default();
+    let competing = list("competing");
+    if !competing.is_empty() {
+        out.push_str("competing options\n");
+        for group in competing {
+            out.push_str(&format!(
+                "  {} ({})\n",
+                show(&group["field"]),
+                show(&group["op"])
+            ));
+            for option in group["options"].as_array().into_iter().flatten() {
+                let id = &option["id"];
+                let mut marks = Vec::new();
+                if *id == group["applied"] {
+                    marks.push("applied");
+                }
+                if *id == group["recommended"] {
+                    marks.push("recommended");
+                }
+                let marks = if marks.is_empty() {
+                    String::new()
+                } else {
+                    format!("  [{}]", marks.join(", "))
+                };
+                out.push_str(&format!(
+                    "    {} = {}{marks}\n",
+                    show(id),
+                    show(&option["value"])
+                ));
+            }
+        }
+    }
+    let pending = list("pending");
+    if !pending.is_empty() {
+        out.push_str("pending choices\n");
+        for choice in pending {
+            let path = &choice["path"];
+            let at = path["choice"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(show)
+                .collect::<Vec<_>>();
+            let entry = path["entry"]
+                .as_str()
+                .map(|e| format!("{e}: "))
+                .unwrap_or_default();
+            let max = choice["max"]
+                .as_i64()
+                .map(|m| m.to_string())
+                .unwrap_or("any".into());
+            out.push_str(&format!(
+                "  {entry}{} (picked {} of {}..{max})\n",
+                at.join(" / "),
+                show(&choice["picked"]),
+                show(&choice["min"]),
+            ));
+        }
+    }
+    for (title, key) in [("issues", "issues"), ("errors", "errors")] {
+        let entries = list(key);
+        if entries.is_empty() {
             continue;
         }
         out.push_str(&format!("{title}\n"));
-        for entry in list {
-            out.push_str(&format!("  {entry}\n"));
+        for entry in entries {
+            let id = entry["id"]
+                .as_str()
+                .or(entry["path"].as_str())
+                .unwrap_or_default();
+            let data = match &entry["data"] {
+                Value::Object(map) if !map.is_empty() => format!(" {}", entry["data"]),
+                _ => String::new(),
+            };
+            out.push_str(&format!("  {} {id}{data}\n", show(&entry["code"])));
         }
     }
     out
@@ -263,7 +326,7 @@ mod tests {
               combat.ac = 17  = 15 add 2 core:shield
               combat.speed = 30
             errors
-              {"code":"out-of-range","path":"/values/core:abilities.dex","data":{"field":"core:abilities.dex","value":24,"bound":20}}
+              out-of-range /values/core:abilities.dex {"field":"core:abilities.dex","value":24,"bound":20}
         "#]]
         .assert_eq(&render(&sheet));
     }
