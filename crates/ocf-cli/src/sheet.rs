@@ -31,6 +31,10 @@ pub struct WatchArgs {
     /// How often to look at the file, in milliseconds.
     #[arg(long, default_value_t = 300)]
     interval: u64,
+    /// Stop after this many changes of the file (for scripts and tests); without it, watch until
+    /// interrupted.
+    #[arg(long)]
+    updates: Option<u64>,
 }
 
 pub fn run_sheet(args: SheetArgs) -> ExitCode {
@@ -62,7 +66,7 @@ pub fn run_watch(args: WatchArgs) -> ExitCode {
         }
     };
     if character.homebrew.is_some() {
-        eprintln!("note: `ocf watch` ignores homebrew; `ocf sheet` loads it");
+        eprintln!("note: the homebrew is loaded once; a change to it needs `ocf watch` restarted");
     }
     let mut session = Session::with_execution_log(ruleset);
     let id = session.open(&character, &[]);
@@ -70,13 +74,15 @@ pub fn run_watch(args: WatchArgs) -> ExitCode {
     let started = Instant::now();
     let sheet = session.sheet_json(id).unwrap_or_default();
     report(&session, &sheet, started.elapsed());
-    loop {
+    let mut updates = 0;
+    while args.updates.is_none_or(|max| updates < max) {
         std::thread::sleep(Duration::from_millis(args.interval));
         let now = modified(&args.character);
         if now == last {
             continue;
         }
         last = now;
+        updates += 1;
         let character = match read_character(&args.character) {
             Ok(c) => c,
             Err(e) => {
@@ -92,6 +98,7 @@ pub fn run_watch(args: WatchArgs) -> ExitCode {
         let sheet = session.sheet_json(id).unwrap_or_default();
         report(&session, &sheet, started.elapsed());
     }
+    ExitCode::SUCCESS
 }
 
 fn report(session: &Session, sheet: &Value, took: Duration) {

@@ -211,3 +211,76 @@ fn roll_distribution_is_exact() {
         "#]],
     );
 }
+
+#[test]
+fn watch_reprints_after_an_edit_recomputing_only_what_it_reaches() {
+    let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+    let dir = std::env::temp_dir().join(format!("ocf-watch-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("goblin.yaml");
+    let text = std::fs::read_to_string(root.join("testdata/characters/goblin.yaml")).unwrap();
+    std::fs::write(&file, &text).unwrap();
+    let pack = root.join("testdata/packs/5e-srd-5.1");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ocf"))
+        .args([
+            "watch",
+            file.to_str().unwrap(),
+            "--pack",
+            pack.to_str().unwrap(),
+        ])
+        .args(["--interval", "20", "--updates", "1"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("ocf watch runs");
+    // Read the output as it comes; change one saved value once the first sheet is out.
+    let stdout = child.stdout.take().unwrap();
+    let (lines, received) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stdout).lines() {
+            let _ = lines.send(line.unwrap());
+        }
+    });
+    let wait = std::time::Duration::from_secs(60);
+    let mut seen = Vec::new();
+    while !seen.iter().any(|l: &String| l.starts_with("-- ")) {
+        match received.recv_timeout(wait) {
+            Ok(line) => seen.push(line),
+            Err(_) => {
+                child.kill().unwrap();
+                panic!("no first sheet from ocf watch:\n{}", seen.join("\n"));
+            }
+        }
+    }
+    let edited = text.replace("5e-srd-5.1:hp.current: 7", "5e-srd-5.1:hp.current: 3");
+    assert_ne!(edited, text, "the goblin's saved hit points moved");
+    std::fs::write(&file, edited).unwrap();
+    // `--updates 1` ends the watch after the edit; a hung watch fails the test instead of CI.
+    let deadline = std::time::Instant::now() + wait;
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("ocf watch did not end after the edit");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    reader.join().unwrap();
+    seen.extend(received.try_iter());
+    std::fs::remove_dir_all(&dir).unwrap();
+    let text = seen.join("\n");
+    let counts: Vec<usize> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("-- "))
+        .map(|l| l.split(' ').next().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(counts.len(), 2, "a sheet, then one after the edit:\n{text}");
+    assert!(
+        counts[0] > 100,
+        "the first sheet computes every field: {counts:?}"
+    );
+    assert!(
+        counts[1] < 10,
+        "the edit recomputes only what reads hp.current: {counts:?}"
+    );
+    assert!(text.contains("hp.current = 3"), "{text}");
+}
