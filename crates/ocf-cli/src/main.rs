@@ -60,6 +60,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    restore_sigpipe();
     match Cli::parse().command {
         Command::Formula(command) => formula::run(command),
         Command::Roll(args) => roll::main(&args),
@@ -107,5 +108,15 @@ fn conform(paths: &[PathBuf]) -> ExitCode {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
+    }
+}
+
+/// Rust ignores SIGPIPE, so writing to a closed pipe (`ocf schema rules | head`) would fail every
+/// `print!` with a panic. A command-line tool should end quietly there, as `cat` does.
+fn restore_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: called first thing in `main`, before any thread is started; SIG_DFL is a valid action.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
