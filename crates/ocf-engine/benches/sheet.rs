@@ -7,7 +7,7 @@
 //! `cargo bench -p ocf-engine -- --warm-up-time 1 --measurement-time 3`
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use ocf_engine::Session;
+use ocf_engine::{CharacterId, Session};
 use ocf_model::{Character, Ruleset};
 use serde_json::{Value, json};
 
@@ -82,6 +82,14 @@ fn character(score0: i64) -> Character {
     .expect("the generated character")
 }
 
+/// A session with the character open and its sheet computed once: what each incremental case starts from.
+fn warm(rules: &Ruleset) -> (Session, CharacterId) {
+    let mut session = Session::new(rules.clone());
+    let pc = session.open(&character(14), &[]);
+    session.sheet(pc).unwrap();
+    (session, pc)
+}
+
 fn bench(c: &mut Criterion) {
     let rules = ruleset();
     let mut group = c.benchmark_group("computeSheet");
@@ -93,9 +101,7 @@ fn bench(c: &mut Criterion) {
         })
     });
     group.bench_function("edit, incremental", |b| {
-        let mut session = Session::new(rules.clone());
-        let pc = session.open(&character(14), &[]);
-        session.sheet(pc).unwrap();
+        let (mut session, pc) = warm(&rules);
         let mut score = 14;
         b.iter(|| {
             score = if score == 14 { 16 } else { 14 };
@@ -106,15 +112,11 @@ fn bench(c: &mut Criterion) {
         })
     });
     group.bench_function("no edit, sheet again", |b| {
-        let mut session = Session::new(rules.clone());
-        let pc = session.open(&character(14), &[]);
-        session.sheet(pc).unwrap();
+        let (session, pc) = warm(&rules);
         b.iter(|| session.sheet(pc).unwrap())
     });
     group.bench_function("no edit, every field value", |b| {
-        let mut session = Session::new(rules.clone());
-        let pc = session.open(&character(14), &[]);
-        session.sheet(pc).unwrap();
+        let (session, pc) = warm(&rules);
         let ids: Vec<String> = rules.fields.iter().map(|(id, _)| id.to_owned()).collect();
         let ids = std::sync::Arc::new(ids);
         let input = session.character_input(pc).unwrap();
@@ -135,9 +137,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| session.deep(|_| 1))
     });
     group.bench_function("edit, one field read incrementally", |b| {
-        let mut session = Session::new(rules.clone());
-        let pc = session.open(&character(14), &[]);
-        session.sheet(pc).unwrap();
+        let (mut session, pc) = warm(&rules);
         let mut score = 14;
         b.iter(|| {
             score = if score == 14 { 16 } else { 14 };
