@@ -1,5 +1,6 @@
-//! The database: salsa storage, plus an optional log of the queries that really ran, for the
-//! incremental tests and `ocf watch`'s "N field values recomputed".
+//! The database: salsa storage, plus an optional log of the queries that really ran (and of the
+//! memos salsa checked and kept), for the incremental tests and `ocf watch`'s "N field values
+//! recomputed".
 
 use std::sync::{Arc, Mutex};
 
@@ -11,7 +12,17 @@ use salsa::{DatabaseKeyIndex, Event, EventKind};
 #[derive(Clone)]
 pub struct Database {
     storage: salsa::Storage<Self>,
-    executed: Option<Arc<Mutex<Vec<DatabaseKeyIndex>>>>,
+    executed: Option<Arc<Mutex<Log>>>,
+}
+
+/// What salsa reported since the log was last read.
+#[derive(Default)]
+struct Log {
+    /// Queries that ran (`WillExecute`).
+    executed: Vec<DatabaseKeyIndex>,
+    /// Memos checked and kept without running (`DidValidateMemoizedValue`): a memo passed on its
+    /// durability alone, through a check of its inputs, or after the memos it read were kept.
+    validated: Vec<DatabaseKeyIndex>,
 }
 
 impl Default for Database {
@@ -27,15 +38,19 @@ impl Default for Database {
 impl salsa::Database for Database {}
 
 impl Database {
-    /// A database that records every query execution (salsa's `WillExecute` events).
+    /// A database that records every query execution (salsa's `WillExecute` events) and every
+    /// memo kept (`DidValidateMemoizedValue`).
     pub fn with_execution_log() -> Database {
-        let log = Arc::new(Mutex::new(Vec::new()));
+        let log = Arc::new(Mutex::new(Log::default()));
         let sink = log.clone();
         let callback = move |event: Event| {
-            if let EventKind::WillExecute { database_key } = event.kind {
-                sink.lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push(database_key);
+            let mut log = sink.lock().unwrap_or_else(|e| e.into_inner());
+            match event.kind {
+                EventKind::WillExecute { database_key } => log.executed.push(database_key),
+                EventKind::DidValidateMemoizedValue { database_key } => {
+                    log.validated.push(database_key)
+                }
+                _ => {}
             }
         };
         Database {
@@ -50,7 +65,17 @@ impl Database {
         let Some(log) = &self.executed else {
             return Vec::new();
         };
-        let keys = std::mem::take(&mut *log.lock().unwrap_or_else(|e| e.into_inner()));
+        let keys = std::mem::take(&mut log.lock().unwrap_or_else(|e| e.into_inner()).executed);
+        keys.into_iter().map(|key| self.describe(key)).collect()
+    }
+
+    /// The memos salsa checked and kept since the last call, as [`Database::take_executed`]
+    /// names them. Empty when the database keeps no log.
+    pub fn take_validated(&self) -> Vec<String> {
+        let Some(log) = &self.executed else {
+            return Vec::new();
+        };
+        let keys = std::mem::take(&mut log.lock().unwrap_or_else(|e| e.into_inner()).validated);
         keys.into_iter().map(|key| self.describe(key)).collect()
     }
 

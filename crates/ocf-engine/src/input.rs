@@ -4,10 +4,11 @@
 //! per copy and one [`SavedValue`] per input field. Setting a saved value, equipping a copy or
 //! editing the `applied` list therefore invalidates only the queries that read that one thing.
 //!
-//! Durability (decisions.md, "Durability"): the ruleset is [`Durability::HIGH`], a character's
-//! structure (its lists, copies, applied entries, picks, links) [`STRUCTURE`], its saved values
-//! [`VALUES`]. After setting a value salsa re-verifies only the memos that read some saved value;
-//! the activations, the effect lists and parsed formulas pass on a durability check alone.
+//! Durability (decisions.md, "Durability"): the ruleset is [`Durability::HIGH`]; a character's
+//! structure (its lists, copies, applied entries, picks, links) and its saved values as opened are
+//! [`STRUCTURE`]; a saved value becomes [`EDITED`] at its first edit. After an edit of a value
+//! edited before, salsa re-verifies only the memos that read an edited value: the rest of the
+//! sheet, the activations, the effect lists and parsed formulas pass on a durability check alone.
 
 use std::sync::Arc;
 
@@ -15,13 +16,16 @@ use ocf_model::{AppliedEntry, Character, CopyEntry, Literal, Picks, Ruleset};
 use rustc_hash::FxHashMap;
 use salsa::{Durability, Setter};
 
-/// The durability of a character's structure: its lists, copies, applied entries, picks and links
-/// change less often than its values. Never lowered: a memo records its inputs' durability when it
-/// runs, so lowering an input's would make every reader re-run once without backdating.
+/// The durability of a character's structure, and of its saved values until they are edited: a
+/// character's lists, copies, applied entries and picks change less often than its values, and
+/// most of its values are never edited in a session.
 pub const STRUCTURE: Durability = Durability::MEDIUM;
 
-/// The durability of a saved value: what a player edits most.
-pub const VALUES: Durability = Durability::LOW;
+/// The durability of a saved value from its first edit on: what a player edits, they edit again
+/// (hit points, a score being typed). Its first edit re-runs every memo that reads it, once,
+/// without backdating (salsa backdates a memo only if its durability didn't drop); from then on,
+/// an edit of it re-verifies only the memos that read an edited value, not the whole sheet.
+pub const EDITED: Durability = Durability::LOW;
 
 /// The loaded ruleset. Set with [`Durability::HIGH`]: it changes only when packs are reloaded, so
 /// salsa can skip re-validating everything that reads only the ruleset after a character edit.
@@ -120,9 +124,9 @@ pub struct SavedValue {
 }
 
 impl SavedValue {
-    /// A saved value of a character being opened ([`VALUES`]).
+    /// A saved value of a character being opened: [`STRUCTURE`] until its first edit.
     pub fn loaded(db: &dyn salsa::Database, value: Option<Literal>) -> SavedValue {
-        SavedValue::builder(value).durability(VALUES).new(db)
+        SavedValue::builder(value).durability(STRUCTURE).new(db)
     }
 }
 
@@ -235,10 +239,10 @@ impl CharacterInput {
         let existing = self.saved(db).get(field).copied();
         match existing {
             Some(handle) => {
-                handle.set_value(db).to(value);
+                handle.set_value(db).with_durability(EDITED).to(value);
             }
             None => {
-                let handle = SavedValue::builder(value).durability(VALUES).new(db);
+                let handle = SavedValue::builder(value).durability(EDITED).new(db);
                 let mut saved = (**self.saved(db)).clone();
                 saved.insert(field.to_owned(), handle);
                 self.set_saved(db).to(Arc::new(saved));

@@ -581,6 +581,12 @@ impl Session {
         self.db.take_executed()
     }
 
+    /// The memos checked and kept since the last call (empty unless made
+    /// [`Session::with_execution_log`]).
+    pub fn take_validated(&self) -> Vec<String> {
+        self.db.take_validated()
+    }
+
     /// The character as a file, with the session's edits.
     pub fn character_file(&self, input: CharacterInput) -> Character {
         let db = &self.db;

@@ -121,17 +121,36 @@ fn field_keys<'db>(
         .collect()
 }
 
-/// Every field's value, in field order: one memo over the field values, so that after an edit a
-/// sheet read checks each field's memo once, most on their durability alone (decisions.md,
-/// "Durability: loaded inputs are MEDIUM, edited ones LOW"), and hands back one shared list.
-/// `no_eq`: only [`collect`] reads it, so comparing 2 000 values to backdate it would buy nothing.
+/// How many fields a [`sheet_chunk`] holds: small enough that an edit re-reads few fields beyond
+/// the ones it changed, large enough that [`sheet_fields`] joins few chunks.
+const CHUNK: usize = 16;
+
+/// Every field's value, in field order: the chunks joined, so a sheet read after an edit re-runs
+/// only the chunks whose fields changed, and most chunks pass on their durability alone
+/// (decisions.md, "Durability"). `no_eq`: only [`collect`] reads it.
 #[salsa::tracked(returns(ref), no_eq)]
 fn sheet_fields(
     db: &dyn salsa::Database,
     character: CharacterInput,
 ) -> Arc<[(Arc<str>, Arc<FieldValue>)]> {
+    let chunks = field_keys(db, character).len().div_ceil(CHUNK);
+    (0..chunks)
+        .flat_map(|index| sheet_chunk(db, character, index).iter().cloned())
+        .collect()
+}
+
+/// The values of fields `index * CHUNK ..` in field order: a firewall between a field value that
+/// changed and the whole sheet. `no_eq`: it re-runs only when one of its fields changed.
+#[salsa::tracked(returns(ref), no_eq)]
+fn sheet_chunk(
+    db: &dyn salsa::Database,
+    character: CharacterInput,
+    index: usize,
+) -> Arc<[(Arc<str>, Arc<FieldValue>)]> {
     field_keys(db, character)
         .iter()
+        .skip(index * CHUNK)
+        .take(CHUNK)
         .map(|(id, key)| (id.clone(), field_value(db, *key).clone()))
         .collect()
 }
