@@ -1,6 +1,7 @@
 //! The choice list, `pending`, and the choice issues (EC, "Pending choices and issues", "The
 //! choice list"): `choice-not-applicable`, `too-many-picks`, `no-eligible-option`,
-//! `option-not-eligible` and `already-picked`.
+//! `option-not-eligible` and `already-picked`, and the `prerequisite-not-met` of picked inline
+//! options.
 //!
 //! The walk in [`crate::activation`] records every choice it meets; here they are put in the
 //! chapter's pre-order and checked against the sheet. Eligibility (a query's or values' `where`, a
@@ -8,7 +9,7 @@
 //! runs after the fields, from the sheet's remembered rest.
 
 use ocf_formula::Value;
-use ocf_model::{ChoiceOptions, ChoiceSource, Literal, Namespace, Ruleset};
+use ocf_model::{ChoiceOptions, ChoiceSource, Literal, Namespace, Prerequisite, Ruleset};
 use rustc_hash::FxHashMap;
 use serde_json::{Map, Value as Json, json};
 
@@ -96,6 +97,11 @@ pub fn choice_lists(
     };
     let order = choice_order(acts);
     let groups = checker.unique_groups(&order);
+    // The picked inline options by the choice they were picked in, in pick order.
+    let mut inline: FxHashMap<usize, Vec<&str>> = FxHashMap::default();
+    for pick in &acts.inline_picks {
+        inline.entry(pick.record).or_default().push(&pick.option);
+    }
     let (mut choices, mut pending, mut issues) = (Vec::new(), Vec::new(), Vec::new());
     for &i in &order {
         let record = &acts.choices[i];
@@ -118,6 +124,22 @@ pub fn choice_lists(
                 issues.push(issue("choice-not-applicable", json!({ "path": path })));
             }
             continue;
+        }
+        for option in inline.get(&i).into_iter().flatten() {
+            for prerequisite in checker.failed_prerequisites(record, option) {
+                let mut pick = record.path.clone();
+                pick.push((*option).to_owned());
+                issues.push((
+                    rank,
+                    kind_rank("prerequisite-not-met"),
+                    json!({
+                        "code": "prerequisite-not-met",
+                        "id": checker.prerequisite_id(record, prerequisite),
+                        "source": checker.source(record),
+                        "data": { "path": path_json(record.entry.as_deref(), &pick) },
+                    }),
+                ));
+            }
         }
         let picked = record.picks.len() as i64;
         let is_pending = record.required && picked < record.min;
@@ -229,6 +251,36 @@ impl<'a> Checker<'a> {
             None => "rules",
         };
         format!("{owner}/{}", record.id)
+    }
+
+    /// A picked inline option's prerequisite's `id`: the declaring content (or `rules`), as for
+    /// the choice's issues, `/`, the prerequisite's ID (decisions.md, "Inline options").
+    fn prerequisite_id(&self, record: &ChoiceRecord, prerequisite: &Prerequisite) -> String {
+        let owner = match record.owner {
+            Some(a) => self.acts.list[a].item.as_str(),
+            None => "rules",
+        };
+        format!("{owner}/{}", prerequisite.id)
+    }
+
+    /// The prerequisites of the inline option `option` picked in `record` that are not true on
+    /// the sheet, in written order; none when the choice waives them. They read computed fields,
+    /// as content's prerequisites do, with the choice's `self`, `item` and `slot`.
+    fn failed_prerequisites(
+        &self,
+        record: &'a ChoiceRecord,
+        option: &str,
+    ) -> impl Iterator<Item = &'a Prerequisite> {
+        let declared = match &record.decl.options {
+            ChoiceOptions::Inline(options) if record.decl.waive_prerequisites != Some(true) => {
+                options.iter().find(|o| o.id == option)
+            }
+            _ => None,
+        };
+        declared
+            .into_iter()
+            .flat_map(|o| &o.prerequisites)
+            .filter(move |p| !self.holds(Some(&p.check), self.bindings(record)))
     }
 
     fn source(&self, record: &ChoiceRecord) -> Json {

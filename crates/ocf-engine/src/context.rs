@@ -8,7 +8,7 @@ use ocf_model::{Namespace, Ruleset};
 
 use crate::input::{CharacterInput, CopyInput};
 use crate::view::{
-    ItemKey, character_view, copy_self, copy_view, item_in_character, literal_value,
+    ItemKey, aggregate_copy_view, character_view, copy_self, item_in_character, literal_value,
 };
 
 /// What the formula may read of the fields.
@@ -191,7 +191,7 @@ impl Context for SheetContext<'_> {
         Ok(c.inventory(self.db)
             .iter()
             .chain(c.features(self.db).iter())
-            .map(|copy| copy_view(self.db, *copy, true))
+            .map(|copy| aggregate_copy_view(self.db, c, *copy))
             .collect())
     }
 

@@ -83,6 +83,8 @@ pub struct Session {
     /// Each opened character's `homebrew-error`s: a homebrew that fails to load leaves the
     /// character on the session's ruleset and its sheet empty but for these errors.
     homebrew_errors: Vec<Vec<serde_json::Value>>,
+    /// Each opened character's homebrew as last loaded, so [`Session::update`] sees it change.
+    homebrews: Vec<Option<ocf_model::Homebrew>>,
     closed_since_trim: usize,
 }
 
@@ -124,6 +126,7 @@ impl Session {
             ruleset_input,
             characters: Vec::new(),
             homebrew_errors: Vec::new(),
+            homebrews: Vec::new(),
             closed_since_trim: 0,
         }
     }
@@ -140,7 +143,15 @@ impl Session {
     /// homebrew"), as computeSheet does. A homebrew that fails to load gives a sheet of empty
     /// `values` and its `homebrew-error`s ([`Session::sheet_json`]).
     pub fn open(&mut self, character: &Character, competing: &[String]) -> CharacterId {
-        let (ruleset, errors) = match &character.homebrew {
+        let (ruleset, errors) = self.load_homebrew(character);
+        self.homebrews.push(character.homebrew.clone());
+        self.open_on(ruleset, character, competing, errors)
+    }
+
+    /// The ruleset `character` computes on: the session's with its homebrew loaded on top, or the
+    /// session's and the `homebrew-error`s when the homebrew fails to load.
+    fn load_homebrew(&self, character: &Character) -> (RulesetInput, Vec<serde_json::Value>) {
+        match &character.homebrew {
             None => (self.ruleset_input, Vec::new()),
             Some(_) => match ocf_load::load_homebrew(&self.ruleset, character) {
                 Ok(ruleset) => (RulesetInput::load(&self.db, Arc::new(ruleset)), Vec::new()),
@@ -152,8 +163,7 @@ impl Session {
                         .collect(),
                 ),
             },
-        };
-        self.open_on(ruleset, character, competing, errors)
+        }
     }
 
     fn open_on(
@@ -231,6 +241,7 @@ impl Session {
                 }
             }
         }
+        fresh.homebrews = std::mem::take(&mut self.homebrews);
         *self = fresh;
     }
 
@@ -406,8 +417,13 @@ impl Session {
 
     /// Brings an open character to `file`, setting only the inputs that differ: a saved value, a
     /// copy's property, a list, the applied entries, the picks. What `ocf watch` calls on each save.
+    /// A changed `homebrew` reloads the character ([`Session::reload_homebrew`]).
     pub fn update(&mut self, id: CharacterId, file: &Character) -> Result<(), EditError> {
         let c = self.input(id)?;
+        if self.homebrews.get(id.0) != Some(&file.homebrew) {
+            self.reload_homebrew(id, c, file);
+            return Ok(());
+        }
         let ruleset_input = c.ruleset(&self.db);
         let ruleset = ruleset_input.ruleset(&self.db).clone();
         let (file, errors) = crate::standard::with_standard_copies(&ruleset, file);
@@ -490,6 +506,29 @@ impl Session {
             c.set_creating(&mut self.db).to(creating);
         }
         Ok(())
+    }
+
+    /// Puts `file` in place of character `id` (whose input is `old`) on its new homebrew, loaded as
+    /// [`Session::open`] loads it, with its `homebrew-error`s when it fails (decisions.md,
+    /// "`Session::open` loads the character's homebrew"). Every input of the character hangs on
+    /// its ruleset (the copies', the saved values' resolution, the standard copies), so the
+    /// character is loaded afresh, keeping only its passed links; the session's other characters
+    /// are untouched. The old input is left behind as a closed character's is, and counts toward
+    /// the next rebuild.
+    fn reload_homebrew(&mut self, id: CharacterId, old: CharacterInput, file: &Character) {
+        let (ruleset, errors) = self.load_homebrew(file);
+        let input = CharacterInput::load(&self.db, ruleset, file, &[]);
+        let links = old.passed_links(&self.db).clone();
+        if !links.is_empty() {
+            input.set_passed_links(&mut self.db).to(links);
+        }
+        self.characters[id.0] = Some(input);
+        self.homebrew_errors[id.0] = errors;
+        self.homebrews[id.0] = file.homebrew.clone();
+        self.closed_since_trim += 1;
+        if self.closed_since_trim >= TRIM_AFTER_CLOSED {
+            self.rebuild();
+        }
     }
 
     fn sync_copy(&mut self, copy: CopyInput, entry: &CopyEntry) {

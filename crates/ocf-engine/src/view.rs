@@ -37,9 +37,9 @@ pub fn item_view<'db>(db: &'db dyn salsa::Database, key: ItemKey<'db>) -> Option
     Some(with_formula_fields(members, pending, None))
 }
 
-/// `item` as the sheet's formulas see it: formula item fields evaluated with `item` and
-/// `character` bound (EC, "Items and `item`"). An item without formula fields is [`item_view`],
-/// so it doesn't depend on the character's lists.
+/// `item` as the sheet's formulas and copy aggregates see it: formula item fields evaluated with
+/// `item` and `character` bound (EC, "Items and `item`"). An item without formula fields is
+/// [`item_view`], so it doesn't depend on the character's lists.
 #[salsa::tracked(returns(ref))]
 pub fn item_in_character<'db>(
     db: &'db dyn salsa::Database,
@@ -302,7 +302,7 @@ pub fn applied_self(ruleset: &Ruleset, entry: &ocf_model::AppliedEntry) -> Value
 pub fn character_view(db: &dyn salsa::Database, character: CharacterInput) -> Value {
     let rules = character.ruleset(db).ruleset(db);
     let list = |copies: &Arc<Vec<CopyInput>>| {
-        Value::list(copies.iter().map(|c| copy_view(db, *c, false)).collect())
+        Value::list(copies.iter().map(|c| copy_view(db, *c)).collect())
     };
     let applied = character
         .applied(db)
@@ -325,11 +325,57 @@ pub fn character_view(db: &dyn salsa::Database, character: CharacterInput) -> Va
     ])
 }
 
-/// A copy as `character.inventory` lists it, or (`aggregate`) as the copy aggregates see it, with
-/// `tags`, `templates` and `fields` added.
-pub fn copy_view(db: &dyn salsa::Database, copy: CopyInput, aggregate: bool) -> Value {
+/// A copy as `character.inventory` lists it: `{ id, item, type, equipped, quantity, state }`.
+pub fn copy_view(db: &dyn salsa::Database, copy: CopyInput) -> Value {
+    Value::map(list_members(db, copy))
+}
+
+/// A copy as the copy aggregates see it (`copy`): the list view with `tags`, `templates` and
+/// `fields` added, the item read as the sheet's formulas read it, so a formula item field that
+/// reads `character` has its value here too (decisions.md, "Copy aggregates"). That item reads
+/// the raw `character` view only, never a field or an aggregate, so no loop can pass through it.
+pub fn aggregate_copy_view(
+    db: &dyn salsa::Database,
+    character: CharacterInput,
+    copy: CopyInput,
+) -> Value {
+    let key = ItemKey::new(
+        db,
+        copy.ruleset(db),
+        copy.item(db).clone(),
+        (**copy.templates(db)).clone(),
+    );
+    let (tags, fields) = match item_in_character(db, character, key) {
+        Some(Value::Map(m)) => (
+            m.get("tags")
+                .cloned()
+                .unwrap_or_else(|| Value::list(vec![])),
+            Value::map(
+                m.iter()
+                    .filter(|(k, _)| !["id", "type", "tags"].contains(&&***k))
+                    .map(|(k, v)| (k.clone(), v.clone())),
+            ),
+        ),
+        _ => (Value::list(vec![]), Value::map::<&str>([])),
+    };
+    let mut members = list_members(db, copy);
+    members.push(("tags", tags));
+    members.push((
+        "templates",
+        Value::list(
+            copy.templates(db)
+                .iter()
+                .map(|t| Value::string(t.as_str()))
+                .collect(),
+        ),
+    ));
+    members.push(("fields", fields));
+    Value::map(members)
+}
+
+/// The members of [`copy_view`].
+fn list_members(db: &dyn salsa::Database, copy: CopyInput) -> Vec<(&'static str, Value)> {
     let rules = copy.ruleset(db).ruleset(db);
-    let item = copy_item(db, copy);
     let type_name = rules
         .item(copy.item(db))
         .and_then(|e| e.type_name())
@@ -346,39 +392,12 @@ pub fn copy_view(db: &dyn salsa::Database, copy: CopyInput, aggregate: bool) -> 
         }
         other => other.clone(),
     };
-    let mut members = vec![
+    vec![
         ("id", Value::string(copy.id(db).as_str())),
         ("item", Value::string(copy.item(db).as_str())),
         ("type", Value::string(type_name)),
         ("equipped", Value::Bool(copy.equipped(db))),
         ("quantity", Value::Int(copy.quantity(db) as i64)),
         ("state", state),
-    ];
-    if aggregate {
-        let (tags, fields) = match item {
-            Some(Value::Map(m)) => (
-                m.get("tags")
-                    .cloned()
-                    .unwrap_or_else(|| Value::list(vec![])),
-                Value::map(
-                    m.iter()
-                        .filter(|(k, _)| !["id", "type", "tags"].contains(&&***k))
-                        .map(|(k, v)| (k.clone(), v.clone())),
-                ),
-            ),
-            _ => (Value::list(vec![]), Value::map::<&str>([])),
-        };
-        members.push(("tags", tags));
-        members.push((
-            "templates",
-            Value::list(
-                copy.templates(db)
-                    .iter()
-                    .map(|t| Value::string(t.as_str()))
-                    .collect(),
-            ),
-        ));
-        members.push(("fields", fields));
-    }
-    Value::map(members)
+    ]
 }
