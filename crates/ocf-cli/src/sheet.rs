@@ -65,9 +65,6 @@ pub fn run_watch(args: WatchArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    if character.homebrew.is_some() {
-        eprintln!("note: the homebrew is loaded once; a change to it needs `ocf watch` restarted");
-    }
     let mut session = Session::with_execution_log(ruleset);
     let id = session.open(&character, &[]);
     let mut last = modified(&args.character);
