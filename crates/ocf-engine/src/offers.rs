@@ -12,6 +12,7 @@
 
 use ocf_formula::Value;
 use ocf_model::{Action, ContentEntry, FollowUp, Ruleset, StoredOffer};
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::{Map, Value as Json, json};
 
 use crate::actions::{listing_source, resolve_action};
@@ -92,6 +93,8 @@ impl Offer {
 pub struct Offers {
     pub list: Vec<Offer>,
     pub errors: Vec<Json>,
+    /// `(id, entry, source)` of each derived offer listed: each is listed once, as actions are.
+    seen: FxHashSet<(String, Option<String>, Option<String>)>,
 }
 
 /// The character's offers: derived ones over the activations, then the stored ones.
@@ -118,8 +121,13 @@ pub fn offers(db: &dyn salsa::Database, character: CharacterInput) -> Offers {
             out.derive(db, character, &declared, Some(a));
         }
     }
+    // Each content's first activation, for the stored offers' sources.
+    let mut first: FxHashMap<&str, &Activation> = FxHashMap::default();
+    for a in &acts.list {
+        first.entry(a.item.as_str()).or_insert(a);
+    }
     for (i, stored) in character.follow_ups(db).iter().enumerate() {
-        out.stored(ruleset, &acts.list, i, stored);
+        out.stored(ruleset, &first, i, stored);
     }
     out
 }
@@ -246,18 +254,25 @@ impl Offers {
             params,
             create: create_of(f),
         };
-        // Listed once per (offer, entry, source), as actions are.
-        let seen = self.list.iter().any(|o| {
-            o.id == offer.id && o.entry == offer.entry && o.action_source == offer.action_source
-        });
-        if !seen {
+        let key = (
+            offer.id.clone(),
+            offer.entry.clone(),
+            offer.action_source.clone(),
+        );
+        if self.seen.insert(key) {
             self.list.push(offer);
         }
     }
 
     /// Adds stored offer `i`. One whose follow-up or source names nothing, or whose follow-up is
     /// derived, is left out with `unknown-reference`; one whose source isn't active is left out.
-    fn stored(&mut self, ruleset: &Ruleset, acts: &[Activation], i: usize, stored: &StoredOffer) {
+    fn stored(
+        &mut self,
+        ruleset: &Ruleset,
+        first: &FxHashMap<&str, &Activation>,
+        i: usize,
+        stored: &StoredOffer,
+    ) {
         let follow_up = stored.follow_up.as_str();
         let Some(found) = find_follow_up(
             ruleset,
@@ -282,8 +297,8 @@ impl Offers {
                 }));
                 return;
             }
-            Some(source) => match acts.iter().find(|a| a.item == source.as_str()) {
-                Some(a) => Some(a),
+            Some(source) => match first.get(source.as_str()) {
+                Some(a) => Some(*a),
                 None => return,
             },
         };
@@ -414,10 +429,7 @@ fn find_follow_up<'a>(
             owner: Some((&entry.item.actions, entry.pack_of("actions"), owner)),
         });
     }
-    let (name, t) = ruleset
-        .content_types
-        .iter()
-        .find(|(name, _)| *name == owner)?;
+    let (name, t) = ruleset.content_types.0.get_key_value(owner)?;
     let f = t.decl.follow_ups.iter().find(|f| f.id == local)?;
     Some(Declaration {
         follow_up: f,
