@@ -132,3 +132,29 @@ fn stored_offers_follow_the_file_and_are_saved_back() {
     session.update(pc, &character(base)).unwrap();
     assert_eq!(offers(&session.sheet_json(pc).unwrap()), "");
 }
+
+#[test]
+fn editing_stored_offers_recomputes_no_field() {
+    // The stored offers are an input of their own: a new one re-runs the offers and the parts of
+    // the sheet that hold them, not a field value, nor the activations.
+    let mut session = Session::with_execution_log(ruleset(&[CORE]));
+    let base = "id: pc\nspecVersion: 1.0.0\nvalues: { 'core:stress': 12 }\n";
+    let pc = session.open(&character(base), &[]);
+    session.sheet(pc).unwrap();
+    session.take_executed();
+    let stored = format!("{base}followUps: [{{ id: vent-1, followUp: 'core:vent' }}]\n");
+    session.update(pc, &character(&stored)).unwrap();
+    let sheet = session.sheet_json(pc).unwrap();
+    assert_eq!(sheet["offers"].as_array().map(Vec::len), Some(3));
+    let mut ran: Vec<String> = session
+        .take_executed()
+        .into_iter()
+        .map(|l| l.split('(').next().unwrap_or_default().to_owned())
+        .collect();
+    ran.sort();
+    ran.dedup();
+    expect![[r#"
+        offers
+        sheet_rest"#]]
+    .assert_eq(&ran.join("\n"));
+}
