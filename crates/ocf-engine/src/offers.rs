@@ -203,6 +203,14 @@ impl Offers {
         }
         let ruleset = character.ruleset(db).ruleset(db);
         let entry = a.and_then(|a| a.entry.clone());
+        let action_source = a.and_then(listing_source);
+        // Listed (and its formulas evaluated, its errors reported) once per (id, entry, source).
+        if !self
+            .seen
+            .insert((d.id.clone(), entry.clone(), action_source.clone()))
+        {
+            return;
+        }
         let bindings = match a {
             None => Bindings::rules(d.pack),
             Some(a) => follow_up_bindings(db, character, d.pack, a),
@@ -242,7 +250,7 @@ impl Offers {
             follow_up: d.id.clone(),
             action: action_of(ruleset, d),
             entry,
-            action_source: a.and_then(listing_source),
+            action_source,
             source: match a {
                 Some(a) => crate::sheet::activation_source(a),
                 None => Source {
@@ -254,14 +262,7 @@ impl Offers {
             params,
             create: create_of(f),
         };
-        let key = (
-            offer.id.clone(),
-            offer.entry.clone(),
-            offer.action_source.clone(),
-        );
-        if self.seen.insert(key) {
-            self.list.push(offer);
-        }
+        self.list.push(offer);
     }
 
     /// Adds stored offer `i`. One whose follow-up or source names nothing, or whose follow-up is
