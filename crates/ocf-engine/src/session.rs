@@ -535,6 +535,7 @@ impl Session {
                 "competing": [],
                 "effects": [],
                 "activations": [],
+                "offers": [],
                 "issues": [],
                 "errors": errors,
             }));
