@@ -172,7 +172,8 @@ fn find_pack(character: &Path, id: &str) -> Result<PathBuf, String> {
 }
 
 /// The sheet for people: fields grouped by the first part of their ID, each value with its
-/// breakdown, then the competing options, the pending choices, the issues and the errors.
+/// breakdown, then the competing options, the pending choices, the offers (each with the action
+/// it runs), the issues and the errors.
 pub fn render(sheet: &Value) -> String {
     let mut out = String::new();
     let mut group = String::new();
@@ -265,6 +266,27 @@ pub fn render(sheet: &Value) -> String {
             ));
         }
     }
+    let offers = list("offers");
+    if !offers.is_empty() {
+        out.push_str("offers\n");
+        for offer in offers {
+            let action = &offer["action"];
+            let on = action["entry"]
+                .as_str()
+                .map(|e| format!(" on {e}"))
+                .unwrap_or_default();
+            let params = match &offer["params"] {
+                Value::Object(map) if !map.is_empty() => format!(" {}", offer["params"]),
+                _ => String::new(),
+            };
+            out.push_str(&format!(
+                "  {} -> {}{on}{params} ({})\n",
+                show(&offer["id"]),
+                show(&action["id"]),
+                show(&offer["kind"]),
+            ));
+        }
+    }
     for (title, key) in [("issues", "issues"), ("errors", "errors")] {
         let entries = list(key);
         if entries.is_empty() {
@@ -331,6 +353,41 @@ mod tests {
               combat.speed = 30
             errors
               out-of-range /values/core:abilities.dex {"field":"core:abilities.dex","value":24,"bound":20}
+        "#]]
+        .assert_eq(&render(&sheet));
+    }
+
+    #[test]
+    fn human_output_lists_offers_with_their_action() {
+        let pack = serde_json::json!({
+            "id": "core", "version": "1.0.0", "specVersion": "1.0.0",
+            "rules": {
+                "fields": { "stress": { "type": "integer", "input": true, "default": 0 } },
+                "actions": [{ "id": "take-trauma", "steps": [] }],
+                "followUps": [
+                    { "id": "trauma", "action": "take-trauma", "while": "stress > 9" },
+                    { "id": "vent", "action": "take-trauma" }
+                ],
+                "contentTypes": { "weapon": { "followUps": [{ "id": "reload", "action": "take-trauma", "while": "true" }] } }
+            },
+            "content": [{ "id": "bow", "type": "weapon" }]
+        });
+        let release = ocf_model::from_json_str(&pack.to_string(), "pack").unwrap();
+        let ruleset =
+            ocf_load::load_ruleset(&[release], &ocf_load::LoadOptions::default()).unwrap();
+        let character: Character = ocf_model::from_yaml_str(
+            "id: pc\nspecVersion: 1.0.0\nvalues: { 'core:stress': 10 }\ninventory: [{ id: b, item: 'core:bow' }]\nfollowUps: [{ id: vent-1, followUp: 'core:vent', params: { by: 2 } }]\n",
+            "pc",
+        )
+        .unwrap();
+        let sheet = ocf_engine::compute_sheet_call(&ruleset, &character, &[], &Default::default());
+        expect![[r#"
+            stress
+              stress = 10
+            offers
+              core:trauma -> core:take-trauma (derived)
+              core:weapon#reload -> core:take-trauma on b (derived)
+              vent-1 -> core:take-trauma {"by":2} (ephemeral)
         "#]]
         .assert_eq(&render(&sheet));
     }

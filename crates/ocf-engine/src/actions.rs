@@ -79,13 +79,7 @@ pub fn available_actions(
         } else {
             Scope::Holder
         };
-        // Content that isn't the copy's own item (picked, granted) names itself as `source`; an
-        // applied entry's own source doesn't; content with no copy always does.
-        let own = matches!(a.via, Via::Copy) || (a.applied && a.parent.is_none());
-        let source = match (&a.entry, own) {
-            (Some(_), true) => None,
-            _ => Some(a.item.clone()),
-        };
+        let source = listing_source(a);
         for (action, pack, owner) in actions {
             if action.scope.unwrap_or(Scope::Holder) != scope {
                 continue;
@@ -138,8 +132,24 @@ pub fn available_actions(
     out
 }
 
+/// The `source` an activation's actions are listed with: content that isn't the copy's own item
+/// (picked, granted) names itself; an applied entry's own content doesn't; content with no copy
+/// always does.
+pub(crate) fn listing_source(a: &Activation) -> Option<String> {
+    let own = matches!(a.via, Via::Copy) || (a.applied && a.parent.is_none());
+    match (&a.entry, own) {
+        (Some(_), true) => None,
+        _ => Some(a.item.clone()),
+    }
+}
+
 /// `use` lists under the used action's qualified ID; an inline action as `<item>#<id>`.
-fn action_id(ruleset: &Ruleset, action: &Action, pack: &str, owner: &str) -> Option<String> {
+pub(crate) fn action_id(
+    ruleset: &Ruleset,
+    action: &Action,
+    pack: &str,
+    owner: &str,
+) -> Option<String> {
     match (&action.r#use, &action.id) {
         (Some(used), _) => Some(resolve_action(ruleset, pack, used.as_str())),
         (None, Some(id)) => Some(format!("{owner}#{id}")),
@@ -147,7 +157,7 @@ fn action_id(ruleset: &Ruleset, action: &Action, pack: &str, owner: &str) -> Opt
     }
 }
 
-fn resolve_action(ruleset: &Ruleset, pack: &str, id: &str) -> String {
+pub(crate) fn resolve_action(ruleset: &Ruleset, pack: &str, id: &str) -> String {
     ruleset
         .resolve(pack, id, Namespace::Action)
         .unwrap_or_else(|| id.to_owned())

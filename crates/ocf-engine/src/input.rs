@@ -166,6 +166,9 @@ pub struct CharacterInput {
     /// Errors found while reading the file as the engines see it (`duplicate-id`).
     #[returns(ref)]
     pub errors: Arc<Vec<serde_json::Value>>,
+    /// The stored (ephemeral) follow-up offers, in file order.
+    #[returns(ref)]
+    pub follow_ups: Arc<Vec<ocf_model::StoredOffer>>,
 }
 
 impl CharacterInput {
@@ -229,6 +232,7 @@ impl CharacterInput {
             ),
             Arc::new(FxHashMap::default()),
             Arc::new(errors),
+            Arc::new(character.follow_ups.clone()),
         )
         .durability(STRUCTURE)
         .new(db)

@@ -17,6 +17,7 @@ pub mod field;
 pub mod formula;
 pub mod input;
 pub mod links;
+pub mod offers;
 pub mod session;
 pub mod sheet;
 pub mod standard;

@@ -501,6 +501,10 @@ impl Session {
         if **c.saved_links(&self.db) != saved_links {
             c.set_saved_links(&mut self.db).to(Arc::new(saved_links));
         }
+        if **c.follow_ups(&self.db) != file.follow_ups {
+            c.set_follow_ups(&mut self.db)
+                .to(Arc::new(file.follow_ups.clone()));
+        }
         let creating = file.creating.unwrap_or(false);
         if c.creating(&self.db) != creating {
             c.set_creating(&mut self.db).to(creating);
@@ -570,6 +574,7 @@ impl Session {
                 "competing": [],
                 "effects": [],
                 "activations": [],
+                "offers": [],
                 "issues": [],
                 "errors": errors,
             }));
@@ -655,7 +660,7 @@ impl Session {
             choices: (**input.choices(db)).clone(),
             competing: (**input.competing(db)).clone(),
             links: Default::default(),
-            follow_ups: Vec::new(),
+            follow_ups: (**input.follow_ups(db)).clone(),
             homebrew: None,
             extensions: Default::default(),
         }

@@ -166,6 +166,7 @@ struct Rest {
     copy_names: Vec<(String, String)>,
     errors: Vec<Json>,
     actions: Vec<crate::actions::Listed>,
+    offers: Vec<crate::offers::Offer>,
 }
 
 #[salsa::tracked(returns(ref))]
@@ -221,6 +222,8 @@ fn sheet_rest(db: &dyn salsa::Database, character: CharacterInput) -> Arc<Rest> 
             copy_names.push((id, name));
         }
     }
+    let offers = crate::offers::offers(db, character);
+    errors.extend(offers.errors.iter().cloned());
     issues.extend(choice_issues);
     // By activation (the rules first), then kind; written order is kept (the sort is stable).
     issues.sort_by_key(|(rank, kind, _)| (*rank, *kind));
@@ -232,6 +235,7 @@ fn sheet_rest(db: &dyn salsa::Database, character: CharacterInput) -> Arc<Rest> 
         copy_names,
         errors,
         actions,
+        offers: offers.list.clone(),
     })
 }
 
@@ -261,6 +265,11 @@ impl Sheet {
 
     pub fn actions(&self) -> &[crate::actions::Listed] {
         &self.rest.actions
+    }
+
+    /// Follow-up offers: derived ones, then the stored ones (decisions.md, "Offers").
+    pub fn offers(&self) -> &[crate::offers::Offer] {
+        &self.rest.offers
     }
 
     /// computed-value `formula-error`s and other sheet errors not tied to a field.
@@ -378,6 +387,7 @@ impl Sheet {
             "pending": self.rest.pending,
             "choices": self.rest.choices,
             "actions": crate::actions::to_json(&self.rest.actions),
+            "offers": crate::offers::to_json(&self.rest.offers),
             "copies": copies,
             "copyNames": copy_names,
             "issues": issues,
