@@ -20,6 +20,7 @@ pub mod links;
 pub mod session;
 pub mod sheet;
 pub mod standard;
+pub mod synthetic;
 pub mod view;
 
 pub use crate::db::Database;
