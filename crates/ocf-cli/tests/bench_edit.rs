@@ -100,6 +100,12 @@ fn sizes_out_of_bounds_are_refused() {
         error: --fields: a generated character has 3 to 200000 fields, not 2
     "#]]
     .assert_eq(&stderr);
+    let (_, stderr, code) = ocf(&["bench-edit", "--fields", "20001"]);
+    assert_eq!(code, 1);
+    expect![[r#"
+        error: --fields: at most 20000, not 20001
+    "#]]
+    .assert_eq(&stderr);
     let (_, stderr, code) = ocf(&["bench-edit", "--fields", "3", "--edits", "0"]);
     assert_eq!(code, 1);
     expect![[r#"
