@@ -41,7 +41,7 @@ pub const MAX_FIELDS: usize = 20_000;
 pub const MAX_EDITS: usize = 10_000;
 
 /// How many cold and from-scratch runs each time is the median of.
-pub const SCRATCH_RUNS: usize = 5;
+pub const SCRATCH_RUNS: usize = 11;
 
 /// The two saved values the edit toggles [`Synthetic::EDITED`] between: modifiers 2 and 3.
 const EDIT_VALUES: [i64; 2] = [14, 16];
