@@ -1,9 +1,10 @@
 //! computeSheet on the generated large character of [`ocf_engine::synthetic`] at its default size:
 //! 100 input scores, 100 modifiers and 1800 derived fields (2000 in all), each derived field
-//! reading a modifier and the field 100 before it (so a score reaches 20 fields, as an ability
-//! reaches its modifier, skills, saves and attacks), and 100 copies carrying 3 effects each (300
-//! active effects). Measures a cold sheet, one edit (a score) recomputed incrementally, and the
-//! same edit from scratch. `ocf bench-edit` measures the same character from the command line.
+//! reading a modifier and the field 100 before it (so through formulas a score reaches 20 fields,
+//! as an ability reaches its modifier, skills, saves and attacks), and 100 copies carrying 3
+//! effects each (300 active effects). Measures a cold sheet, one edit (a score) recomputed
+//! incrementally, and the same edit from scratch. `ocf bench-edit` measures the same character from
+//! the command line.
 //!
 //! `cargo bench -p ocf-engine -- --warm-up-time 1 --measurement-time 3`
 

@@ -6,7 +6,9 @@
 //! round on, the derived field `scores` before it (`f{i - scores}`). So a score reaches its
 //! modifier and a chain of derived fields, as an ability reaches its modifier, skills, saves and
 //! attacks. At the default size, 2 000 fields, there are 100 scores and chains of 18 derived fields:
-//! a score reaches 20 fields.
+//! through formulas a score reaches 20 fields, itself included. Effects reach further: item `c`
+//! adds `mod{c % scores}` to a derived field, which brings that field's chain along (`g:score0`
+//! has 37 dependents at the default size, as `ocf bench-edit` finds).
 //!
 //! The character saves every score (12, but `g:score0` as asked) and carries `scores` copies of
 //! items, each with 3 effects on derived fields (one conditional on the copy being equipped, one
