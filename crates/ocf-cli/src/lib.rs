@@ -1,5 +1,6 @@
 //! The `ocf` command's library half: what the binary and the tests share.
 
+pub mod bench_edit;
 pub mod build;
 pub mod conform;
 pub mod output;

@@ -52,6 +52,9 @@ enum Command {
     Sheet(sheet::SheetArgs),
     /// Print a character's sheet, and again, incrementally, each time the file changes.
     Watch(sheet::WatchArgs),
+    /// Time one edit of a generated large character: cold, incremental and from scratch, and
+    /// how many field values it re-executes against how many depend on the edited field.
+    BenchEdit(ocf_cli::bench_edit::Args),
     /// Run conformance cases (YAML files, or folders of them) and report each failure.
     Conform {
         #[arg(required = true)]
@@ -73,6 +76,7 @@ fn main() -> ExitCode {
         Command::Sheet(args) => sheet::run_sheet(args),
         Command::Watch(args) => sheet::run_watch(args),
         Command::Conform { paths } => conform(&paths),
+        Command::BenchEdit(args) => ocf_cli::bench_edit::run(args),
     }
 }
 

@@ -21,6 +21,7 @@ pub mod offers;
 pub mod session;
 pub mod sheet;
 pub mod standard;
+pub mod synthetic;
 pub mod view;
 
 pub use crate::db::Database;
