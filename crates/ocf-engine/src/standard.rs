@@ -126,6 +126,16 @@ pub fn with_standard_copies(
     (out, errors)
 }
 
+/// Whether `ruleset` has activation rounds: some item declares `standardCopies` or
+/// `keepsTemplates`. Without them the standard copies are the rules' alone, and what is active
+/// can't change them.
+pub fn needs_rounds(ruleset: &Ruleset) -> bool {
+    ruleset
+        .content
+        .iter()
+        .any(|(_, e)| !e.item.standard_copies.is_empty() || !e.item.keeps_templates.is_empty())
+}
+
 /// One activation round over `character` as it stands (EC, "Standard copies"): the items active,
 /// in activation order, and each kept template whose `when` holds with the items its copy query
 /// matches. A ruleset with no item-level `standardCopies` or `keepsTemplates` needs no round.
@@ -133,11 +143,7 @@ fn active_round(
     ruleset: &Arc<Ruleset>,
     character: &Character,
 ) -> (Vec<String>, Vec<(String, Vec<String>)>) {
-    let needed = ruleset
-        .content
-        .iter()
-        .any(|(_, e)| !e.item.standard_copies.is_empty() || !e.item.keeps_templates.is_empty());
-    if !needed {
+    if !needs_rounds(ruleset) {
         return (Vec::new(), Vec::new());
     }
     let db = crate::db::Database::default();
