@@ -107,7 +107,15 @@ enum Edit {
 }
 
 fn apply(session: &mut Session, pc: CharacterId, edit: &Edit) {
-    let result = match edit.clone() {
+    try_apply(session, pc, edit).unwrap_or_else(|e| panic!("{edit:?}: {e}"));
+}
+
+fn try_apply(
+    session: &mut Session,
+    pc: CharacterId,
+    edit: &Edit,
+) -> Result<(), ocf_engine::EditError> {
+    match edit.clone() {
         Edit::Value(field, value) => session.set_value(pc, field, value),
         Edit::Add(list, entry) => {
             session.add_copy(pc, list, &serde_json::from_value(entry).unwrap())
@@ -125,8 +133,7 @@ fn apply(session: &mut Session, pc: CharacterId, edit: &Edit) {
         Edit::Competing(picks) => {
             session.set_competing(pc, picks.iter().map(|p| p.to_string()).collect())
         }
-    };
-    result.unwrap_or_else(|e| panic!("{edit:?}: {e}"));
+    }
 }
 
 /// What the edits are seen by: `attacks`, `damage` and `ac`, then each active copy with its
@@ -632,4 +639,56 @@ fn a_rebuild_keeps_the_held_file() {
     let sheet = session.sheet_json(pc).unwrap();
     assert!(summary(&sheet).contains("c + core:magic"));
     assert_eq!(sheet["values"]["core:crew-id"]["value"], json!("crew-2"));
+}
+
+fn edit() -> impl proptest::strategy::Strategy<Value = Edit> {
+    use proptest::prelude::*;
+    let copy = prop::sample::select(vec!["c", "s", "b", "cls", "core-claws", "core-fist", "n"]);
+    prop_oneof![
+        prop::option::of(0i64..5).prop_map(|v| Edit::Value("core:level", v.map(|v| json!(v)))),
+        prop::sample::select(vec!["core:druid", "core:beast-form", "core:club"]).prop_map(|item| {
+            let list = if item == "core:club" {
+                CopyList::Inventory
+            } else {
+                CopyList::Features
+            };
+            Edit::Add(list, json!({ "id": "n", "item": item }))
+        }),
+        copy.clone().prop_map(Edit::Remove),
+        (copy.clone(), any::<bool>()).prop_map(|(c, on)| Edit::Equip(c, on)),
+        prop::option::of(any::<bool>()).prop_map(|v| Edit::State(
+            "b",
+            "focus",
+            v.map(|v| json!(v))
+        )),
+        prop::option::of(prop::sample::select(vec!["core:wild", "core:plain"]))
+            .prop_map(|o| Edit::Pick("cls", "path", o)),
+        any::<bool>().prop_map(|on| Edit::Applied(
+            json!([{ "id": "r", "source": "core:rage", "active": on }])
+        )),
+    ]
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(32))]
+
+    /// After any edits (those refused included), the session's sheet is a fresh session's sheet
+    /// of the file it holds.
+    #[test]
+    fn any_edits_give_the_sheet_of_the_held_file(edits in proptest::collection::vec(edit(), 1..10)) {
+        let rules = rules();
+        let mut session = Session::new(rules.clone());
+        let pc = session.open(&file(), &[]);
+        for edit in &edits {
+            // A refused edit (a copy removed before, a standard copy) leaves the file as it was.
+            let before = session.file(pc).unwrap().clone();
+            if try_apply(&mut session, pc, edit).is_err() {
+                proptest::prop_assert_eq!(session.file(pc).unwrap(), &before);
+            }
+            session.sheet(pc).unwrap();
+        }
+        let mut fresh = Session::new(rules);
+        let again = fresh.open(session.file(pc).unwrap(), &[]);
+        proptest::prop_assert_eq!(session.sheet_json(pc).unwrap(), fresh.sheet_json(again).unwrap());
+    }
 }
