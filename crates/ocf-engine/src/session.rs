@@ -83,9 +83,22 @@ pub struct Session {
     /// Each opened character's `homebrew-error`s: a homebrew that fails to load leaves the
     /// character on the session's ruleset and its sheet empty but for these errors.
     homebrew_errors: Vec<Vec<serde_json::Value>>,
-    /// Each opened character's homebrew as last loaded, so [`Session::update`] sees it change.
-    homebrews: Vec<Option<ocf_model::Homebrew>>,
+    /// Each opened character's file ([`Held`]); `None` once closed.
+    files: Vec<Option<Held>>,
     closed_since_trim: usize,
+}
+
+/// The file a character holds: as opened (its `competing` and the call's), with the session's
+/// edits. It is what a player would save: its homebrew, pins, links, follow-ups and extensions as
+/// opened, and no unsaved standard copy or kept template. Every edit changes it first; the inputs
+/// are then brought to it with its standard copies ([`Session::sync_structure`]), so the sheet is
+/// always the sheet of this file (decisions.md, "Standard copies through a session's edits").
+#[derive(Debug, Clone)]
+struct Held {
+    file: Character,
+    /// Whether the character's ruleset runs activation rounds for its standard copies (some item
+    /// declares `standardCopies` or `keepsTemplates`): only then can a value edit change them.
+    rounds: bool,
 }
 
 /// An edit the session could not apply.
@@ -93,6 +106,9 @@ pub struct Session {
 pub enum EditError {
     UnknownCharacter,
     UnknownCopy(String),
+    /// The copy is an unsaved standard copy: it is there while its source holds it, and removing
+    /// it from the file would change nothing.
+    StandardCopy(String),
 }
 
 impl std::fmt::Display for EditError {
@@ -100,6 +116,10 @@ impl std::fmt::Display for EditError {
         match self {
             EditError::UnknownCharacter => f.write_str("no such open character"),
             EditError::UnknownCopy(id) => write!(f, "no copy `{id}`"),
+            EditError::StandardCopy(id) => write!(
+                f,
+                "`{id}` is a standard copy, there while the content that holds it is active"
+            ),
         }
     }
 }
@@ -126,7 +146,7 @@ impl Session {
             ruleset_input,
             characters: Vec::new(),
             homebrew_errors: Vec::new(),
-            homebrews: Vec::new(),
+            files: Vec::new(),
             closed_since_trim: 0,
         }
     }
@@ -144,8 +164,9 @@ impl Session {
     /// `values` and its `homebrew-error`s ([`Session::sheet_json`]).
     pub fn open(&mut self, character: &Character, competing: &[String]) -> CharacterId {
         let (ruleset, errors) = self.load_homebrew(character);
-        self.homebrews.push(character.homebrew.clone());
-        self.open_on(ruleset, character, competing, errors)
+        let mut file = character.clone();
+        file.competing.extend(competing.iter().cloned());
+        self.open_on(ruleset, file, errors)
     }
 
     /// The ruleset `character` computes on: the session's with its homebrew loaded on top, or the
@@ -166,17 +187,25 @@ impl Session {
         }
     }
 
+    /// Opens `file` (its `competing` holding the call's too) on `ruleset`.
     fn open_on(
         &mut self,
         ruleset: RulesetInput,
-        character: &Character,
-        competing: &[String],
+        file: Character,
         homebrew_errors: Vec<serde_json::Value>,
     ) -> CharacterId {
-        let input = CharacterInput::load(&self.db, ruleset, character, competing);
+        let (input, held) = self.load(ruleset, file);
         self.characters.push(Some(input));
         self.homebrew_errors.push(homebrew_errors);
+        self.files.push(Some(held));
         CharacterId(self.characters.len() - 1)
+    }
+
+    /// `file`'s inputs on `ruleset`, and the file held for them.
+    fn load(&self, ruleset: RulesetInput, file: Character) -> (CharacterInput, Held) {
+        let input = CharacterInput::load(&self.db, ruleset, &file, &[]);
+        let rounds = crate::standard::needs_rounds(ruleset.ruleset(&self.db));
+        (input, Held { file, rounds })
     }
 
     /// The `homebrew-error`s of an open character's homebrew (empty when it loaded).
@@ -189,6 +218,7 @@ impl Session {
         if let Some(slot) = self.characters.get_mut(id.0)
             && slot.take().is_some()
         {
+            self.files[id.0] = None;
             self.closed_since_trim += 1;
             if self.closed_since_trim >= TRIM_AFTER_CLOSED {
                 self.rebuild();
@@ -198,21 +228,20 @@ impl Session {
 
     /// A fresh database holding only the open characters, as they are now.
     fn rebuild(&mut self) {
-        // Each open character with its file and its ruleset (the session's, or its homebrew's).
-        type Reopen = (Character, Vec<String>, Arc<Ruleset>, Vec<serde_json::Value>);
-        let files: Vec<Option<Reopen>> = self
-            .characters
-            .iter()
-            .zip(&self.homebrew_errors)
-            .map(|(c, errors)| {
-                c.map(|c| {
-                    (
-                        self.character_file(c),
-                        (**c.competing(&self.db)).clone(),
-                        c.ruleset(&self.db).ruleset(&self.db).clone(),
-                        errors.clone(),
-                    )
-                })
+        // Each open character's file, ruleset (the session's, or its homebrew's), homebrew errors
+        // and passed links.
+        type Links = Arc<rustc_hash::FxHashMap<String, serde_json::Value>>;
+        type Reopen = (Character, Arc<Ruleset>, Vec<serde_json::Value>, Links);
+        let files: Vec<Option<Reopen>> = (0..self.characters.len())
+            .map(|i| {
+                let c = self.characters[i]?;
+                let held = self.files[i].as_ref()?;
+                Some((
+                    held.file.clone(),
+                    c.ruleset(&self.db).ruleset(&self.db).clone(),
+                    self.homebrew_errors[i].clone(),
+                    c.passed_links(&self.db).clone(),
+                ))
             })
             .collect();
         let db = if self.log {
@@ -223,25 +252,27 @@ impl Session {
         let mut fresh = Session::build(db, self.log, self.ruleset.clone());
         for file in files {
             match file {
-                Some((character, competing, ruleset, errors)) => {
-                    // The file already holds its `competing`; pass none twice. A homebrew ruleset
-                    // is carried over as loaded.
-                    let mut character = character;
-                    character.competing.clear();
+                Some((file, ruleset, errors, links)) => {
+                    // A homebrew ruleset is carried over as loaded.
                     let input = if Arc::ptr_eq(&ruleset, &fresh.ruleset) {
                         fresh.ruleset_input
                     } else {
                         RulesetInput::load(&fresh.db, ruleset)
                     };
-                    fresh.open_on(input, &character, &competing, errors);
+                    let id = fresh.open_on(input, file, errors);
+                    if !links.is_empty()
+                        && let Ok(c) = fresh.input(id)
+                    {
+                        c.set_passed_links(&mut fresh.db).to(links);
+                    }
                 }
                 None => {
                     fresh.characters.push(None);
                     fresh.homebrew_errors.push(Vec::new());
+                    fresh.files.push(None);
                 }
             }
         }
-        fresh.homebrews = std::mem::take(&mut self.homebrews);
         *self = fresh;
     }
 
@@ -258,7 +289,10 @@ impl Session {
             .ok_or(EditError::UnknownCharacter)
     }
 
-    /// Sets (or, with `None`, clears) an input field's saved value.
+    /// Sets (or, with `None`, clears) an input field's saved value: one input set (decisions.md,
+    /// "Durability"). The held file saves it under the ID it was written with. Only when the
+    /// character's ruleset has activation rounds can a value change its standard copies or kept
+    /// templates (an activation condition reads input fields), and only then are they found again.
     pub fn set_value(
         &mut self,
         id: CharacterId,
@@ -266,7 +300,28 @@ impl Session {
         value: Option<Literal>,
     ) -> Result<(), EditError> {
         let c = self.input(id)?;
-        c.save_value(&mut self.db, field, value);
+        c.save_value(&mut self.db, field, value.clone());
+        let ruleset = c.ruleset(&self.db).ruleset(&self.db).clone();
+        let held = self.held_mut(id)?;
+        let file = &held.file;
+        let key = file
+            .values
+            .0
+            .keys()
+            .find(|written| crate::input::qualify_saved(&ruleset, file, written) == field)
+            .cloned()
+            .unwrap_or_else(|| field.to_owned());
+        match value {
+            Some(value) => {
+                held.file.values.0.insert(key, value);
+            }
+            None => {
+                held.file.values.0.shift_remove(&key);
+            }
+        }
+        if held.rounds {
+            self.sync_structure(c, id);
+        }
         Ok(())
     }
 
@@ -276,48 +331,30 @@ impl Session {
         list: CopyList,
         entry: &CopyEntry,
     ) -> Result<(), EditError> {
-        let c = self.input(id)?;
-        let copy = CopyInput::from_entry(&self.db, c.ruleset(&self.db), list, entry);
-        let mut copies = match list {
-            CopyList::Features => (**c.features(&self.db)).clone(),
-            CopyList::Inventory => (**c.inventory(&self.db)).clone(),
-        };
-        copies.push(copy);
-        match list {
-            CopyList::Features => c.set_features(&mut self.db).to(Arc::new(copies)),
-            CopyList::Inventory => c.set_inventory(&mut self.db).to(Arc::new(copies)),
-        };
-        Ok(())
-    }
-
-    pub fn remove_copy(&mut self, id: CharacterId, copy_id: &str) -> Result<(), EditError> {
-        let c = self.input(id)?;
-        for list in [CopyList::Features, CopyList::Inventory] {
-            let copies = match list {
-                CopyList::Features => c.features(&self.db).clone(),
-                CopyList::Inventory => c.inventory(&self.db).clone(),
-            };
-            if let Some(pos) = copies.iter().position(|x| x.id(&self.db) == copy_id) {
-                let mut copies = (*copies).clone();
-                copies.remove(pos);
-                match list {
-                    CopyList::Features => c.set_features(&mut self.db).to(Arc::new(copies)),
-                    CopyList::Inventory => c.set_inventory(&mut self.db).to(Arc::new(copies)),
-                };
-                return Ok(());
+        self.edit_file(id, |file, _| {
+            match list {
+                CopyList::Features => file.features.push(entry.clone()),
+                CopyList::Inventory => file.inventory.push(entry.clone()),
             }
-        }
-        Err(EditError::UnknownCopy(copy_id.to_owned()))
+            Ok(())
+        })
     }
 
-    fn copy(&self, id: CharacterId, copy_id: &str) -> Result<CopyInput, EditError> {
-        let c = self.input(id)?;
-        c.features(&self.db)
-            .iter()
-            .chain(c.inventory(&self.db).iter())
-            .copied()
-            .find(|x| x.id(&self.db) == copy_id)
-            .ok_or_else(|| EditError::UnknownCopy(copy_id.to_owned()))
+    /// Removes a copy from the file. An unsaved standard copy can't be removed: it is there while
+    /// the content holding it is active ([`EditError::StandardCopy`]).
+    pub fn remove_copy(&mut self, id: CharacterId, copy_id: &str) -> Result<(), EditError> {
+        self.edit_file(id, |file, unsaved| {
+            for list in [&mut file.features, &mut file.inventory] {
+                if let Some(pos) = list.iter().position(|x| x.id == copy_id) {
+                    list.remove(pos);
+                    return Ok(());
+                }
+            }
+            Err(match unsaved(copy_id) {
+                Some(_) => EditError::StandardCopy(copy_id.to_owned()),
+                None => EditError::UnknownCopy(copy_id.to_owned()),
+            })
+        })
     }
 
     pub fn equip(
@@ -326,9 +363,14 @@ impl Session {
         copy_id: &str,
         equipped: bool,
     ) -> Result<(), EditError> {
-        let copy = self.copy(id, copy_id)?;
-        copy.set_equipped(&mut self.db).to(equipped);
-        Ok(())
+        self.edit_copy(id, copy_id, |entry| {
+            // Unequipping writes `false` only where the file wrote the flag.
+            entry.equipped = if equipped {
+                Some(true)
+            } else {
+                entry.equipped.map(|_| false)
+            };
+        })
     }
 
     /// Sets one state key of a copy (`None` removes it).
@@ -339,18 +381,14 @@ impl Session {
         key: &str,
         value: Option<Literal>,
     ) -> Result<(), EditError> {
-        let copy = self.copy(id, copy_id)?;
-        let mut state = (**copy.state(&self.db)).clone();
-        match value {
+        self.edit_copy(id, copy_id, |entry| match value {
             Some(v) => {
-                state.0.insert(key.to_owned(), v);
+                entry.state.0.insert(key.to_owned(), v);
             }
             None => {
-                state.0.shift_remove(key);
+                entry.state.0.shift_remove(key);
             }
-        }
-        copy.set_state(&mut self.db).to(Arc::new(state));
-        Ok(())
+        })
     }
 
     /// Replaces the picks of a choice: a copy's (`copy_id`), or a rules-level one (`None`).
@@ -361,28 +399,20 @@ impl Session {
         choice: &str,
         picks: Vec<PickEntry>,
     ) -> Result<(), EditError> {
-        let c = self.input(id)?;
-        let update = |tree: &ocf_model::Picks| {
-            let mut tree = tree.clone();
+        let update = |tree: &mut ocf_model::Picks| {
             if picks.is_empty() {
                 tree.0.shift_remove(choice);
             } else {
                 tree.0.insert(choice.to_owned(), picks.clone());
             }
-            Arc::new(tree)
         };
         match copy_id {
-            Some(copy_id) => {
-                let copy = self.copy(id, copy_id)?;
-                let tree = update(copy.choices(&self.db));
-                copy.set_choices(&mut self.db).to(tree);
-            }
-            None => {
-                let tree = update(c.choices(&self.db));
-                c.set_choices(&mut self.db).to(tree);
-            }
+            Some(copy_id) => self.edit_copy(id, copy_id, |entry| update(&mut entry.choices)),
+            None => self.edit_file(id, |file, _| {
+                update(&mut file.choices);
+                Ok(())
+            }),
         }
-        Ok(())
     }
 
     pub fn set_applied(
@@ -390,12 +420,14 @@ impl Session {
         id: CharacterId,
         applied: Vec<AppliedEntry>,
     ) -> Result<(), EditError> {
-        let c = self.input(id)?;
-        c.set_applied(&mut self.db).to(Arc::new(applied));
-        Ok(())
+        self.edit_file(id, |file, _| {
+            file.applied = applied;
+            Ok(())
+        })
     }
 
-    /// The views passed for link slots (`{ slot: { id, values } }`), replacing earlier ones.
+    /// The views passed for link slots (`{ slot: { id, values } }`), replacing earlier ones. They
+    /// are the call's, not the file's: the held file keeps its saved links.
     pub fn set_links(
         &mut self,
         id: CharacterId,
@@ -409,10 +441,12 @@ impl Session {
         Ok(())
     }
 
+    /// Replaces the picks among competing options (the file's and the call's at open).
     pub fn set_competing(&mut self, id: CharacterId, picks: Vec<String>) -> Result<(), EditError> {
-        let c = self.input(id)?;
-        c.set_competing(&mut self.db).to(Arc::new(picks));
-        Ok(())
+        self.edit_file(id, |file, _| {
+            file.competing = picks;
+            Ok(())
+        })
     }
 
     /// Brings an open character to `file`, setting only the inputs that differ: a saved value, a
@@ -420,17 +454,13 @@ impl Session {
     /// A changed `homebrew` reloads the character ([`Session::reload_homebrew`]).
     pub fn update(&mut self, id: CharacterId, file: &Character) -> Result<(), EditError> {
         let c = self.input(id)?;
-        if self.homebrews.get(id.0) != Some(&file.homebrew) {
+        let held = self.held_mut(id)?;
+        if held.file.homebrew != file.homebrew {
             self.reload_homebrew(id, c, file);
             return Ok(());
         }
-        let ruleset_input = c.ruleset(&self.db);
-        let ruleset = ruleset_input.ruleset(&self.db).clone();
-        let (file, errors) = crate::standard::with_standard_copies(&ruleset, file);
-        let file = &file;
-        if **c.errors(&self.db) != errors {
-            c.set_errors(&mut self.db).to(Arc::new(errors));
-        }
+        held.file = file.clone();
+        let ruleset = c.ruleset(&self.db).ruleset(&self.db).clone();
         // Saved values: every field saved before or now.
         let mut wanted: rustc_hash::FxHashMap<String, Literal> = Default::default();
         for (field, value) in file.values.iter() {
@@ -451,7 +481,113 @@ impl Session {
                 c.save_value(&mut self.db, &field, new);
             }
         }
-        // Copies: reuse each copy by its instance ID, setting only what changed.
+        self.sync_structure(c, id);
+        Ok(())
+    }
+
+    /// The held file of an open character.
+    fn held_mut(&mut self, id: CharacterId) -> Result<&mut Held, EditError> {
+        self.files
+            .get_mut(id.0)
+            .and_then(Option::as_mut)
+            .ok_or(EditError::UnknownCharacter)
+    }
+
+    /// Edits the held file with `edit` (given the file, and a look-up of the unsaved standard
+    /// copies by ID), then brings the inputs to it.
+    fn edit_file(
+        &mut self,
+        id: CharacterId,
+        edit: impl FnOnce(
+            &mut Character,
+            &dyn Fn(&str) -> Option<(CopyList, String)>,
+        ) -> Result<(), EditError>,
+    ) -> Result<(), EditError> {
+        let c = self.input(id)?;
+        let db = &self.db;
+        let held = self
+            .files
+            .get_mut(id.0)
+            .and_then(Option::as_mut)
+            .ok_or(EditError::UnknownCharacter)?;
+        // The inputs hold the file's copies and the unsaved standard copies: a copy the inputs
+        // hold and the file doesn't is an unsaved standard copy.
+        let saved: rustc_hash::FxHashSet<String> = held
+            .file
+            .features
+            .iter()
+            .chain(&held.file.inventory)
+            .map(|e| e.id.clone())
+            .collect();
+        let unsaved = |copy_id: &str| {
+            if saved.contains(copy_id) {
+                return None;
+            }
+            c.features(db)
+                .iter()
+                .chain(c.inventory(db).iter())
+                .find(|x| x.id(db) == copy_id)
+                .map(|x| (x.list(db), x.item(db).clone()))
+        };
+        edit(&mut held.file, &unsaved)?;
+        self.sync_structure(c, id);
+        Ok(())
+    }
+
+    /// Edits a copy's entry in the held file. An edit of an unsaved standard copy saves it: its
+    /// entry `{ id, item }` goes after the file's entries of its list, where it already stands
+    /// (EC: "An entry with a standard copy's ID and item is that copy, saved, in its place").
+    fn edit_copy(
+        &mut self,
+        id: CharacterId,
+        copy_id: &str,
+        edit: impl FnOnce(&mut CopyEntry),
+    ) -> Result<(), EditError> {
+        self.edit_file(id, |file, unsaved| {
+            let found = file
+                .features
+                .iter_mut()
+                .chain(file.inventory.iter_mut())
+                .find(|x| x.id == copy_id);
+            if let Some(entry) = found {
+                edit(entry);
+                return Ok(());
+            }
+            let (list, item) =
+                unsaved(copy_id).ok_or_else(|| EditError::UnknownCopy(copy_id.to_owned()))?;
+            let mut entry = CopyEntry {
+                id: copy_id.to_owned(),
+                item: item.as_str().into(),
+                equipped: None,
+                quantity: None,
+                state: Default::default(),
+                templates: Vec::new(),
+                choices: Default::default(),
+            };
+            edit(&mut entry);
+            match list {
+                CopyList::Features => file.features.push(entry),
+                CopyList::Inventory => file.inventory.push(entry),
+            }
+            Ok(())
+        })
+    }
+
+    /// Brings character `c`'s inputs, all but its saved values, to its held file as the engines
+    /// see it: with its standard copies and kept templates, found in rounds on the file as it now
+    /// is (EC, "Standard copies"). Sets only what differs, so an edit that changes nothing else
+    /// invalidates nothing else.
+    fn sync_structure(&mut self, c: CharacterInput, id: CharacterId) {
+        let Some(Some(held)) = self.files.get(id.0) else {
+            return;
+        };
+        let ruleset_input = c.ruleset(&self.db);
+        let ruleset = ruleset_input.ruleset(&self.db).clone();
+        let (file, errors) = crate::standard::with_standard_copies(&ruleset, &held.file);
+        if **c.errors(&self.db) != errors {
+            c.set_errors(&mut self.db).to(Arc::new(errors));
+        }
+        // Copies: reuse each copy by its instance ID and item, setting only what changed.
         for (list, entries) in [
             (CopyList::Features, &file.features),
             (CopyList::Inventory, &file.inventory),
@@ -460,19 +596,32 @@ impl Session {
                 CopyList::Features => c.features(&self.db).clone(),
                 CopyList::Inventory => c.inventory(&self.db).clone(),
             };
+            // Each old copy is reused once, by the first entry with its ID and item.
+            let mut reusable: rustc_hash::FxHashMap<(&str, &str), Vec<CopyInput>> =
+                Default::default();
+            for copy in old.iter().rev() {
+                reusable
+                    .entry((copy.id(&self.db).as_str(), copy.item(&self.db).as_str()))
+                    .or_default()
+                    .push(*copy);
+            }
             let mut copies = Vec::with_capacity(entries.len());
+            let mut changed = Vec::new();
             for entry in entries {
-                let existing = old
-                    .iter()
-                    .copied()
-                    .find(|x| *x.id(&self.db) == entry.id && *x.item(&self.db) == entry.item.0);
+                let existing = reusable
+                    .get_mut(&(entry.id.as_str(), entry.item.0.as_str()))
+                    .and_then(Vec::pop);
                 copies.push(match existing {
                     Some(copy) => {
-                        self.sync_copy(copy, entry);
+                        changed.push((copy, entry));
                         copy
                     }
                     None => CopyInput::from_entry(&self.db, ruleset_input, list, entry),
                 });
+            }
+            drop(reusable);
+            for (copy, entry) in changed {
+                sync_copy(&mut self.db, copy, entry);
             }
             if *old != copies {
                 match list {
@@ -509,7 +658,6 @@ impl Session {
         if c.creating(&self.db) != creating {
             c.set_creating(&mut self.db).to(creating);
         }
-        Ok(())
     }
 
     /// Puts `file` in place of character `id` (whose input is `old`) on its new homebrew, loaded as
@@ -521,39 +669,17 @@ impl Session {
     /// the next rebuild.
     fn reload_homebrew(&mut self, id: CharacterId, old: CharacterInput, file: &Character) {
         let (ruleset, errors) = self.load_homebrew(file);
-        let input = CharacterInput::load(&self.db, ruleset, file, &[]);
+        let (input, held) = self.load(ruleset, file.clone());
         let links = old.passed_links(&self.db).clone();
         if !links.is_empty() {
             input.set_passed_links(&mut self.db).to(links);
         }
         self.characters[id.0] = Some(input);
         self.homebrew_errors[id.0] = errors;
-        self.homebrews[id.0] = file.homebrew.clone();
+        self.files[id.0] = Some(held);
         self.closed_since_trim += 1;
         if self.closed_since_trim >= TRIM_AFTER_CLOSED {
             self.rebuild();
-        }
-    }
-
-    fn sync_copy(&mut self, copy: CopyInput, entry: &CopyEntry) {
-        let db = &mut self.db;
-        let equipped = entry.equipped.unwrap_or(false);
-        if copy.equipped(db) != equipped {
-            copy.set_equipped(db).to(equipped);
-        }
-        let quantity = entry.quantity.unwrap_or(1);
-        if copy.quantity(db) != quantity {
-            copy.set_quantity(db).to(quantity);
-        }
-        if **copy.state(db) != entry.state {
-            copy.set_state(db).to(Arc::new(entry.state.clone()));
-        }
-        let templates: Vec<String> = entry.templates.iter().map(|t| t.0.clone()).collect();
-        if **copy.templates(db) != templates {
-            copy.set_templates(db).to(Arc::new(templates));
-        }
-        if **copy.choices(db) != entry.choices {
-            copy.set_choices(db).to(Arc::new(entry.choices.clone()));
         }
     }
 
@@ -631,8 +757,25 @@ impl Session {
         self.db.take_validated()
     }
 
-    /// The character as a file, with the session's edits.
+    /// The file an open character holds: as opened, with the session's edits, and no unsaved
+    /// standard copy or kept template; what a player would save.
+    pub fn file(&self, id: CharacterId) -> Result<&Character, EditError> {
+        self.files
+            .get(id.0)
+            .and_then(Option::as_ref)
+            .map(|held| &held.file)
+            .ok_or(EditError::UnknownCharacter)
+    }
+
+    /// The character as a file, with the session's edits: [`Session::file`] of the open character
+    /// whose input this is. An input no longer open gives the file its inputs hold, standard
+    /// copies and kept templates as saved, without what only the file holds (pins, homebrew,
+    /// links, follow-ups, extensions).
     pub fn character_file(&self, input: CharacterInput) -> Character {
+        let open = self.characters.iter().position(|c| *c == Some(input));
+        if let Some(file) = open.and_then(|i| self.file(CharacterId(i)).ok()) {
+            return file.clone();
+        }
         let db = &self.db;
         let mut values = ocf_model::Keyed::default();
         let mut saved: Vec<(&String, _)> = input.saved(db).iter().collect();
@@ -664,5 +807,27 @@ impl Session {
             homebrew: None,
             extensions: Default::default(),
         }
+    }
+}
+
+/// Sets each property of `copy` that differs from `entry`'s.
+fn sync_copy(db: &mut Database, copy: CopyInput, entry: &CopyEntry) {
+    let equipped = entry.equipped.unwrap_or(false);
+    if copy.equipped(db) != equipped {
+        copy.set_equipped(db).to(equipped);
+    }
+    let quantity = entry.quantity.unwrap_or(1);
+    if copy.quantity(db) != quantity {
+        copy.set_quantity(db).to(quantity);
+    }
+    if **copy.state(db) != entry.state {
+        copy.set_state(db).to(Arc::new(entry.state.clone()));
+    }
+    let templates: Vec<String> = entry.templates.iter().map(|t| t.0.clone()).collect();
+    if **copy.templates(db) != templates {
+        copy.set_templates(db).to(Arc::new(templates));
+    }
+    if **copy.choices(db) != entry.choices {
+        copy.set_choices(db).to(Arc::new(entry.choices.clone()));
     }
 }

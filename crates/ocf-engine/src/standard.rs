@@ -44,6 +44,7 @@ pub fn with_standard_copies(
         add(&mut wanted, &query.decl);
     }
     let mut out = character.clone();
+    let mut scratch = None;
     let mut errors = Vec::new();
     let mut placed: Vec<String> = Vec::new();
     for _round in 0..crate::activation::MAX_CHOICE_DEPTH {
@@ -100,7 +101,7 @@ pub fn with_standard_copies(
             }
         }
         // The next round: the standard items of every active item, and the kept templates.
-        let (items, kept) = active_round(ruleset, &out);
+        let (items, kept) = active_round(ruleset, &out, &mut scratch);
         let mut added = false;
         for item in items {
             if let Some(entry) = ruleset.item(&item) {
@@ -126,24 +127,48 @@ pub fn with_standard_copies(
     (out, errors)
 }
 
+/// Whether `ruleset` has activation rounds: some item declares `standardCopies` or
+/// `keepsTemplates`. Without them the standard copies are the rules' alone, and what is active
+/// can't change them.
+pub fn needs_rounds(ruleset: &Ruleset) -> bool {
+    ruleset
+        .content
+        .iter()
+        .any(|(_, e)| !e.item.standard_copies.is_empty() || !e.item.keeps_templates.is_empty())
+}
+
+/// The database the rounds activate on, and the character in it, kept from one round to the next so
+/// that a round recomputes only what the copies and templates the last round added reach.
+type Scratch = Option<(crate::db::Database, crate::input::CharacterInput)>;
+
 /// One activation round over `character` as it stands (EC, "Standard copies"): the items active,
 /// in activation order, and each kept template whose `when` holds with the items its copy query
 /// matches. A ruleset with no item-level `standardCopies` or `keepsTemplates` needs no round.
 fn active_round(
     ruleset: &Arc<Ruleset>,
     character: &Character,
+    scratch: &mut Scratch,
 ) -> (Vec<String>, Vec<(String, Vec<String>)>) {
-    let needed = ruleset
-        .content
-        .iter()
-        .any(|(_, e)| !e.item.standard_copies.is_empty() || !e.item.keeps_templates.is_empty());
-    if !needed {
+    if !needs_rounds(ruleset) {
         return (Vec::new(), Vec::new());
     }
-    let db = crate::db::Database::default();
-    let rules = crate::input::RulesetInput::load(&db, ruleset.clone());
-    let input = crate::input::CharacterInput::load_as_is(&db, rules, character, &[], Vec::new());
-    let activations = crate::activation::activations(&db, input);
+    let (db, input) = match scratch {
+        Some((db, input)) => {
+            // Between rounds only the copies change: the ones added, the templates kept, and a
+            // file entry left out as a `duplicate-id`.
+            sync_copies(db, *input, character);
+            (&*db, *input)
+        }
+        None => {
+            let db = crate::db::Database::default();
+            let rules = crate::input::RulesetInput::load(&db, ruleset.clone());
+            let input =
+                crate::input::CharacterInput::load_as_is(&db, rules, character, &[], Vec::new());
+            let (db, input) = scratch.insert((db, input));
+            (&*db, *input)
+        }
+    };
+    let activations = crate::activation::activations(db, input);
     let mut items = Vec::new();
     let mut kept = Vec::new();
     for activation in &activations.list {
@@ -154,21 +179,71 @@ fn active_round(
             continue;
         };
         for keep in &entry.item.keeps_templates {
-            if !crate::activation::holds(&db, input, activation, keep.when.as_ref()) {
+            if !crate::activation::holds(db, input, activation, keep.when.as_ref()) {
                 continue;
             }
             let pack = entry.pack_of("keepsTemplates");
             let matches = input
-                .features(&db)
+                .features(db)
                 .iter()
-                .chain(input.inventory(&db).iter())
-                .filter(|copy| copy_matches(&db, input, **copy, &keep.copies, pack))
-                .map(|copy| copy.id(&db).clone())
+                .chain(input.inventory(db).iter())
+                .filter(|copy| copy_matches(db, input, **copy, &keep.copies, pack))
+                .map(|copy| copy.id(db).clone())
                 .collect();
             kept.push((keep.template.as_str().to_owned(), matches));
         }
     }
     (items, kept)
+}
+
+/// Brings the scratch character's copy lists to `character`'s, each copy reused by its ID and item
+/// and its templates set when they differ.
+fn sync_copies(
+    db: &mut crate::db::Database,
+    input: crate::input::CharacterInput,
+    character: &Character,
+) {
+    use crate::input::{CopyInput, CopyList};
+    use salsa::Setter;
+    for (list, entries) in [
+        (CopyList::Features, &character.features),
+        (CopyList::Inventory, &character.inventory),
+    ] {
+        let old = match list {
+            CopyList::Features => input.features(db).clone(),
+            CopyList::Inventory => input.inventory(db).clone(),
+        };
+        // Each old copy is reused once, by the first entry with its ID and item.
+        let mut reusable: rustc_hash::FxHashMap<(&str, &str), Vec<CopyInput>> = Default::default();
+        for copy in old.iter().rev() {
+            reusable
+                .entry((copy.id(db).as_str(), copy.item(db).as_str()))
+                .or_default()
+                .push(*copy);
+        }
+        let copies: Vec<CopyInput> = entries
+            .iter()
+            .map(|entry| {
+                reusable
+                    .get_mut(&(entry.id.as_str(), entry.item.0.as_str()))
+                    .and_then(Vec::pop)
+                    .unwrap_or_else(|| CopyInput::from_entry(db, input.ruleset(db), list, entry))
+            })
+            .collect();
+        drop(reusable);
+        for (copy, entry) in copies.iter().zip(entries) {
+            let templates: Vec<String> = entry.templates.iter().map(|t| t.0.clone()).collect();
+            if **copy.templates(db) != templates {
+                copy.set_templates(db).to(Arc::new(templates));
+            }
+        }
+        if *old != copies {
+            match list {
+                CopyList::Features => input.set_features(db).to(Arc::new(copies)),
+                CopyList::Inventory => input.set_inventory(db).to(Arc::new(copies)),
+            };
+        }
+    }
 }
 
 /// Whether a copy is of `query`'s type and its `where` holds, with `self` the copy and `item` its
