@@ -136,14 +136,7 @@ fn from_scratch(rules: &Ruleset, character: &Character) -> Duration {
 fn incremental(rules: &Ruleset, size: &Synthetic, edits: usize) -> Duration {
     // The warm session holds the second value: the first timed edit goes back to the first.
     let (mut session, pc) = warm(rules, size);
-    median((0..edits.max(1)).map(|n| {
-        let started = Instant::now();
-        edit(&mut session, pc, EDIT_VALUES[n % 2]);
-        let sheet = session.sheet(pc);
-        let took = started.elapsed();
-        drop(sheet);
-        took
-    }))
+    median((0..edits.max(1)).map(|n| timed_edit(&mut session, pc, EDIT_VALUES[n % 2])))
 }
 
 /// The first edit of the score in a session whose sheet is computed, then the full sheet.
@@ -151,8 +144,13 @@ fn first_edit(rules: &Ruleset, size: &Synthetic) -> Duration {
     let mut session = Session::new(rules.clone());
     let pc = session.open(&size.character(EDIT_VALUES[0]), &[]);
     let _ = session.sheet(pc);
+    timed_edit(&mut session, pc, EDIT_VALUES[1])
+}
+
+/// The time of one edit and the full sheet after it (the sheet dropped outside the time).
+fn timed_edit(session: &mut Session, pc: ocf_engine::CharacterId, score: i64) -> Duration {
     let started = Instant::now();
-    edit(&mut session, pc, EDIT_VALUES[1]);
+    edit(session, pc, score);
     let sheet = session.sheet(pc);
     let took = started.elapsed();
     drop(sheet);

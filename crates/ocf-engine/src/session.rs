@@ -555,15 +555,7 @@ impl Session {
             }
             let (list, item) =
                 unsaved(copy_id).ok_or_else(|| EditError::UnknownCopy(copy_id.to_owned()))?;
-            let mut entry = CopyEntry {
-                id: copy_id.to_owned(),
-                item: item.as_str().into(),
-                equipped: None,
-                quantity: None,
-                state: Default::default(),
-                templates: Vec::new(),
-                choices: Default::default(),
-            };
+            let mut entry = CopyEntry::new(copy_id.to_owned(), item.as_str());
             edit(&mut entry);
             match list {
                 CopyList::Features => file.features.push(entry),

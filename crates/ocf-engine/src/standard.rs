@@ -84,15 +84,7 @@ pub fn with_standard_copies(
                     .and_then(|e| e.type_name())
                     .and_then(|t| ruleset.content_type(t))
                     .is_some_and(|t| t.decl.carried == Some(true));
-                let entry = CopyEntry {
-                    id,
-                    item: item.as_str().into(),
-                    equipped: None,
-                    quantity: None,
-                    state: Default::default(),
-                    templates: Vec::new(),
-                    choices: Default::default(),
-                };
+                let entry = CopyEntry::new(id, item.as_str());
                 if carried {
                     out.inventory.push(entry);
                 } else {

@@ -81,6 +81,22 @@ pub struct CopyEntry {
     pub choices: Picks,
 }
 
+impl CopyEntry {
+    /// A copy of `item` with nothing saved but its ID: unequipped, one of it, no state, templates
+    /// or picks (as the engines write a standard copy).
+    pub fn new(id: impl Into<String>, item: impl Into<Id>) -> CopyEntry {
+        CopyEntry {
+            id: id.into(),
+            item: item.into(),
+            equipped: None,
+            quantity: None,
+            state: Default::default(),
+            templates: Vec::new(),
+            choices: Default::default(),
+        }
+    }
+}
+
 /// A picks tree: choice key (`<id>`, `<id>-<n>` for a slot, `<key>/<id>` for a template's or granted
 /// content's choice) to the picks, in order.
 pub type Picks = Keyed<Vec<PickEntry>>;
