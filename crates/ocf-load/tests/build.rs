@@ -153,9 +153,9 @@ fn family_keys_expand_with_positions_where_they_were_written() {
         .collect();
     let report = ocf_load::build::build_files(&files, &BuildOptions::default());
     expect![[r#"
-        rules/a.yaml:1:1: invalid-family: pack `fam`: a family name names no family the pack sees (family `skill`) []
         rules/a.yaml:4:76: formula-error: formula-syntax: expected an expression after `+`, found the end of the formula [/fields/abilities.str.mod/formula]
         rules/a.yaml:4:76: formula-error: formula-syntax: expected an expression after `+`, found the end of the formula [/fields/abilities.dex.mod/formula]
+        rules/a.yaml:5:3: invalid-family: pack `fam`: a family name names no family the pack sees (family `skill`) [/fields/skills.{skill}]
         content/saves.yaml:2:7: unknown-reference: no content type `save` in fam [/0/type]
         content/saves.yaml:2:7: unknown-reference: no content type `save` in fam [/1/type]
     "#]].assert_eq(&lines(&report.problems));
