@@ -35,21 +35,43 @@ pub const MAX_EXPANDED_NODES: usize = 100_000;
 #[derive(Debug, Clone, PartialEq)]
 pub struct FamilyError {
     pub record: LoadErrorRecord,
-    /// A JSON pointer to the node the problem is about, in the document as written: for
-    /// [`index`], the pack's rules (`/families/<name>` or `/families/<name>/<value>`); for
-    /// [`expand_rules`], the rules document; for [`expand_items`], the list of written items
-    /// (`/<i>/...`). A family key is its map entry, an item's or action's `{family}` ID is its
-    /// `id`, a named `viewFields` set is its `fields`. An expanded document that no longer reads
-    /// is the document (or the item): no one node made it.
-    pub written: String,
+    pub written: WrittenNode,
+}
+
+/// The node an expansion problem is about, in the document as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WrittenNode {
+    /// A JSON pointer: for [`index`], into the pack's rules (`/families/<name>` or
+    /// `/families/<name>/<value>`); for [`expand_rules`], into the rules document; for
+    /// [`expand_items`], into the list of written items (`/<i>/...`). A family key is its map
+    /// entry, an item's or action's `{family}` ID is its `id`, a named `viewFields` set is its
+    /// `fields`. An expanded document that no longer reads is the document (or the item): no one
+    /// node made it.
+    pub pointer: String,
+    /// Whether the problem is in the node's value (an ID, a set's name) rather than its key (a
+    /// family key, a family name or value ID under `families`).
+    pub value: bool,
+}
+
+impl WrittenNode {
+    fn key(pointer: impl Into<String>) -> WrittenNode {
+        WrittenNode {
+            pointer: pointer.into(),
+            value: false,
+        }
+    }
+
+    fn value(pointer: impl Into<String>) -> WrittenNode {
+        WrittenNode {
+            pointer: pointer.into(),
+            value: true,
+        }
+    }
 }
 
 impl FamilyError {
-    fn new(record: LoadErrorRecord, written: impl Into<String>) -> FamilyError {
-        FamilyError {
-            record,
-            written: written.into(),
-        }
+    fn new(record: LoadErrorRecord, written: WrittenNode) -> FamilyError {
+        FamilyError { record, written }
     }
 }
 
@@ -81,7 +103,7 @@ pub fn index(releases: &[PackRelease]) -> (FamilyIndex, Vec<FamilyError>) {
             if !is_name(name) {
                 errors.push(FamilyError::new(
                     invalid(pack, "invalid-name", rules_path(pack)).about("family", name),
-                    family_pointer(name),
+                    WrittenNode::key(family_pointer(name)),
                 ));
                 continue;
             }
@@ -116,7 +138,7 @@ pub fn index(releases: &[PackRelease]) -> (FamilyIndex, Vec<FamilyError>) {
             if !scope.iter().any(|p| p == owner) || index.families.get(name).is_none() {
                 errors.push(FamilyError::new(
                     invalid(pack, "unknown-family", rules_path(pack)).about("family", name),
-                    family_pointer(name),
+                    WrittenNode::key(family_pointer(name)),
                 ));
                 continue;
             }
@@ -155,7 +177,7 @@ fn add_values(
                 invalid(pack, reason, rules_path(pack))
                     .about("family", qualified)
                     .about("value", value),
-                format!("{}/{}", family_pointer(written), escape(value)),
+                WrittenNode::key(format!("{}/{}", family_pointer(written), escape(value))),
             ));
             continue;
         }
@@ -341,7 +363,7 @@ pub fn expand_rules(
             Err(e) => errors.push(FamilyError::new(
                 invalid(site.pack, "invalid-expansion", site.path.to_owned())
                     .with("detail", e.to_string()),
-                "",
+                WrittenNode::value(""),
             )),
         }
     }
@@ -403,7 +425,7 @@ pub fn expand_items(
                 Err(e) => errors.push(FamilyError::new(
                     invalid(site.pack, "invalid-expansion", item_path.clone())
                         .with("detail", e.to_string()),
-                    format!("/{i}"),
+                    WrittenNode::value(format!("/{i}")),
                 )),
             }
         }
@@ -523,7 +545,7 @@ fn view_fields(
             None => errors.push(FamilyError::new(
                 invalid(site.pack, "unknown-view-fields", place.path)
                     .about("viewFields", set.as_str()),
-                written_pointer(&place.pointer, renames),
+                WrittenNode::value(written_pointer(&place.pointer, renames)),
             )),
         }
     }
@@ -646,9 +668,9 @@ impl<'a> Walk<'a> {
     }
 
     /// An `invalid-family` problem for `reason`, about the node written at `pointer`.
-    fn error(&mut self, reason: &str, pointer: String, about: (&str, &str)) -> &mut FamilyError {
+    fn error(&mut self, reason: &str, at: &WrittenNode, about: (&str, &str)) -> &mut FamilyError {
         let record = invalid(self.pack, reason, self.path.clone()).about(about.0, about.1);
-        self.errors.push(FamilyError::new(record, pointer));
+        self.errors.push(FamilyError::new(record, at.clone()));
         self.errors.last_mut().expect("just pushed")
     }
 
@@ -670,11 +692,11 @@ impl<'a> Walk<'a> {
         let mut out = Map::new();
         for (written, value) in entries {
             // The family key's entry: where its problems and its expanded keys' are.
-            let pointer = self.written_child(&written);
-            for (key, mut value) in self.expand(written.clone(), value, &pointer) {
+            let at = WrittenNode::key(self.written_child(&written));
+            for (key, mut value) in self.expand(written.clone(), value, &at) {
                 self.at(&written, &key, &mut value);
                 if out.contains_key(&key) {
-                    self.error("duplicate-key", pointer.clone(), ("key", &key));
+                    self.error("duplicate-key", &at, ("key", &key));
                     continue;
                 }
                 out.insert(key, value);
@@ -707,11 +729,11 @@ impl<'a> Walk<'a> {
             };
             // A `{family}` ID is its item's `id`: the item's own pointer for the outermost
             // content list, else its index in this list.
-            let pointer = match outer {
+            let at = WrittenNode::value(match outer {
                 None => format!("{}/{i}/id", self.written),
                 Some(_) => format!("{}/id", self.written),
-            };
-            for (id, mut item) in self.expand(key, item, &pointer) {
+            });
+            for (id, mut item) in self.expand(key, item, &at) {
                 if let Value::Object(map) = &mut item {
                     map.insert("id".to_owned(), Value::String(id));
                 }
@@ -743,18 +765,18 @@ impl<'a> Walk<'a> {
 
     /// `key` and its value, expanded over every placeholder in the key: one pair per value of each
     /// family, in the family's order (nested placeholders left to right). Problems are about the
-    /// node written at `pointer` (the family key's entry, or the `id` holding it).
-    fn expand(&mut self, key: String, value: Value, pointer: &str) -> Vec<(String, Value)> {
+    /// node written `at` (the family key's entry, or the `id` holding it).
+    fn expand(&mut self, key: String, value: Value, at: &WrittenNode) -> Vec<(String, Value)> {
         let (whole, name) = match placeholder(&key) {
             Placeholder::None => return vec![(key, value)],
             Placeholder::Malformed => {
-                self.error("malformed-placeholder", pointer.to_owned(), ("key", &key));
+                self.error("malformed-placeholder", at, ("key", &key));
                 return Vec::new();
             }
             Placeholder::Found(whole, name) => (whole.to_owned(), name.to_owned()),
         };
         let Some(values) = self.index.values_seen(&name, self.scope) else {
-            self.error("unknown-family", pointer.to_owned(), ("family", &name));
+            self.error("unknown-family", at, ("family", &name));
             return Vec::new();
         };
         self.changed = true;
@@ -767,7 +789,7 @@ impl<'a> Walk<'a> {
             self.produced += size;
             if self.produced > MAX_EXPANDED_NODES {
                 self.too_large = true;
-                let error = self.error("too-large", pointer.to_owned(), ("family", &name));
+                let error = self.error("too-large", at, ("family", &name));
                 error
                     .record
                     .data
@@ -776,7 +798,11 @@ impl<'a> Walk<'a> {
             }
             let mut copy = value.clone();
             substitute(&mut copy, &whole, &id);
-            out.extend(self.expand(key.replace(&whole, &id), copy, pointer));
+            out.extend(self.expand(key.replace(&whole, &id), copy, at));
+        }
+        if self.too_large {
+            // A key that fails is left out whole: what it had produced is dropped, not checked.
+            return Vec::new();
         }
         out
     }

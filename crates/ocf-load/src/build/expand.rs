@@ -59,7 +59,7 @@ pub fn expand(
     for (file, doc, locations) in rules.iter_mut() {
         let (expanded, errors) = families::expand_rules(doc, site, &index);
         for error in errors {
-            problems.push(problem(error.record, file, locations, &error.written));
+            problems.push(problem(error, file, locations, None));
         }
         if expanded.changed {
             locations.alias(&expanded.renames);
@@ -71,11 +71,12 @@ pub fn expand(
         for error in errors {
             // Written pointers are into the list of written items; a file of one item is that
             // item, at ``.
+            let written = &error.written.pointer;
             let pointer = match *listed {
-                true => error.written.as_str(),
-                false => error.written.strip_prefix("/0").unwrap_or(&error.written),
+                true => None,
+                false => Some(written.strip_prefix("/0").unwrap_or(written).to_owned()),
             };
-            problems.push(problem(error.record, file, locations, pointer));
+            problems.push(problem(error, file, locations, pointer));
         }
         {
             if expanded.changed {
@@ -125,36 +126,44 @@ fn index_problem(
     manifest: &Locations,
 ) -> Problem {
     let own = error.record.data.get("pack").and_then(|p| p.as_str()) == Some(pack);
+    let written = &error.written.pointer;
     let declaring = rules.iter().find(|(_, doc, _)| {
         doc.families.iter().any(|(name, _)| {
             let entry = format!("/families/{}", escape(name));
-            error.written == entry || error.written.starts_with(&format!("{entry}/"))
+            *written == entry || written.starts_with(&format!("{entry}/"))
         })
     });
     match declaring {
-        Some((file, _, locations)) if own => problem(error.record, file, locations, &error.written),
+        Some((file, _, locations)) if own => problem(error, file, locations, None),
         _ => {
             let dependency = error.record.data.get("pack").and_then(|p| p.as_str());
             let pointer = dependency
                 .map(|id| format!("/dependencies/{}", escape(id)))
                 .filter(|pointer| manifest.has(pointer))
                 .unwrap_or_default();
-            problem(error.record, "pack.yaml", manifest, &pointer)
+            problem(error, "pack.yaml", manifest, Some(pointer))
         }
     }
 }
 
-/// A load error as a build problem in `file`, at the key (else the value) written at `pointer`.
+/// An expansion problem as a build problem in `file`, at the node it is about (its key, or its
+/// value when the problem is in the value), or at `pointer` when given instead.
 fn problem(
-    error: crate::error::LoadErrorRecord,
+    error: FamilyError,
     file: &str,
     locations: &Locations,
-    pointer: &str,
+    pointer: Option<String>,
 ) -> Problem {
-    let mut problem = Problem::error(&error.code, error.message)
+    let pointer = pointer.unwrap_or(error.written.pointer);
+    let position = match error.written.value {
+        true => locations.value(&pointer),
+        false => locations.key(&pointer),
+    };
+    let record = error.record;
+    let mut problem = Problem::error(&record.code, record.message)
         .in_file(file)
-        .at(pointer, locations.key(pointer));
-    for (key, value) in error.data {
+        .at(&pointer, position);
+    for (key, value) in record.data {
         problem = problem.with(&key, value);
     }
     problem
