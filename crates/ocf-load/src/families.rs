@@ -21,6 +21,7 @@ use ocf_model::{
     Action, ContentItem, Family, FamilyMember, Keyed, PackRelease, RulesDocument, ViewFieldSet,
     ViewFields,
 };
+use rustc_hash::FxHashSet;
 use serde_json::{Map, Value};
 
 use crate::error::{LoadErrorRecord, content_path, rules_path};
@@ -597,6 +598,8 @@ struct Walk<'a> {
     too_large: bool,
     changed: bool,
     errors: Vec<FamilyError>,
+    /// The written pointer and message of each problem reported.
+    reported: FxHashSet<(String, String)>,
     /// The pointer of the current node as written, and as expanded.
     written: String,
     expanded: String,
@@ -641,6 +644,7 @@ impl<'a> Walk<'a> {
             too_large: false,
             changed: false,
             errors: Vec::new(),
+            reported: FxHashSet::default(),
             written: String::new(),
             expanded: String::new(),
             first_index: None,
@@ -668,10 +672,23 @@ impl<'a> Walk<'a> {
     }
 
     /// An `invalid-family` problem for `reason`, about the node written at `pointer`.
-    fn error(&mut self, reason: &str, at: &WrittenNode, about: (&str, &str)) -> &mut FamilyError {
+    /// A node inside an expanded entry is walked once per copy; its problem is reported once
+    /// (`None` when it already was).
+    fn error(
+        &mut self,
+        reason: &str,
+        at: &WrittenNode,
+        about: (&str, &str),
+    ) -> Option<&mut FamilyError> {
         let record = invalid(self.pack, reason, self.path.clone()).about(about.0, about.1);
+        if !self
+            .reported
+            .insert((at.pointer.clone(), record.message.clone()))
+        {
+            return None;
+        }
         self.errors.push(FamilyError::new(record, at.clone()));
-        self.errors.last_mut().expect("just pushed")
+        self.errors.last_mut()
     }
 
     /// The pointer, as written, of the current node's child `segment`.
@@ -789,11 +806,10 @@ impl<'a> Walk<'a> {
             self.produced += size;
             if self.produced > MAX_EXPANDED_NODES {
                 self.too_large = true;
-                let error = self.error("too-large", at, ("family", &name));
-                error
-                    .record
-                    .data
-                    .insert("limit".to_owned(), MAX_EXPANDED_NODES.into());
+                if let Some(error) = self.error("too-large", at, ("family", &name)) {
+                    let limit = MAX_EXPANDED_NODES.into();
+                    error.record.data.insert("limit".to_owned(), limit);
+                }
                 break;
             }
             let mut copy = value.clone();

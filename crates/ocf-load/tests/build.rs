@@ -225,3 +225,23 @@ fn a_dependency_family_problem_is_at_the_dependency() {
         pack.yaml:5:3: invalid-family: pack `dep`: a family name names no family the pack sees (family `ghost:skill`) [/dependencies/dep]
     "#]].assert_eq(&lines(&report.problems));
 }
+
+/// A bad key inside an expanded entry is walked once per value, and reported once, where it is
+/// written.
+#[test]
+fn a_problem_inside_an_expanded_entry_is_reported_once() {
+    let files: Vec<(String, String)> = [
+        ("pack.yaml", "id: fam\nversion: 1.0.0\nspecVersion: 1.0.0\n"),
+        (
+            "rules/a.yaml",
+            "families:\n  ability: { str: {}, dex: {}, con: {} }\nlinks:\n  ally.{ability}:\n    fields:\n      \"x.{nope}\": { type: integer }\n",
+        ),
+    ]
+    .iter()
+    .map(|(name, text)| (name.to_string(), text.to_string()))
+    .collect();
+    let report = ocf_load::build::build_files(&files, &BuildOptions::default());
+    expect![[r#"
+        rules/a.yaml:6:7: invalid-family: pack `fam`: a family name names no family the pack sees (family `nope`) [/links/ally.{ability}/fields/x.{nope}]
+    "#]].assert_eq(&lines(&report.problems));
+}
