@@ -898,3 +898,31 @@ impl ocf_formula::Context for FamilyContext<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::written_pointer;
+
+    #[test]
+    fn expanded_pointers_lead_back_to_where_they_were_written() {
+        let renames = [
+            ("/a.{x}".to_owned(), "/a.1".to_owned()),
+            ("/a.{x}/b.{y}".to_owned(), "/a.1/b.2".to_owned()),
+            ("/1".to_owned(), "/3".to_owned()),
+        ];
+        let cases = [
+            // The deepest rename holding the pointer gives its written prefix.
+            ("/a.1/b.2/fields", "/a.{x}/b.{y}/fields"),
+            ("/a.1/c/fields", "/a.{x}/c/fields"),
+            ("/3/actions/0", "/1/actions/0"),
+            // A prefix of a segment is not a parent: `/a.10` is not under `/a.1`.
+            ("/a.10/fields", "/a.10/fields"),
+            ("/30", "/30"),
+            // Nothing renamed above it: written where it is.
+            ("/links/x/fields", "/links/x/fields"),
+        ];
+        for (expanded, written) in cases {
+            assert_eq!(written_pointer(expanded, &renames), written, "{expanded}");
+        }
+    }
+}
