@@ -10,7 +10,9 @@
 //! link slot's `fields` written as a name is that `viewFields` set's fields.
 //!
 //! Every problem is `invalid-family`, with `reason`, `pack` and what it is about (`family`, `value`,
-//! `key` or `viewFields`), at the document path of the rules or the content item.
+//! `key` or `viewFields`), at the document path of the rules or the content item. Each also knows the
+//! node it is about in the document as written ([`FamilyError::written`]), for the build to point
+//! at the key or value an author wrote.
 
 use std::borrow::Cow;
 
@@ -19,6 +21,7 @@ use ocf_model::{
     Action, ContentItem, Family, FamilyMember, Keyed, PackRelease, RulesDocument, ViewFieldSet,
     ViewFields,
 };
+use rustc_hash::FxHashSet;
 use serde_json::{Map, Value};
 
 use crate::error::{LoadErrorRecord, content_path, rules_path};
@@ -28,6 +31,55 @@ use crate::ruleset::scope_of;
 /// How many JSON nodes expansion may produce for one pack (PROVISIONAL, as all safety limits):
 /// nested placeholders multiply, so a small pack could otherwise ask for billions of keys.
 pub const MAX_EXPANDED_NODES: usize = 100_000;
+
+/// An expansion problem: the load error, and the node it is about as written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FamilyError {
+    pub record: LoadErrorRecord,
+    pub written: WrittenNode,
+}
+
+/// The node an expansion problem is about, in the document as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WrittenNode {
+    /// A JSON pointer: for [`index`], into the pack's rules (`/families/<name>` or
+    /// `/families/<name>/<value>`); for [`expand_rules`], into the rules document; for
+    /// [`expand_items`], into the list of written items (`/<i>/...`). A family key is its map
+    /// entry, an item's or action's `{family}` ID is its `id`, a named `viewFields` set is its
+    /// `fields`. An expanded document that no longer reads is the document (or the item): no one
+    /// node made it.
+    pub pointer: String,
+    /// Whether the problem is in the node's value (an ID, a set's name) rather than its key (a
+    /// family key, a family name or value ID under `families`).
+    pub value: bool,
+}
+
+impl WrittenNode {
+    fn key(pointer: impl Into<String>) -> WrittenNode {
+        WrittenNode {
+            pointer: pointer.into(),
+            value: false,
+        }
+    }
+
+    fn value(pointer: impl Into<String>) -> WrittenNode {
+        WrittenNode {
+            pointer: pointer.into(),
+            value: true,
+        }
+    }
+}
+
+impl FamilyError {
+    fn new(record: LoadErrorRecord, written: WrittenNode) -> FamilyError {
+        FamilyError { record, written }
+    }
+}
+
+/// The load errors of expansion problems, as loading reports them.
+pub fn records(errors: Vec<FamilyError>) -> Vec<LoadErrorRecord> {
+    errors.into_iter().map(|e| e.record).collect()
+}
 
 /// Every loaded family, by qualified name, with its values in load order, and every `viewFields`
 /// set by qualified name.
@@ -40,7 +92,7 @@ pub struct FamilyIndex {
 /// Indexes the families and `viewFields` sets of `releases` (in load order): the declaring pack's
 /// values first, then each pack's additions in load order. An addition must name a family of a pack
 /// in the adder's scope, and a value ID may be given once per family.
-pub fn index(releases: &[PackRelease]) -> (FamilyIndex, Vec<LoadErrorRecord>) {
+pub fn index(releases: &[PackRelease]) -> (FamilyIndex, Vec<FamilyError>) {
     let mut index = FamilyIndex::default();
     let mut errors = Vec::new();
     for release in releases {
@@ -50,7 +102,10 @@ pub fn index(releases: &[PackRelease]) -> (FamilyIndex, Vec<LoadErrorRecord>) {
                 continue;
             }
             if !is_name(name) {
-                errors.push(invalid(pack, "invalid-name", rules_path(pack)).about("family", name));
+                errors.push(FamilyError::new(
+                    invalid(pack, "invalid-name", rules_path(pack)).about("family", name),
+                    WrittenNode::key(family_pointer(name)),
+                ));
                 continue;
             }
             let family = Family {
@@ -59,7 +114,7 @@ pub fn index(releases: &[PackRelease]) -> (FamilyIndex, Vec<LoadErrorRecord>) {
             };
             let qualified = format!("{pack}:{name}");
             index.families.0.insert(qualified.clone(), family);
-            add_values(&mut index, &qualified, pack, values, &mut errors);
+            add_values(&mut index, (&qualified, name), pack, values, &mut errors);
         }
         for (name, set) in release.rules.view_fields.iter() {
             index
@@ -77,27 +132,35 @@ pub fn index(releases: &[PackRelease]) -> (FamilyIndex, Vec<LoadErrorRecord>) {
             if owner == pack {
                 // Adding to one's own family under its qualified name: the values are the pack's.
                 if index.families.get(name).is_some() {
-                    add_values(&mut index, name, pack, values, &mut errors);
+                    add_values(&mut index, (name, name), pack, values, &mut errors);
                     continue;
                 }
             }
             if !scope.iter().any(|p| p == owner) || index.families.get(name).is_none() {
-                errors
-                    .push(invalid(pack, "unknown-family", rules_path(pack)).about("family", name));
+                errors.push(FamilyError::new(
+                    invalid(pack, "unknown-family", rules_path(pack)).about("family", name),
+                    WrittenNode::key(family_pointer(name)),
+                ));
                 continue;
             }
-            add_values(&mut index, name, pack, values, &mut errors);
+            add_values(&mut index, (name, name), pack, values, &mut errors);
         }
     }
     (index, errors)
 }
 
+/// The pointer of a family's entry under `families`, by its name as written.
+fn family_pointer(written: &str) -> String {
+    format!("/families/{}", escape(written))
+}
+
+/// Adds `values` to the family `qualified`, written under `families` as `written`.
 fn add_values(
     index: &mut FamilyIndex,
-    qualified: &str,
+    (qualified, written): (&str, &str),
     pack: &str,
     values: &ocf_model::FamilyDecl,
-    errors: &mut Vec<LoadErrorRecord>,
+    errors: &mut Vec<FamilyError>,
 ) {
     let Some(family) = index.families.0.get_mut(qualified) else {
         return;
@@ -111,11 +174,12 @@ fn add_values(
             None
         };
         if let Some(reason) = problem {
-            errors.push(
+            errors.push(FamilyError::new(
                 invalid(pack, reason, rules_path(pack))
                     .about("family", qualified)
                     .about("value", value),
-            );
+                WrittenNode::key(format!("{}/{}", family_pointer(written), escape(value))),
+            ));
             continue;
         }
         family.values.0.insert(
@@ -263,7 +327,7 @@ pub fn expand_rules(
     rules: &RulesDocument,
     site: Site<'_>,
     index: &FamilyIndex,
-) -> (Expanded<RulesDocument>, Vec<LoadErrorRecord>) {
+) -> (Expanded<RulesDocument>, Vec<FamilyError>) {
     let mut errors = Vec::new();
     let sets = rules.links.iter().any(|(_, l)| l.fields.set.is_some())
         || names_a_set(&rules.actions)
@@ -297,30 +361,27 @@ pub fn expand_rules(
         }
         match serde_json::from_value::<RulesDocument>(value) {
             Ok(doc) => out.value = doc,
-            Err(e) => errors.push(
+            Err(e) => errors.push(FamilyError::new(
                 invalid(site.pack, "invalid-expansion", site.path.to_owned())
                     .with("detail", e.to_string()),
-            ),
+                WrittenNode::value(""),
+            )),
         }
     }
-    let rules_path = site.path.to_owned();
-    let mut places: Vec<(&mut ViewFields, String)> = Vec::new();
-    for (_, slot) in out.value.links.0.iter_mut() {
-        places.push((&mut slot.fields, rules_path.clone()));
+    let mut places: Vec<Place<'_>> = Vec::new();
+    for (name, slot) in out.value.links.0.iter_mut() {
+        places.push(Place {
+            fields: &mut slot.fields,
+            path: site.path.to_owned(),
+            pointer: format!("/links/{}/fields", escape(name)),
+        });
     }
-    places.extend(
-        roles(&mut out.value.actions)
-            .into_iter()
-            .map(|f| (f, rules_path.clone())),
-    );
-    for (_, ty) in out.value.content_types.0.iter_mut() {
-        places.extend(
-            roles(&mut ty.actions)
-                .into_iter()
-                .map(|f| (f, rules_path.clone())),
-        );
+    places.extend(roles(&mut out.value.actions, "/actions", site.path));
+    for (name, ty) in out.value.content_types.0.iter_mut() {
+        let prefix = format!("/contentTypes/{}/actions", escape(name));
+        places.extend(roles(&mut ty.actions, &prefix, site.path));
     }
-    out.changed |= view_fields(places, site, index, &mut errors);
+    out.changed |= view_fields(places, site, index, &out.renames, &mut errors);
     (out, errors)
 }
 
@@ -332,7 +393,7 @@ pub fn expand_items(
     site: Site<'_>,
     path: &dyn Fn(usize) -> String,
     index: &FamilyIndex,
-) -> (Expanded<Vec<ContentItem>>, Vec<LoadErrorRecord>) {
+) -> (Expanded<Vec<ContentItem>>, Vec<FamilyError>) {
     let mut errors = Vec::new();
     if !items.iter().any(|i| names_a_set(&i.actions)) && !mentions_placeholder(&items) {
         return (unchanged(items.to_vec()), errors);
@@ -362,23 +423,19 @@ pub fn expand_items(
         for value in list {
             match serde_json::from_value(value) {
                 Ok(item) => out.push(item),
-                Err(e) => errors.push(
+                Err(e) => errors.push(FamilyError::new(
                     invalid(site.pack, "invalid-expansion", item_path.clone())
                         .with("detail", e.to_string()),
-                ),
+                    WrittenNode::value(format!("/{i}")),
+                )),
             }
         }
     }
-    let mut places: Vec<(&mut ViewFields, String)> = Vec::new();
+    let mut places: Vec<Place<'_>> = Vec::new();
     for (i, item) in out.iter_mut().enumerate() {
-        let at = path(i);
-        places.extend(
-            roles(&mut item.actions)
-                .into_iter()
-                .map(|f| (f, at.clone())),
-        );
+        places.extend(roles(&mut item.actions, &format!("/{i}/actions"), &path(i)));
     }
-    changed |= view_fields(places, site, index, &mut errors);
+    changed |= view_fields(places, site, index, &renames, &mut errors);
     (
         Expanded {
             value: out,
@@ -453,7 +510,7 @@ pub fn expand(
         expand_items(&release.content, site, &|i| content_path(pack, i), index);
     errors.extend(content_errors);
     if !errors.is_empty() {
-        return Err(errors);
+        return Err(records(errors));
     }
     Ok((rules.changed || content.changed).then(|| PackRelease {
         rules: rules.value,
@@ -462,34 +519,70 @@ pub fn expand(
     }))
 }
 
+/// A `fields` of the expanded document: the document path its errors carry, and its pointer.
+struct Place<'a> {
+    fields: &'a mut ViewFields,
+    path: String,
+    pointer: String,
+}
+
 /// Replaces each `fields` that names a `viewFields` set with the set's fields; whether any did.
+/// `renames` lead an expanded pointer back to where it was written.
 fn view_fields(
-    places: Vec<(&mut ViewFields, String)>,
+    places: Vec<Place<'_>>,
     site: Site<'_>,
     index: &FamilyIndex,
-    errors: &mut Vec<LoadErrorRecord>,
+    renames: &[(String, String)],
+    errors: &mut Vec<FamilyError>,
 ) -> bool {
     let mut changed = false;
-    for (fields, path) in places {
-        let Some(set) = fields.set.take() else {
+    for place in places {
+        let Some(set) = place.fields.set.take() else {
             continue;
         };
         changed = true;
         match index.view_set(set.as_str(), site.scope) {
-            Some(found) => fields.fields = found.clone(),
-            None => errors.push(
-                invalid(site.pack, "unknown-view-fields", path).about("viewFields", set.as_str()),
-            ),
+            Some(found) => place.fields.fields = found.clone(),
+            None => errors.push(FamilyError::new(
+                invalid(site.pack, "unknown-view-fields", place.path)
+                    .about("viewFields", set.as_str()),
+                WrittenNode::value(written_pointer(&place.pointer, renames)),
+            )),
         }
     }
     changed
 }
 
-/// The `fields` of every participant role of `actions`.
-fn roles(actions: &mut [Action]) -> Vec<&mut ViewFields> {
+/// The pointer, as written, of the node at `expanded`: the deepest rename whose expanded pointer
+/// holds it gives its written prefix. A node with no rename above it was written where it is.
+fn written_pointer(expanded: &str, renames: &[(String, String)]) -> String {
+    let holds = |prefix: &str| {
+        expanded.starts_with(prefix)
+            && (expanded.len() == prefix.len() || expanded[prefix.len()..].starts_with('/'))
+    };
+    renames
+        .iter()
+        .filter(|(_, to)| holds(to))
+        .max_by_key(|(_, to)| to.len())
+        .map_or_else(
+            || expanded.to_owned(),
+            |(written, to)| format!("{written}{}", &expanded[to.len()..]),
+        )
+}
+
+/// The `fields` of every participant role of `actions`, at `prefix` (the list's pointer), their
+/// errors carrying `path`.
+fn roles<'a>(actions: &'a mut [Action], prefix: &str, path: &str) -> Vec<Place<'a>> {
     actions
         .iter_mut()
-        .flat_map(|a| a.participants.0.values_mut().map(|r| &mut r.fields))
+        .enumerate()
+        .flat_map(|(i, a)| {
+            a.participants.0.iter_mut().map(move |(role, r)| Place {
+                fields: &mut r.fields,
+                path: path.to_owned(),
+                pointer: format!("{prefix}/{i}/participants/{}/fields", escape(role)),
+            })
+        })
         .collect()
 }
 
@@ -501,8 +594,12 @@ struct Walk<'a> {
     path: String,
     /// JSON nodes produced so far, against [`MAX_EXPANDED_NODES`].
     produced: usize,
+    /// Whether the limit was passed: nothing more is expanded (other problems are still found).
+    too_large: bool,
     changed: bool,
-    errors: Vec<LoadErrorRecord>,
+    errors: Vec<FamilyError>,
+    /// The written pointer and message of each problem reported.
+    reported: FxHashSet<(String, String)>,
     /// The pointer of the current node as written, and as expanded.
     written: String,
     expanded: String,
@@ -544,8 +641,10 @@ impl<'a> Walk<'a> {
             pack: site.pack,
             path: site.path.to_owned(),
             produced: 0,
+            too_large: false,
             changed: false,
             errors: Vec::new(),
+            reported: FxHashSet::default(),
             written: String::new(),
             expanded: String::new(),
             first_index: None,
@@ -572,8 +671,29 @@ impl<'a> Walk<'a> {
         self.expanded.truncate(e);
     }
 
-    fn failed(&self) -> bool {
-        !self.errors.is_empty()
+    /// An `invalid-family` problem for `reason`, about the node written at `pointer`.
+    /// A node inside an expanded entry is walked once per copy; its problem is reported once
+    /// (`None` when it already was).
+    fn error(
+        &mut self,
+        reason: &str,
+        at: &WrittenNode,
+        about: (&str, &str),
+    ) -> Option<&mut FamilyError> {
+        let record = invalid(self.pack, reason, self.path.clone()).about(about.0, about.1);
+        if !self
+            .reported
+            .insert((at.pointer.clone(), record.message.clone()))
+        {
+            return None;
+        }
+        self.errors.push(FamilyError::new(record, at.clone()));
+        self.errors.last_mut()
+    }
+
+    /// The pointer, as written, of the current node's child `segment`.
+    fn written_child(&self, segment: &str) -> String {
+        format!("{}/{}", self.written, escape(segment))
     }
 
     fn value(&mut self, value: &mut Value) {
@@ -588,12 +708,12 @@ impl<'a> Walk<'a> {
         let entries: Vec<(String, Value)> = std::mem::take(map).into_iter().collect();
         let mut out = Map::new();
         for (written, value) in entries {
-            for (key, mut value) in self.expand(written.clone(), value) {
+            // The family key's entry: where its problems and its expanded keys' are.
+            let at = WrittenNode::key(self.written_child(&written));
+            for (key, mut value) in self.expand(written.clone(), value, &at) {
                 self.at(&written, &key, &mut value);
                 if out.contains_key(&key) {
-                    self.errors.push(
-                        invalid(self.pack, "duplicate-key", self.path.clone()).about("key", key),
-                    );
+                    self.error("duplicate-key", &at, ("key", &key));
                     continue;
                 }
                 out.insert(key, value);
@@ -624,7 +744,13 @@ impl<'a> Walk<'a> {
                     continue;
                 }
             };
-            for (id, mut item) in self.expand(key, item) {
+            // A `{family}` ID is its item's `id`: the item's own pointer for the outermost
+            // content list, else its index in this list.
+            let at = WrittenNode::value(match outer {
+                None => format!("{}/{i}/id", self.written),
+                Some(_) => format!("{}/id", self.written),
+            });
+            for (id, mut item) in self.expand(key, item, &at) {
                 if let Value::Object(map) = &mut item {
                     map.insert("id".to_owned(), Value::String(id));
                 }
@@ -655,44 +781,44 @@ impl<'a> Walk<'a> {
     }
 
     /// `key` and its value, expanded over every placeholder in the key: one pair per value of each
-    /// family, in the family's order (nested placeholders left to right).
-    fn expand(&mut self, key: String, value: Value) -> Vec<(String, Value)> {
+    /// family, in the family's order (nested placeholders left to right). Problems are about the
+    /// node written `at` (the family key's entry, or the `id` holding it).
+    fn expand(&mut self, key: String, value: Value, at: &WrittenNode) -> Vec<(String, Value)> {
         let (whole, name) = match placeholder(&key) {
             Placeholder::None => return vec![(key, value)],
             Placeholder::Malformed => {
-                self.errors.push(
-                    invalid(self.pack, "malformed-placeholder", self.path.clone())
-                        .about("key", key),
-                );
+                self.error("malformed-placeholder", at, ("key", &key));
                 return Vec::new();
             }
             Placeholder::Found(whole, name) => (whole.to_owned(), name.to_owned()),
         };
         let Some(values) = self.index.values_seen(&name, self.scope) else {
-            self.errors.push(
-                invalid(self.pack, "unknown-family", self.path.clone()).about("family", name),
-            );
+            self.error("unknown-family", at, ("family", &name));
             return Vec::new();
         };
         self.changed = true;
         let size = nodes(&value);
         let mut out = Vec::new();
         for id in values {
-            if self.failed() {
+            if self.too_large {
                 break;
             }
             self.produced += size;
             if self.produced > MAX_EXPANDED_NODES {
-                self.errors.push(
-                    invalid(self.pack, "too-large", self.path.clone())
-                        .about("family", name.as_str())
-                        .with("limit", MAX_EXPANDED_NODES),
-                );
+                self.too_large = true;
+                if let Some(error) = self.error("too-large", at, ("family", &name)) {
+                    let limit = MAX_EXPANDED_NODES.into();
+                    error.record.data.insert("limit".to_owned(), limit);
+                }
                 break;
             }
             let mut copy = value.clone();
             substitute(&mut copy, &whole, &id);
-            out.extend(self.expand(key.replace(&whole, &id), copy));
+            out.extend(self.expand(key.replace(&whole, &id), copy, at));
+        }
+        if self.too_large {
+            // A key that fails is left out whole: what it had produced is dropped, not checked.
+            return Vec::new();
         }
         out
     }
@@ -769,6 +895,34 @@ impl ocf_formula::Context for FamilyContext<'_> {
                 .map(Some)
                 .map_err(|e| ocf_formula::ContextError::unknown(e.to_string())),
             None => Ok(None),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::written_pointer;
+
+    #[test]
+    fn expanded_pointers_lead_back_to_where_they_were_written() {
+        let renames = [
+            ("/a.{x}".to_owned(), "/a.1".to_owned()),
+            ("/a.{x}/b.{y}".to_owned(), "/a.1/b.2".to_owned()),
+            ("/1".to_owned(), "/3".to_owned()),
+        ];
+        let cases = [
+            // The deepest rename holding the pointer gives its written prefix.
+            ("/a.1/b.2/fields", "/a.{x}/b.{y}/fields"),
+            ("/a.1/c/fields", "/a.{x}/c/fields"),
+            ("/3/actions/0", "/1/actions/0"),
+            // A prefix of a segment is not a parent: `/a.10` is not under `/a.1`.
+            ("/a.10/fields", "/a.10/fields"),
+            ("/30", "/30"),
+            // Nothing renamed above it: written where it is.
+            ("/links/x/fields", "/links/x/fields"),
+        ];
+        for (expanded, written) in cases {
+            assert_eq!(written_pointer(expanded, &renames), written, "{expanded}");
         }
     }
 }

@@ -153,10 +153,95 @@ fn family_keys_expand_with_positions_where_they_were_written() {
         .collect();
     let report = ocf_load::build::build_files(&files, &BuildOptions::default());
     expect![[r#"
-        rules/a.yaml:1:1: invalid-family: pack `fam`: a family name names no family the pack sees (family `skill`) []
         rules/a.yaml:4:76: formula-error: formula-syntax: expected an expression after `+`, found the end of the formula [/fields/abilities.str.mod/formula]
         rules/a.yaml:4:76: formula-error: formula-syntax: expected an expression after `+`, found the end of the formula [/fields/abilities.dex.mod/formula]
+        rules/a.yaml:5:3: invalid-family: pack `fam`: a family name names no family the pack sees (family `skill`) [/fields/skills.{skill}]
         content/saves.yaml:2:7: unknown-reference: no content type `save` in fam [/0/type]
         content/saves.yaml:2:7: unknown-reference: no content type `save` in fam [/1/type]
+    "#]].assert_eq(&lines(&report.problems));
+}
+
+/// Every kind of expansion problem, each at the node that causes it: a family key at its key, a
+/// `{family}` ID or a named `viewFields` set at its value, a family or value ID under `families`
+/// at its key. The lines are `ocf build`'s, with the pointer and the `reason` after.
+#[test]
+fn family_problems_are_reported_where_they_are_written() {
+    let dir = testdata("build/family-problems");
+    let problems = build_pack(&dir, &BuildOptions::default()).unwrap_err();
+    let shown = Path::new("testdata/build/family-problems");
+    let lines: String = problems
+        .iter()
+        .map(|p| {
+            format!(
+                "{} [{}] {}\n",
+                p.headline(shown),
+                p.pointer,
+                p.data.get("reason").and_then(|r| r.as_str()).unwrap_or("-")
+            )
+        })
+        .collect();
+    expect![[r#"
+        testdata/build/family-problems/rules/a-families.yaml:5:3: invalid-family: pack `famprob`: a family name must be letters, digits, `_`, `-` and `.` (family `two words`) [/families/two words] invalid-name
+        testdata/build/family-problems/rules/a-families.yaml:9:5: invalid-family: pack `famprob`: a family value ID must be letters, digits, `_`, `-` and `.` (family `famprob:size`) (value `big one`) [/families/size/big one] invalid-value
+        testdata/build/family-problems/rules/a-families.yaml:10:3: invalid-family: pack `famprob`: a family name names no family the pack sees (family `other:gear`) [/families/other:gear] unknown-family
+        testdata/build/family-problems/rules/a-families.yaml:20:3: invalid-family: pack `famprob`: an expanded key is written twice (key `abilities.str.score`) [/fields/abilities.{ability}.score] duplicate-key
+        testdata/build/family-problems/rules/a-families.yaml:21:3: invalid-family: pack `famprob`: a family name names no family the pack sees (family `skill`) [/fields/skills.{skill}.mod] unknown-family
+        testdata/build/family-problems/rules/a-families.yaml:22:3: invalid-family: pack `famprob`: a `{` in a key opens no `{family}` placeholder (key `notes.{ability`) [/fields/notes.{ability] malformed-placeholder
+        testdata/build/family-problems/rules/a-families.yaml:27:31: invalid-family: pack `famprob`: `fields` names no `viewFields` set the pack sees (viewFields `defences`) [/actions/0/participants/target/fields] unknown-view-fields
+        testdata/build/family-problems/rules/a-families.yaml:28:7: invalid-family: pack `famprob`: a family name names no family the pack sees (family `stance`) [/actions/1/id] unknown-family
+        testdata/build/family-problems/rules/b-additions.yaml:4:5: invalid-family: pack `famprob`: a family value is given twice (family `famprob:ability`) (value `str`) [/families/famprob:ability/str] duplicate-value
+        testdata/build/family-problems/rules/c-large.yaml:9:3: invalid-family: pack `famprob`: expansion would produce more than the safety limit allows (family `f`) [/fields/grid.{a}.{b}.{c}.{d}.{e}.{f}] too-large
+        testdata/build/family-problems/content/feats.yaml:1:5: invalid-family: pack `famprob`: a family name names no family the pack sees (family `skill`) [/id] unknown-family
+        testdata/build/family-problems/content/gear.yaml:8:23: invalid-family: pack `famprob`: `fields` names no `viewFields` set the pack sees (viewFields `kit-view`) [/1/actions/0/participants/user/fields] unknown-view-fields
+        testdata/build/family-problems/content/gear.yaml:9:7: invalid-family: pack `famprob`: a `{` in a key opens no `{family}` placeholder (key `gear.{size`) [/2/id] malformed-placeholder
+    "#]].assert_eq(&lines);
+}
+
+/// A dependency's family problem has no node in the folder: it is at the dependency in
+/// `pack.yaml`.
+#[test]
+fn a_dependency_family_problem_is_at_the_dependency() {
+    let dependency: ocf_model::PackRelease = serde_json::from_value(serde_json::json!({
+        "id": "dep", "version": "1.0.0", "specVersion": "1.0.0",
+        "rules": { "families": { "ghost:skill": { "x": {} } } }
+    }))
+    .unwrap();
+    let files: Vec<(String, String)> = [
+        (
+            "pack.yaml",
+            "id: fam\nversion: 1.0.0\nspecVersion: 1.0.0\ndependencies:\n  dep: ^1.0.0\n",
+        ),
+        ("rules/a.yaml", "fields:\n  hp: { type: integer }\n"),
+    ]
+    .iter()
+    .map(|(name, text)| (name.to_string(), text.to_string()))
+    .collect();
+    let options = BuildOptions {
+        dependencies: vec![dependency],
+        ..BuildOptions::default()
+    };
+    let report = ocf_load::build::build_files(&files, &options);
+    expect![[r#"
+        pack.yaml:5:3: invalid-family: pack `dep`: a family name names no family the pack sees (family `ghost:skill`) [/dependencies/dep]
+    "#]].assert_eq(&lines(&report.problems));
+}
+
+/// A bad key inside an expanded entry is walked once per value, and reported once, where it is
+/// written.
+#[test]
+fn a_problem_inside_an_expanded_entry_is_reported_once() {
+    let files: Vec<(String, String)> = [
+        ("pack.yaml", "id: fam\nversion: 1.0.0\nspecVersion: 1.0.0\n"),
+        (
+            "rules/a.yaml",
+            "families:\n  ability: { str: {}, dex: {}, con: {} }\nlinks:\n  ally.{ability}:\n    fields:\n      \"x.{nope}\": { type: integer }\n",
+        ),
+    ]
+    .iter()
+    .map(|(name, text)| (name.to_string(), text.to_string()))
+    .collect();
+    let report = ocf_load::build::build_files(&files, &BuildOptions::default());
+    expect![[r#"
+        rules/a.yaml:6:7: invalid-family: pack `fam`: a family name names no family the pack sees (family `nope`) [/links/ally.{ability}/fields/x.{nope}]
     "#]].assert_eq(&lines(&report.problems));
 }

@@ -1,14 +1,16 @@
 //! Family expansion in the build (EC, loadRuleset step 1): each rules file and content file is
 //! expanded with the families the pack sees (its own and its given dependencies'), so the release
 //! is published expanded and the checks see what loading will. Positions follow the expansion: an
-//! expanded key is found where its family key was written.
+//! expanded key is found where its family key was written, and each expansion problem is reported
+//! at the node that causes it (the family key, the `{family}` ID, the family's or value's entry
+//! under `families`, the `fields` naming a set).
 
 use ocf_model::{ContentItem, Keyed, PackManifest, PackRelease, RulesDocument};
 
 use super::locations::Locations;
+use super::locations::escape;
 use super::problem::Problem;
-use crate::error::LoadErrorRecord;
-use crate::families::{self, Site};
+use crate::families::{self, FamilyError, Site};
 use crate::ruleset::scope_of;
 
 /// A read rules file: its name, document and positions.
@@ -18,7 +20,7 @@ pub type ContentSource<'a> = (&'a str, Vec<ContentItem>, bool, Locations);
 
 /// Expands every file in place; problems are `invalid-family`, in the file they are about.
 pub fn expand(
-    manifest: &PackManifest,
+    (manifest, manifest_locations): (&PackManifest, &Locations),
     dependencies: &[PackRelease],
     rules: &mut [RulesSource<'_>],
     content: &mut [ContentSource<'_>],
@@ -45,12 +47,8 @@ pub fn expand(
         .collect();
     releases.push(own);
     let (index, errors) = families::index(&releases);
-    let declaring = rules
-        .iter()
-        .find(|(_, doc, _)| !doc.families.is_empty())
-        .map(|(name, _, locations)| (*name, locations));
-    if let Some((file, locations)) = declaring {
-        report(errors, file, locations, "/families", problems);
+    for error in errors {
+        problems.push(index_problem(error, pack, rules, manifest_locations));
     }
     let scope = scope_of(pack, &releases);
     let site = Site {
@@ -60,7 +58,9 @@ pub fn expand(
     };
     for (file, doc, locations) in rules.iter_mut() {
         let (expanded, errors) = families::expand_rules(doc, site, &index);
-        report(errors, file, locations, "", problems);
+        for error in errors {
+            problems.push(problem(error, file, locations, None));
+        }
         if expanded.changed {
             locations.alias(&expanded.renames);
             *doc = expanded.value;
@@ -68,7 +68,16 @@ pub fn expand(
     }
     for (file, items, listed, locations) in content.iter_mut() {
         let (expanded, errors) = families::expand_items(items, site, &|_| String::new(), &index);
-        report(errors, file, locations, "", problems);
+        for error in errors {
+            // Written pointers are into the list of written items; a file of one item is that
+            // item, at ``.
+            let written = &error.written.pointer;
+            let pointer = match *listed {
+                true => None,
+                false => Some(written.strip_prefix("/0").unwrap_or(written).to_owned()),
+            };
+            problems.push(problem(error, file, locations, pointer));
+        }
         {
             if expanded.changed {
                 // A file of one item is that item at ``: written pointers are `/0`-relative.
@@ -106,21 +115,56 @@ fn extend<V: Clone>(into: &mut Keyed<V>, from: &Keyed<V>) {
     }
 }
 
-/// Load errors as build problems in `file`, at `pointer` (the document's root, or its families).
-fn report(
-    errors: Vec<LoadErrorRecord>,
+/// A problem of the family index. The pack's own is at the family or value it is about, in the
+/// rules file whose declaration the pack uses (the first to write that name under `families`). A
+/// dependency's has no node in this folder: it is at the dependency in `pack.yaml`, or at the
+/// manifest when the pack does not declare it.
+fn index_problem(
+    error: FamilyError,
+    pack: &str,
+    rules: &[RulesSource<'_>],
+    manifest: &Locations,
+) -> Problem {
+    let own = error.record.data.get("pack").and_then(|p| p.as_str()) == Some(pack);
+    let written = &error.written.pointer;
+    let declaring = rules.iter().find(|(_, doc, _)| {
+        doc.families.iter().any(|(name, _)| {
+            let entry = format!("/families/{}", escape(name));
+            *written == entry || written.starts_with(&format!("{entry}/"))
+        })
+    });
+    match declaring {
+        Some((file, _, locations)) if own => problem(error, file, locations, None),
+        _ => {
+            let dependency = error.record.data.get("pack").and_then(|p| p.as_str());
+            let pointer = dependency
+                .map(|id| format!("/dependencies/{}", escape(id)))
+                .filter(|pointer| manifest.has(pointer))
+                .unwrap_or_default();
+            problem(error, "pack.yaml", manifest, Some(pointer))
+        }
+    }
+}
+
+/// An expansion problem as a build problem in `file`, at the node it is about (its key, or its
+/// value when the problem is in the value), or at `pointer` when given instead.
+fn problem(
+    error: FamilyError,
     file: &str,
     locations: &Locations,
-    pointer: &str,
-    problems: &mut Vec<Problem>,
-) {
-    for error in errors {
-        let mut problem = Problem::error(&error.code, error.message)
-            .in_file(file)
-            .at(pointer, locations.key(pointer));
-        for (key, value) in error.data {
-            problem = problem.with(&key, value);
-        }
-        problems.push(problem);
+    pointer: Option<String>,
+) -> Problem {
+    let pointer = pointer.unwrap_or(error.written.pointer);
+    let position = match error.written.value {
+        true => locations.value(&pointer),
+        false => locations.key(&pointer),
+    };
+    let record = error.record;
+    let mut problem = Problem::error(&record.code, record.message)
+        .in_file(file)
+        .at(&pointer, position);
+    for (key, value) in record.data {
+        problem = problem.with(&key, value);
     }
+    problem
 }

@@ -55,6 +55,11 @@ impl Locations {
             .map(|node| node.key.unwrap_or(node.value))
     }
 
+    /// Whether the document has a node at `pointer` itself.
+    pub fn has(&self, pointer: &str) -> bool {
+        self.nodes.contains_key(pointer)
+    }
+
     /// Where the text of the scalar at `pointer` starts, when it is on one line and written as is.
     pub fn text(&self, pointer: &str) -> Option<Position> {
         self.nodes.get(pointer).and_then(|node| node.text)

@@ -138,9 +138,9 @@ fn build_texts(
         }
     }
 
-    if let Some((manifest, _)) = &manifest {
+    if let Some((manifest, locations)) = &manifest {
         expand::expand(
-            manifest,
+            (manifest, locations),
             &options.dependencies,
             &mut rules,
             &mut content,

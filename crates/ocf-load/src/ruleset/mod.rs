@@ -48,7 +48,7 @@ pub fn load_ruleset(
     // Step 1, "Families": every pack is expanded with the families it sees; a pack already
     // expanded (a built release) has nothing left to expand and is used as given.
     let (families, errors) = crate::families::index(releases);
-    done(errors)?;
+    done(crate::families::records(errors))?;
     let sources = releases;
     let releases = &*crate::families::expand_all(releases, &families)?;
     let mut ruleset = Ruleset {
