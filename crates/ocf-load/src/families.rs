@@ -222,7 +222,7 @@ fn invalid(pack: &str, reason: &str, path: String) -> LoadErrorRecord {
         "duplicate-key" => "an expanded key is written twice",
         "invalid-name" => "a family name must be letters, digits, `_`, `-` and `.`",
         "invalid-value" => "a family value ID must be letters, digits, `_`, `-` and `.`",
-        "malformed-placeholder" => "a `{` in a key opens no `{family}` placeholder",
+        "malformed-placeholder" => "a `{` in a key or ID opens no `{family}` placeholder",
         "invalid-expansion" => "an expanded document no longer reads as a pack document",
         _ => "expansion would produce more than the safety limit allows",
     };

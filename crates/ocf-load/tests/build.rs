@@ -186,14 +186,14 @@ fn family_problems_are_reported_where_they_are_written() {
         testdata/build/family-problems/rules/a-families.yaml:10:3: invalid-family: pack `famprob`: a family name names no family the pack sees (family `other:gear`) [/families/other:gear] unknown-family
         testdata/build/family-problems/rules/a-families.yaml:20:3: invalid-family: pack `famprob`: an expanded key is written twice (key `abilities.str.score`) [/fields/abilities.{ability}.score] duplicate-key
         testdata/build/family-problems/rules/a-families.yaml:21:3: invalid-family: pack `famprob`: a family name names no family the pack sees (family `skill`) [/fields/skills.{skill}.mod] unknown-family
-        testdata/build/family-problems/rules/a-families.yaml:22:3: invalid-family: pack `famprob`: a `{` in a key opens no `{family}` placeholder (key `notes.{ability`) [/fields/notes.{ability] malformed-placeholder
+        testdata/build/family-problems/rules/a-families.yaml:22:3: invalid-family: pack `famprob`: a `{` in a key or ID opens no `{family}` placeholder (key `notes.{ability`) [/fields/notes.{ability] malformed-placeholder
         testdata/build/family-problems/rules/a-families.yaml:27:31: invalid-family: pack `famprob`: `fields` names no `viewFields` set the pack sees (viewFields `defences`) [/actions/0/participants/target/fields] unknown-view-fields
         testdata/build/family-problems/rules/a-families.yaml:28:7: invalid-family: pack `famprob`: a family name names no family the pack sees (family `stance`) [/actions/1/id] unknown-family
         testdata/build/family-problems/rules/b-additions.yaml:4:5: invalid-family: pack `famprob`: a family value is given twice (family `famprob:ability`) (value `str`) [/families/famprob:ability/str] duplicate-value
         testdata/build/family-problems/rules/c-large.yaml:9:3: invalid-family: pack `famprob`: expansion would produce more than the safety limit allows (family `f`) [/fields/grid.{a}.{b}.{c}.{d}.{e}.{f}] too-large
         testdata/build/family-problems/content/feats.yaml:1:5: invalid-family: pack `famprob`: a family name names no family the pack sees (family `skill`) [/id] unknown-family
         testdata/build/family-problems/content/gear.yaml:8:23: invalid-family: pack `famprob`: `fields` names no `viewFields` set the pack sees (viewFields `kit-view`) [/1/actions/0/participants/user/fields] unknown-view-fields
-        testdata/build/family-problems/content/gear.yaml:9:7: invalid-family: pack `famprob`: a `{` in a key opens no `{family}` placeholder (key `gear.{size`) [/2/id] malformed-placeholder
+        testdata/build/family-problems/content/gear.yaml:9:7: invalid-family: pack `famprob`: a `{` in a key or ID opens no `{family}` placeholder (key `gear.{size`) [/2/id] malformed-placeholder
     "#]].assert_eq(&lines);
 }
 
