@@ -318,7 +318,15 @@ pub struct Site<'a> {
     pub scope: &'a [String],
     /// The document path errors carry.
     pub path: &'a str,
+    /// The pack's expansion so far: one budget for all its documents and items.
+    pub budget: &'a Budget,
 }
+
+/// The JSON nodes a pack's expansion has produced, against [`MAX_EXPANDED_NODES`]. Shared by
+/// every document and content item of the pack, so that many items each just under the limit
+/// can't add up past it (decisions.md, "Safety limit on expansion").
+#[derive(Debug, Default)]
+pub struct Budget(std::cell::Cell<usize>);
 
 /// Expands a rules document's family keys and named `viewFields` sets. With errors, the document
 /// is expanded as far as it could be (a key that failed is left out), for the build to go on
@@ -500,10 +508,12 @@ pub fn expand(
     }
     let pack = release.id.as_str();
     let rules_path = rules_path(pack);
+    let budget = Budget::default();
     let site = Site {
         pack,
         scope,
         path: &rules_path,
+        budget: &budget,
     };
     let (rules, mut errors) = expand_rules(&release.rules, site, index);
     let (content, content_errors) =
@@ -592,8 +602,8 @@ struct Walk<'a> {
     scope: &'a [String],
     pack: &'a str,
     path: String,
-    /// JSON nodes produced so far, against [`MAX_EXPANDED_NODES`].
-    produced: usize,
+    /// The pack's JSON nodes produced so far, against [`MAX_EXPANDED_NODES`].
+    budget: &'a Budget,
     /// Whether the limit was passed: nothing more is expanded (other problems are still found).
     too_large: bool,
     changed: bool,
@@ -640,7 +650,7 @@ impl<'a> Walk<'a> {
             scope: site.scope,
             pack: site.pack,
             path: site.path.to_owned(),
-            produced: 0,
+            budget: site.budget,
             too_large: false,
             changed: false,
             errors: Vec::new(),
@@ -803,8 +813,9 @@ impl<'a> Walk<'a> {
             if self.too_large {
                 break;
             }
-            self.produced += size;
-            if self.produced > MAX_EXPANDED_NODES {
+            let produced = self.budget.0.get().saturating_add(size);
+            self.budget.0.set(produced);
+            if produced > MAX_EXPANDED_NODES {
                 self.too_large = true;
                 if let Some(error) = self.error("too-large", at, ("family", &name)) {
                     let limit = MAX_EXPANDED_NODES.into();

@@ -51,10 +51,12 @@ pub fn expand(
         problems.push(index_problem(error, pack, rules, manifest_locations));
     }
     let scope = scope_of(pack, &releases);
+    let budget = families::Budget::default();
     let site = Site {
         pack,
         scope: &scope,
         path: "",
+        budget: &budget,
     };
     for (file, doc, locations) in rules.iter_mut() {
         let (expanded, errors) = families::expand_rules(doc, site, &index);
