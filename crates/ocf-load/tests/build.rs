@@ -192,6 +192,7 @@ fn family_problems_are_reported_where_they_are_written() {
         testdata/build/family-problems/rules/b-additions.yaml:4:5: invalid-family: pack `famprob`: a family value is given twice (family `famprob:ability`) (value `str`) [/families/famprob:ability/str] duplicate-value
         testdata/build/family-problems/rules/c-large.yaml:9:3: invalid-family: pack `famprob`: expansion would produce more than the safety limit allows (family `f`) [/fields/grid.{a}.{b}.{c}.{d}.{e}.{f}] too-large
         testdata/build/family-problems/content/feats.yaml:1:5: invalid-family: pack `famprob`: a family name names no family the pack sees (family `skill`) [/id] unknown-family
+        testdata/build/family-problems/content/gear.yaml:1:7: invalid-family: pack `famprob`: expansion would produce more than the safety limit allows (family `ability`) [/0/id] too-large
         testdata/build/family-problems/content/gear.yaml:8:23: invalid-family: pack `famprob`: `fields` names no `viewFields` set the pack sees (viewFields `kit-view`) [/1/actions/0/participants/user/fields] unknown-view-fields
         testdata/build/family-problems/content/gear.yaml:9:7: invalid-family: pack `famprob`: a `{` in a key or ID opens no `{family}` placeholder (key `gear.{size`) [/2/id] malformed-placeholder
     "#]].assert_eq(&lines);
