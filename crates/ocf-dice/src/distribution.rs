@@ -22,6 +22,9 @@ use crate::limits::DiceLimits;
 use crate::rules::TermRules;
 use crate::value::{DiceTerm, DiceValue};
 
+mod pool;
+mod sketch;
+
 /// The most outcomes (distinct totals, or faces of a die) a distribution may span.
 pub const MAX_OUTCOMES: u64 = 20_000;
 /// Reroll and explosion limits above this are not followed exactly.
@@ -247,12 +250,22 @@ fn term_weights(term: &DiceTerm, limits: &DiceLimits) -> Result<Weights, DiceErr
     }
     let (lo, hi) = rules.kept_ranks(n);
     let separate = rules.separate_explosions();
-    if separate && (lo, hi) != (0, n) {
-        return Err(DiceError::DistributionUnsupported {
-            reason: "keep or drop among the dice explosions add (`!`)",
-        });
+    let partial_reroll = rules
+        .reroll
+        .and_then(|r| r.count)
+        .is_some_and(|c| c > 0 && (c as usize) < n);
+    // With `!` the units outnumber the dice, so a keep that keeps all `n` may still drop some.
+    if partial_reroll || (separate && !rules.keep_drop.is_empty()) {
+        // The dice are no longer independent units (a reroll `count` picks among them), or the
+        // number of units keep and drop rank is itself random (`!`).
+        let sum = pool::term_weights(&rules, n, limits)?;
+        return if term.negative {
+            sum.map(|v| v.checked_neg().ok_or(DiceError::Overflow))
+        } else {
+            Ok(sum)
+        };
     }
-    let unit = unit_weights(&rules, n, limits)?;
+    let unit = unit_weights(&rules, rerolled_face(&rules, n, limits)?, limits)?;
     // With `!` and counting, a unit's value is already its chain's count.
     let contribution = |v: i64| {
         if rules.counts() && !separate {
@@ -338,10 +351,13 @@ fn rerolled_face(rules: &TermRules, n: usize, limits: &DiceLimits) -> Result<Wei
     )
 }
 
-/// One unit's value: a die's (rerolled) face with its explosion chain, each face clamped; with
+/// One unit's value: a die's face (`first`, after its reroll) with its explosion chain, each face clamped; with
 /// `!` and counting, each face counted. Its sort key for keep and drop is this value.
-fn unit_weights(rules: &TermRules, n: usize, limits: &DiceLimits) -> Result<Weights, DiceError> {
-    let first = rerolled_face(rules, n, limits)?;
+fn unit_weights(
+    rules: &TermRules,
+    first: Weights,
+    limits: &DiceLimits,
+) -> Result<Weights, DiceError> {
     let counted_faces = rules.counts() && rules.separate_explosions();
     let h = |face: i64| {
         if counted_faces {

@@ -87,6 +87,33 @@ fn the_distribution_is_what_the_roller_does() {
         "1d1r1",
         "0d6 + 2",
         "3d4cf1kl2",
+        // `!` with keep and drop: explosions add units that are ranked on their own.
+        "2d4!kh1",
+        "2d3!kl1",
+        "3d3!dl1",
+        "2d4!dh1",
+        "2d3!kh2kl1",
+        "2d3!dl1dh1",
+        "2d4!>=3kh1",
+        "2d3!cs>=2kh2",
+        "2d3!min2kh1",
+        "2d3!ro1kh1",
+        "2dF!kh1",
+        // A reroll count below the number of dice: the lowest matching faces are rerolled.
+        "3d3r1#1",
+        "3d4r<=2#1",
+        "3d4r<=2#2",
+        "3d4ro<=2#2",
+        "4d3ro<=2#1",
+        "3d3r<=2kh1#1",
+        "3d3ro1dl1#2",
+        "3d3r1!#1",
+        "3d3r1!!#2",
+        "2d3r1!kh1#1",
+        "3d3r<=2!kh2#1",
+        "3d3r1cs>=3#1",
+        "3d3r1#5",
+        "3d3r1#0",
     ] {
         let (outcomes, truncated) = oracle(notation, &limits);
         let d =
@@ -139,13 +166,50 @@ fn unsupported_and_too_large_say_so() {
             .unwrap_err()
             .to_string()
     };
-    expect!["no exact distribution: keep or drop among the dice explosions add (`!`)"]
-        .assert_eq(&err("2d6!kh1"));
+    let long_chains = DiceLimits {
+        max_explosions: 1001,
+        ..limits
+    };
+    expect!["no exact distribution: maxExplosions above 1000"].assert_eq(
+        &distribution(&dice("2d6!kh1"), &long_chains)
+            .unwrap_err()
+            .to_string(),
+    );
     expect!["the distribution would have about 1000000000 outcomes, more than 20000"]
         .assert_eq(&err("1d1000000000"));
     expect!["the distribution would have about 999001 outcomes, more than 20000"]
         .assert_eq(&err("1000d1000"));
     expect!["the roll needs more than maxDicePerItem (1000)"].assert_eq(&err("1001d6"));
+}
+
+#[test]
+fn known_distributions_of_pools() {
+    let limits = DiceLimits::default();
+    let six = BigInt::from(6);
+    // `2d6!kh1`: the highest face of either chain. A 6 explodes but nothing beats it, so 6 is
+    // "either die shows 6" (11/36) less the rolls where a chain passes 100 explosions.
+    let d = distribution(&dice("2d6!kh1"), &limits).unwrap();
+    let cut = BigRational::new(BigInt::from(2) * six.pow(101) - 1, six.pow(202));
+    assert_eq!(d.truncated, cut);
+    assert_eq!(d.probability(6), ratio(11, 36) - &cut);
+    assert_eq!(d.probability(5), ratio(9, 36));
+    assert_eq!(d.probability(1), ratio(1, 36));
+    // `4d6ro1` rerolling one die: 4 needs four 1s and the reroll a 1 (1/6^5); 5 needs that with
+    // the reroll a 2, or three 1s and a 2 (4 ways) with the reroll a 1.
+    let once = distribution(&dice("4d6ro1#1"), &limits).unwrap();
+    assert_eq!(once.probability(4), ratio(1, 7776));
+    assert_eq!(once.probability(5), ratio(5, 7776));
+    assert!(once.truncated.is_zero());
+    // `3d4!kh1` never passes 4, and with the limit at one explosion, two 4s in a chain cut it.
+    let short = DiceLimits {
+        max_explosions: 1,
+        ..limits
+    };
+    let d = distribution(&dice("3d4!kh1"), &short).unwrap();
+    assert_eq!(d.outcomes.keys().copied().collect::<Vec<_>>(), [1, 2, 3, 4]);
+    assert_eq!(d.probability(3), ratio(27 - 8, 64));
+    // P(no chain cut) = (1 - 1/16)^3.
+    assert_eq!(d.truncated, ratio(1, 1) - ratio(15 * 15 * 15, 16 * 16 * 16));
 }
 
 #[test]
