@@ -10,7 +10,11 @@ use expect_test::expect;
 use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::{One, Zero};
-use ocf_dice::{DiceError, DiceLimits, FixedFaces, distribution, roll};
+use ocf_dice::{
+    Compare, CompareOp, DiceError, DiceLimits, DiceTerm, DiceValue, Die, FixedFaces, Modifier,
+    distribution, roll,
+};
+use proptest::prelude::*;
 
 fn ratio(n: i64, d: i64) -> BigRational {
     BigRational::new(BigInt::from(n), BigInt::from(d))
@@ -18,6 +22,13 @@ fn ratio(n: i64, d: i64) -> BigRational {
 
 /// Every way the roller can go, found by asking for one more face whenever it runs out.
 fn oracle(notation: &str, limits: &DiceLimits) -> (BTreeMap<i64, BigRational>, BigRational) {
+    oracle_of(&dice(notation), limits)
+}
+
+fn oracle_of(
+    value: &ocf_dice::DiceValue,
+    limits: &DiceLimits,
+) -> (BTreeMap<i64, BigRational>, BigRational) {
     fn explore(
         value: &ocf_dice::DiceValue,
         limits: &DiceLimits,
@@ -41,13 +52,7 @@ fn oracle(notation: &str, limits: &DiceLimits) -> (BTreeMap<i64, BigRational>, B
         }
     }
     let mut out = (BTreeMap::new(), BigRational::zero());
-    explore(
-        &dice(notation),
-        limits,
-        &mut Vec::new(),
-        BigRational::one(),
-        &mut out,
-    );
+    explore(value, limits, &mut Vec::new(), BigRational::one(), &mut out);
     out
 }
 
@@ -234,4 +239,125 @@ fn floats_keep_their_precision() {
     assert_eq!(subnormal, f64::from_bits(1 << 4));
     let third = ocf_dice::distribution::ratio_to_f64(&ratio(1, 3));
     assert_eq!(third, 1.0 / 3.0);
+}
+
+fn compare() -> impl Strategy<Value = Compare> {
+    let op = prop_oneof![
+        Just(CompareOp::Eq),
+        Just(CompareOp::Lt),
+        Just(CompareOp::Le),
+        Just(CompareOp::Gt),
+        Just(CompareOp::Ge)
+    ];
+    (op, -1i64..5).prop_map(|(op, value)| Compare { op, value })
+}
+
+/// Modifiers that pools are made of: `!`, keep and drop, rerolls with a count, and the ones that
+/// change what a face counts for.
+fn pool_modifier() -> impl Strategy<Value = Modifier> {
+    prop_oneof![
+        (0u32..4).prop_map(Modifier::KeepHighest),
+        (0u32..4).prop_map(Modifier::KeepLowest),
+        (0u32..4).prop_map(Modifier::DropHighest),
+        (0u32..4).prop_map(Modifier::DropLowest),
+        proptest::option::of(compare()).prop_map(Modifier::Explode),
+        proptest::option::of(compare()).prop_map(Modifier::ExplodeCompound),
+        (compare(), proptest::option::of(0u32..4))
+            .prop_map(|(at, count)| Modifier::Reroll { at, count }),
+        (compare(), proptest::option::of(0u32..4))
+            .prop_map(|(at, count)| Modifier::RerollOnce { at, count }),
+        compare().prop_map(Modifier::CountSuccesses),
+        compare().prop_map(Modifier::CountFailures),
+        (0i64..4).prop_map(Modifier::Minimum),
+        (0i64..4).prop_map(Modifier::Maximum),
+    ]
+}
+
+fn small_term() -> impl Strategy<Value = DiceTerm> {
+    let die = prop_oneof![(1u32..4).prop_map(Die::Sides), Just(Die::Fate)];
+    (
+        any::<bool>(),
+        0u32..4,
+        die,
+        proptest::collection::vec(pool_modifier(), 0..4),
+    )
+        .prop_map(|(negative, count, die, modifiers)| DiceTerm {
+            negative,
+            count,
+            die,
+            modifiers,
+        })
+}
+
+/// A term that needs a pool: `!` with a keep or drop, or a reroll whose count is below the dice,
+/// with other modifiers around it.
+fn pool_term() -> impl Strategy<Value = DiceTerm> {
+    let keep = prop_oneof![
+        (0u32..4).prop_map(Modifier::KeepHighest),
+        (0u32..4).prop_map(Modifier::KeepLowest),
+        (0u32..4).prop_map(Modifier::DropHighest),
+        (0u32..4).prop_map(Modifier::DropLowest),
+    ];
+    let core = prop_oneof![
+        (proptest::option::of(compare()), keep)
+            .prop_map(|(at, keep)| vec![Modifier::Explode(at), keep]),
+        (compare(), any::<bool>(), 1u32..3).prop_map(|(at, once, count)| {
+            let count = Some(count);
+            vec![if once {
+                Modifier::RerollOnce { at, count }
+            } else {
+                Modifier::Reroll { at, count }
+            }]
+        }),
+    ];
+    let die = prop_oneof![(1u32..4).prop_map(Die::Sides), Just(Die::Fate)];
+    (
+        2u32..4,
+        die,
+        core,
+        proptest::collection::vec(pool_modifier(), 0..3),
+        any::<bool>(),
+    )
+        .prop_map(|(count, die, core, extra, extra_first)| {
+            let modifiers = if extra_first {
+                extra.into_iter().chain(core).collect()
+            } else {
+                core.into_iter().chain(extra).collect()
+            };
+            DiceTerm::new(count, die, modifiers)
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Terms that need a pool give what the roller gives over every face sequence.
+    #[test]
+    fn pools_agree_with_the_roller(term in pool_term()) {
+        let limits = DiceLimits {
+            max_explosions: 2,
+            max_rerolls: 1,
+            max_dice_per_item: 3,
+        };
+        let value = DiceValue::from_term(term);
+        let (outcomes, truncated) = oracle_of(&value, &limits);
+        let d = distribution(&value, &limits).unwrap();
+        prop_assert_eq!(d.outcomes, outcomes, "{}", value);
+        prop_assert_eq!(d.truncated, truncated, "{}", value);
+    }
+
+    /// Small terms, pools among them, give what the roller gives over every face sequence.
+    #[test]
+    fn small_terms_agree_with_the_roller(term in small_term(), flat in -3i64..3) {
+        let limits = DiceLimits {
+            max_explosions: 2,
+            max_rerolls: 1,
+            max_dice_per_item: 3,
+        };
+        let value = DiceValue { terms: vec![term], flat };
+        let (outcomes, truncated) = oracle_of(&value, &limits);
+        let d = distribution(&value, &limits).unwrap();
+        prop_assert_eq!(d.outcomes, outcomes, "{}", value);
+        prop_assert_eq!(d.truncated, truncated, "{}", value);
+    }
 }
