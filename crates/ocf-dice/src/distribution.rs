@@ -4,7 +4,9 @@
 //! exploded, then clamped (`rules.rs` gives the order). The dice of a term are independent and
 //! alike, so a term is an n-fold convolution of its unit, or with keep and drop an order statistic
 //! worked out value by value (how many dice show each value, weighted by binomials), never by
-//! listing every outcome. Terms and the flat part are then convolved.
+//! listing every outcome. Terms and the flat part are then convolved. The terms whose dice are not
+//! independent alike units (keep or drop with `!`, a reroll `count` below the dice) are worked out
+//! over multisets of unit values instead (`distribution/pool.rs`).
 //!
 //! Internally every distribution is a list of integer weights over one common denominator, so that
 //! the inner loops multiply and add integers and never reduce fractions. A distribution may be
@@ -306,6 +308,7 @@ fn rerolled_face(rules: &TermRules, n: usize, limits: &DiceLimits) -> Result<Wei
     };
     match reroll.count {
         Some(0) => return uniform(),
+        // The dice are not independent: `pool.rs` handles this, and must have been asked instead.
         Some(c) if (c as usize) < n => {
             return Err(DiceError::DistributionUnsupported {
                 reason: "a reroll count below the number of dice",

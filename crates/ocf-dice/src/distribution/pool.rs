@@ -77,9 +77,6 @@ fn term_weights_within(
             pool
         }
     };
-    if std::env::var_os("OCF_DICE_WORK").is_some() {
-        eprintln!("WORK {}", work - budget.work);
-    }
     pool.into_weights(&cores, rules)
 }
 
@@ -290,7 +287,7 @@ impl Budget {
             .work
             .checked_sub(cost)
             .ok_or(DiceError::DistributionUnsupported {
-                reason: "keep or drop over this pool needs more than 3 000 000 000 steps",
+                reason: "the pool of dice needs more than 3 000 000 000 word operations",
             })?;
         Ok(())
     }
@@ -495,7 +492,7 @@ mod tests {
         assert!(term_weights_within(&rules, 4, &limits, MAX_WORK).is_ok());
         let err = term_weights_within(&rules, 4, &limits, 100_000).unwrap_err();
         expect_test::expect![
-            "no exact distribution: keep or drop over this pool needs more than 3 000 000 000 steps"
+            "no exact distribution: the pool of dice needs more than 3 000 000 000 word operations"
         ]
         .assert_eq(&err.to_string());
     }

@@ -240,7 +240,7 @@ impl Cores {
         }
         if self.list.len() >= self.limit {
             return Err(DiceError::DistributionUnsupported {
-                reason: "keep or drop over this pool needs more than 100 000 states",
+                reason: "the pool of dice needs more than 100 000 states",
             });
         }
         let id = self.list.len() as CoreId;
@@ -354,7 +354,7 @@ mod tests {
         assert_eq!(cores.merge(units[0], units[1]), Ok(4));
         let err = cores.merge(units[0], units[2]).unwrap_err();
         expect_test::expect![
-            "no exact distribution: keep or drop over this pool needs more than 100 000 states"
+            "no exact distribution: the pool of dice needs more than 100 000 states"
         ]
         .assert_eq(&err.to_string());
     }
