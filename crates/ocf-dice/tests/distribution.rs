@@ -361,3 +361,37 @@ proptest! {
         prop_assert_eq!(d.truncated, truncated, "{}", value);
     }
 }
+
+#[test]
+fn pools_at_the_edges_of_i64() {
+    let limits = DiceLimits {
+        max_explosions: 1,
+        max_rerolls: 1,
+        max_dice_per_item: 10,
+    };
+    // Faces lowered to the least i64: one kept is fine, two overflow the total, as in the roller.
+    let lowest = |keep: u32| {
+        DiceValue::from_term(DiceTerm::new(
+            2,
+            Die::Sides(2),
+            vec![
+                Modifier::Explode(None),
+                Modifier::Maximum(i64::MIN),
+                Modifier::KeepHighest(keep),
+            ],
+        ))
+    };
+    let d = distribution(&lowest(1), &limits).unwrap();
+    assert_eq!(d.outcomes.keys().copied().collect::<Vec<_>>(), [i64::MIN]);
+    assert_eq!(
+        distribution(&lowest(2), &limits).unwrap_err().code(),
+        "overflow"
+    );
+    let faces = FixedFaces::new(vec![1, 1]);
+    assert_eq!(
+        roll(&lowest(2), &mut { faces }, &limits)
+            .unwrap_err()
+            .code(),
+        "overflow"
+    );
+}

@@ -213,8 +213,9 @@ impl Totals {
             self.lo = lo;
         }
         let new_lo = self.lo.min(lo);
-        let new_hi = (self.lo + self.w.len() as i64 - 1).max(hi);
-        let width = (i128::from(new_hi) - i128::from(new_lo) + 1) as u128;
+        // In i128: an empty list at `i64::MIN` ends just below it.
+        let new_hi = (i128::from(self.lo) + self.w.len() as i128 - 1).max(i128::from(hi));
+        let width = (new_hi - i128::from(new_lo) + 1) as u128;
         if width > u128::from(MAX_OUTCOMES) {
             return Err(too_large(u64::try_from(width).unwrap_or(u64::MAX)));
         }

@@ -181,17 +181,19 @@ impl Core {
             let (lo, hi) = shape.kept[self.values.len()];
             return sum(&self.values[lo..hi]);
         }
-        // The contributions of the ranks below a bound.
-        let below = |a: Anchor| match a {
-            Anchor::Bottom(c) => sum(&self.values[..c]),
-            Anchor::Top(c) => {
-                let top = sum(&self.values[self.values.len() - c..])?;
-                total.checked_sub(top).ok_or(DiceError::Overflow)
-            }
+        // The contributions of the ranks below a bound, in i128: `total` less the top may pass
+        // i64 where the kept sum does not (`kh1` of faces at `i64::MIN`).
+        let wide = |values: &[i64]| {
+            values
+                .iter()
+                .map(|&v| i128::from(contribution(rules, v)))
+                .sum::<i128>()
         };
-        below(shape.hi)?
-            .checked_sub(below(shape.lo)?)
-            .ok_or(DiceError::Overflow)
+        let below = |a: Anchor| match a {
+            Anchor::Bottom(c) => wide(&self.values[..c]),
+            Anchor::Top(c) => i128::from(total) - wide(&self.values[self.values.len() - c..]),
+        };
+        i64::try_from(below(shape.hi) - below(shape.lo)).map_err(|_| DiceError::Overflow)
     }
 }
 
