@@ -383,6 +383,23 @@ fn pools_at_the_edges_of_i64() {
     };
     let d = distribution(&lowest(1), &limits).unwrap();
     assert_eq!(d.outcomes.keys().copied().collect::<Vec<_>>(), [i64::MIN]);
+    // Dropping the lowest keeps the sum of every unit beside it, which passes i64 on the way: two
+    // dice (an explosion that never happens) at i64::MIN, one dropped.
+    let drop_one = DiceValue::from_term(DiceTerm::new(
+        2,
+        Die::Sides(2),
+        vec![
+            Modifier::Explode(Some(Compare {
+                op: CompareOp::Gt,
+                value: 5,
+            })),
+            Modifier::Maximum(i64::MIN),
+            Modifier::DropLowest(1),
+        ],
+    ));
+    let (outcomes, _) = oracle_of(&drop_one, &limits);
+    assert_eq!(outcomes.keys().copied().collect::<Vec<_>>(), [i64::MIN]);
+    assert_eq!(distribution(&drop_one, &limits).unwrap().outcomes, outcomes);
     assert_eq!(
         distribution(&lowest(2), &limits).unwrap_err().code(),
         "overflow"

@@ -187,12 +187,12 @@ fn replacement_face(
 /// Weights over the total of the units' contributions: `w[i]` for total `lo + i`.
 #[derive(Debug, Clone, Default)]
 struct Totals {
-    lo: i64,
+    lo: i128,
     w: Vec<BigInt>,
 }
 
 impl Totals {
-    fn point(total: i64, weight: BigInt) -> Totals {
+    fn point(total: i128, weight: BigInt) -> Totals {
         Totals {
             lo: total,
             w: vec![weight],
@@ -200,7 +200,7 @@ impl Totals {
     }
 
     /// The nonzero weights, by total.
-    fn nonzero(&self) -> Vec<(i64, &BigInt)> {
+    fn nonzero(&self) -> Vec<(i128, &BigInt)> {
         (self.lo..)
             .zip(&self.w)
             .filter(|(_, w)| !w.is_zero())
@@ -208,14 +208,13 @@ impl Totals {
     }
 
     /// Widens the list to hold the totals `lo..=hi`.
-    fn cover(&mut self, lo: i64, hi: i64) -> Result<(), DiceError> {
+    fn cover(&mut self, lo: i128, hi: i128) -> Result<(), DiceError> {
         if self.w.is_empty() {
             self.lo = lo;
         }
         let new_lo = self.lo.min(lo);
-        // In i128: an empty list at `i64::MIN` ends just below it.
-        let new_hi = (i128::from(self.lo) + self.w.len() as i128 - 1).max(i128::from(hi));
-        let width = (new_hi - i128::from(new_lo) + 1) as u128;
+        let new_hi = (self.lo + self.w.len() as i128 - 1).max(hi);
+        let width = (new_hi - new_lo + 1) as u128;
         if width > u128::from(MAX_OUTCOMES) {
             return Err(too_large(u64::try_from(width).unwrap_or(u64::MAX)));
         }
@@ -230,12 +229,12 @@ impl Totals {
     }
 
     /// Adds `other` moved by `shift`, times `factor`.
-    fn add(&mut self, other: &Totals, shift: i64, factor: &BigInt) -> Result<(), DiceError> {
+    fn add(&mut self, other: &Totals, shift: i128, factor: &BigInt) -> Result<(), DiceError> {
         let Some(last) = other.w.len().checked_sub(1) else {
             return Ok(());
         };
         let lo = other.lo.checked_add(shift).ok_or(DiceError::Overflow)?;
-        let hi = lo.checked_add(last as i64).ok_or(DiceError::Overflow)?;
+        let hi = lo.checked_add(last as i128).ok_or(DiceError::Overflow)?;
         self.cover(lo, hi)?;
         let at = (lo - self.lo) as usize;
         for (i, w) in other.w.iter().enumerate().filter(|(_, w)| !w.is_zero()) {
@@ -249,7 +248,11 @@ impl Totals {
     }
 
     /// Adds the distribution of the sum of `a` and `b` (given by their nonzero weights).
-    fn add_product(&mut self, a: &[(i64, &BigInt)], b: &[(i64, &BigInt)]) -> Result<(), DiceError> {
+    fn add_product(
+        &mut self,
+        a: &[(i128, &BigInt)],
+        b: &[(i128, &BigInt)],
+    ) -> Result<(), DiceError> {
         let (Some(a0), Some(b0)) = (a.first(), b.first()) else {
             return Ok(());
         };
@@ -314,7 +317,7 @@ impl Pool {
         cores: &mut Cores,
         budget: &mut Budget,
     ) -> Result<Pool, DiceError> {
-        let theirs: Vec<(CoreId, Vec<(i64, &BigInt)>)> =
+        let theirs: Vec<(CoreId, Vec<(i128, &BigInt)>)> =
             other.cores.iter().map(|(&c, t)| (c, t.nonzero())).collect();
         let product = words(self.cores.values().flat_map(|t| &t.w))
             * words(other.cores.values().flat_map(|t| &t.w));
@@ -387,7 +390,7 @@ fn die_pool(
     let keeps_total = cores.shape().total;
     let counted = |value: i64| {
         if keeps_total {
-            contribution(rules, value)
+            i128::from(contribution(rules, value))
         } else {
             0
         }
@@ -427,7 +430,7 @@ fn die_pool(
             let value = rules.clamp(face);
             Ok((cores.unit(value)?, counted(value), explode.at.matches(face)))
         })
-        .collect::<Result<Vec<(CoreId, i64, bool)>, DiceError>>()?;
+        .collect::<Result<Vec<(CoreId, i128, bool)>, DiceError>>()?;
     let mut done = FxHashMap::<CoreId, Totals>::default();
     let mut pending = FxHashMap::<CoreId, Totals>::default();
     for (face, w) in first.pairs() {

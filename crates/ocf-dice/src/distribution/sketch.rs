@@ -170,7 +170,7 @@ impl Core {
 
     /// The sum of the contributions of the kept ranks, `total` being the sum of all of them (used
     /// only when the shape keeps it).
-    fn kept_sum(&self, total: i64, shape: &Shape, rules: &TermRules) -> Result<i64, DiceError> {
+    fn kept_sum(&self, total: i128, shape: &Shape, rules: &TermRules) -> Result<i64, DiceError> {
         let sum = |values: &[i64]| {
             values
                 .iter()
@@ -181,8 +181,8 @@ impl Core {
             let (lo, hi) = shape.kept[self.values.len()];
             return sum(&self.values[lo..hi]);
         }
-        // The contributions of the ranks below a bound, in i128: `total` less the top may pass
-        // i64 where the kept sum does not (`kh1` of faces at `i64::MIN`).
+        // The contributions of the ranks below a bound, in i128 as the total is: `total` less the
+        // top may pass i64 where the kept sum does not (`kh1` of faces at `i64::MIN`).
         let wide = |values: &[i64]| {
             values
                 .iter()
@@ -191,7 +191,7 @@ impl Core {
         };
         let below = |a: Anchor| match a {
             Anchor::Bottom(c) => wide(&self.values[..c]),
-            Anchor::Top(c) => i128::from(total) - wide(&self.values[self.values.len() - c..]),
+            Anchor::Top(c) => total - wide(&self.values[self.values.len() - c..]),
         };
         i64::try_from(below(shape.hi) - below(shape.lo)).map_err(|_| DiceError::Overflow)
     }
@@ -267,7 +267,7 @@ impl Cores {
         Ok(id)
     }
 
-    pub fn kept_sum(&self, id: CoreId, total: i64, rules: &TermRules) -> Result<i64, DiceError> {
+    pub fn kept_sum(&self, id: CoreId, total: i128, rules: &TermRules) -> Result<i64, DiceError> {
         self.list[id as usize].kept_sum(total, &self.shape, rules)
     }
 }
