@@ -12,6 +12,13 @@ fn term(text: &str) -> DiceTerm {
 fn notations() -> Vec<(&'static str, DiceValue)> {
     let mut adv = DiceValue::from_term(term("2d20kh1"));
     adv.flat = 5;
+    // `4d6r1` rerolling at most one die: the count has no notation.
+    let mut reroll_one = term("4d6r1");
+    for m in &mut reroll_one.modifiers {
+        if let Modifier::Reroll { count, .. } = m {
+            *count = Some(1);
+        }
+    }
     vec![
         ("8d6", DiceValue::from_term(term("8d6"))),
         ("4d6dl1", DiceValue::from_term(term("4d6dl1"))),
@@ -25,6 +32,10 @@ fn notations() -> Vec<(&'static str, DiceValue)> {
                 vec![Modifier::Explode(None)],
             )),
         ),
+        ("4d6!kh3", DiceValue::from_term(term("4d6!kh3"))),
+        ("4d6r1 (count 1)", DiceValue::from_term(reroll_one)),
+        ("10d10!kh5", DiceValue::from_term(term("10d10!kh5"))),
+        ("3d10!dl1", DiceValue::from_term(term("3d10!dl1"))),
     ]
 }
 

@@ -4,7 +4,9 @@
 //! exploded, then clamped (`rules.rs` gives the order). The dice of a term are independent and
 //! alike, so a term is an n-fold convolution of its unit, or with keep and drop an order statistic
 //! worked out value by value (how many dice show each value, weighted by binomials), never by
-//! listing every outcome. Terms and the flat part are then convolved.
+//! listing every outcome. Terms and the flat part are then convolved. The terms whose dice are not
+//! independent alike units (keep or drop with `!`, a reroll `count` below the dice) are worked out
+//! over multisets of unit values instead (`distribution/pool.rs`).
 //!
 //! Internally every distribution is a list of integer weights over one common denominator, so that
 //! the inner loops multiply and add integers and never reduce fractions. A distribution may be
@@ -21,6 +23,9 @@ use crate::error::DiceError;
 use crate::limits::DiceLimits;
 use crate::rules::TermRules;
 use crate::value::{DiceTerm, DiceValue};
+
+mod pool;
+mod sketch;
 
 /// The most outcomes (distinct totals, or faces of a die) a distribution may span.
 pub const MAX_OUTCOMES: u64 = 20_000;
@@ -247,12 +252,22 @@ fn term_weights(term: &DiceTerm, limits: &DiceLimits) -> Result<Weights, DiceErr
     }
     let (lo, hi) = rules.kept_ranks(n);
     let separate = rules.separate_explosions();
-    if separate && (lo, hi) != (0, n) {
-        return Err(DiceError::DistributionUnsupported {
-            reason: "keep or drop among the dice explosions add (`!`)",
-        });
+    let partial_reroll = rules
+        .reroll
+        .and_then(|r| r.count)
+        .is_some_and(|c| c > 0 && (c as usize) < n);
+    // With `!` the units outnumber the dice, so a keep that keeps all `n` may still drop some.
+    if partial_reroll || (separate && !rules.keep_drop.is_empty()) {
+        // The dice are no longer independent units (a reroll `count` picks among them), or the
+        // number of units keep and drop rank is itself random (`!`).
+        let sum = pool::term_weights(&rules, n, limits)?;
+        return if term.negative {
+            sum.map(|v| v.checked_neg().ok_or(DiceError::Overflow))
+        } else {
+            Ok(sum)
+        };
     }
-    let unit = unit_weights(&rules, n, limits)?;
+    let unit = unit_weights(&rules, rerolled_face(&rules, n, limits)?, limits)?;
     // With `!` and counting, a unit's value is already its chain's count.
     let contribution = |v: i64| {
         if rules.counts() && !separate {
@@ -293,6 +308,7 @@ fn rerolled_face(rules: &TermRules, n: usize, limits: &DiceLimits) -> Result<Wei
     };
     match reroll.count {
         Some(0) => return uniform(),
+        // The dice are not independent: `pool.rs` handles this, and must have been asked instead.
         Some(c) if (c as usize) < n => {
             return Err(DiceError::DistributionUnsupported {
                 reason: "a reroll count below the number of dice",
@@ -338,10 +354,13 @@ fn rerolled_face(rules: &TermRules, n: usize, limits: &DiceLimits) -> Result<Wei
     )
 }
 
-/// One unit's value: a die's (rerolled) face with its explosion chain, each face clamped; with
+/// One unit's value: a die's face (`first`, after its reroll) with its explosion chain, each face clamped; with
 /// `!` and counting, each face counted. Its sort key for keep and drop is this value.
-fn unit_weights(rules: &TermRules, n: usize, limits: &DiceLimits) -> Result<Weights, DiceError> {
-    let first = rerolled_face(rules, n, limits)?;
+fn unit_weights(
+    rules: &TermRules,
+    first: Weights,
+    limits: &DiceLimits,
+) -> Result<Weights, DiceError> {
     let counted_faces = rules.counts() && rules.separate_explosions();
     let h = |face: i64| {
         if counted_faces {

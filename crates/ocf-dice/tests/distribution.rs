@@ -10,7 +10,11 @@ use expect_test::expect;
 use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::{One, Zero};
-use ocf_dice::{DiceError, DiceLimits, FixedFaces, distribution, roll};
+use ocf_dice::{
+    Compare, CompareOp, DiceError, DiceLimits, DiceTerm, DiceValue, Die, FixedFaces, Modifier,
+    distribution, roll,
+};
+use proptest::prelude::*;
 
 fn ratio(n: i64, d: i64) -> BigRational {
     BigRational::new(BigInt::from(n), BigInt::from(d))
@@ -18,6 +22,13 @@ fn ratio(n: i64, d: i64) -> BigRational {
 
 /// Every way the roller can go, found by asking for one more face whenever it runs out.
 fn oracle(notation: &str, limits: &DiceLimits) -> (BTreeMap<i64, BigRational>, BigRational) {
+    oracle_of(&dice(notation), limits)
+}
+
+fn oracle_of(
+    value: &ocf_dice::DiceValue,
+    limits: &DiceLimits,
+) -> (BTreeMap<i64, BigRational>, BigRational) {
     fn explore(
         value: &ocf_dice::DiceValue,
         limits: &DiceLimits,
@@ -41,13 +52,7 @@ fn oracle(notation: &str, limits: &DiceLimits) -> (BTreeMap<i64, BigRational>, B
         }
     }
     let mut out = (BTreeMap::new(), BigRational::zero());
-    explore(
-        &dice(notation),
-        limits,
-        &mut Vec::new(),
-        BigRational::one(),
-        &mut out,
-    );
+    explore(value, limits, &mut Vec::new(), BigRational::one(), &mut out);
     out
 }
 
@@ -87,6 +92,33 @@ fn the_distribution_is_what_the_roller_does() {
         "1d1r1",
         "0d6 + 2",
         "3d4cf1kl2",
+        // `!` with keep and drop: explosions add units that are ranked on their own.
+        "2d4!kh1",
+        "2d3!kl1",
+        "3d3!dl1",
+        "2d4!dh1",
+        "2d3!kh2kl1",
+        "2d3!dl1dh1",
+        "2d4!>=3kh1",
+        "2d3!cs>=2kh2",
+        "2d3!min2kh1",
+        "2d3!ro1kh1",
+        "2dF!kh1",
+        // A reroll count below the number of dice: the lowest matching faces are rerolled.
+        "3d3r1#1",
+        "3d4r<=2#1",
+        "3d4r<=2#2",
+        "3d4ro<=2#2",
+        "4d3ro<=2#1",
+        "3d3r<=2kh1#1",
+        "3d3ro1dl1#2",
+        "3d3r1!#1",
+        "3d3r1!!#2",
+        "2d3r1!kh1#1",
+        "3d3r<=2!kh2#1",
+        "3d3r1cs>=3#1",
+        "3d3r1#5",
+        "3d3r1#0",
     ] {
         let (outcomes, truncated) = oracle(notation, &limits);
         let d =
@@ -139,13 +171,50 @@ fn unsupported_and_too_large_say_so() {
             .unwrap_err()
             .to_string()
     };
-    expect!["no exact distribution: keep or drop among the dice explosions add (`!`)"]
-        .assert_eq(&err("2d6!kh1"));
+    let long_chains = DiceLimits {
+        max_explosions: 1001,
+        ..limits
+    };
+    expect!["no exact distribution: maxExplosions above 1000"].assert_eq(
+        &distribution(&dice("2d6!kh1"), &long_chains)
+            .unwrap_err()
+            .to_string(),
+    );
     expect!["the distribution would have about 1000000000 outcomes, more than 20000"]
         .assert_eq(&err("1d1000000000"));
     expect!["the distribution would have about 999001 outcomes, more than 20000"]
         .assert_eq(&err("1000d1000"));
     expect!["the roll needs more than maxDicePerItem (1000)"].assert_eq(&err("1001d6"));
+}
+
+#[test]
+fn known_distributions_of_pools() {
+    let limits = DiceLimits::default();
+    let six = BigInt::from(6);
+    // `2d6!kh1`: the highest face of either chain. A 6 explodes but nothing beats it, so 6 is
+    // "either die shows 6" (11/36) less the rolls where a chain passes 100 explosions.
+    let d = distribution(&dice("2d6!kh1"), &limits).unwrap();
+    let cut = BigRational::new(BigInt::from(2) * six.pow(101) - 1, six.pow(202));
+    assert_eq!(d.truncated, cut);
+    assert_eq!(d.probability(6), ratio(11, 36) - &cut);
+    assert_eq!(d.probability(5), ratio(9, 36));
+    assert_eq!(d.probability(1), ratio(1, 36));
+    // `4d6ro1` rerolling one die: 4 needs four 1s and the reroll a 1 (1/6^5); 5 needs that with
+    // the reroll a 2, or three 1s and a 2 (4 ways) with the reroll a 1.
+    let once = distribution(&dice("4d6ro1#1"), &limits).unwrap();
+    assert_eq!(once.probability(4), ratio(1, 7776));
+    assert_eq!(once.probability(5), ratio(5, 7776));
+    assert!(once.truncated.is_zero());
+    // `3d4!kh1` never passes 4, and with the limit at one explosion, two 4s in a chain cut it.
+    let short = DiceLimits {
+        max_explosions: 1,
+        ..limits
+    };
+    let d = distribution(&dice("3d4!kh1"), &short).unwrap();
+    assert_eq!(d.outcomes.keys().copied().collect::<Vec<_>>(), [1, 2, 3, 4]);
+    assert_eq!(d.probability(3), ratio(27 - 8, 64));
+    // P(no chain cut) = (1 - 1/16)^3.
+    assert_eq!(d.truncated, ratio(1, 1) - ratio(15 * 15 * 15, 16 * 16 * 16));
 }
 
 #[test]
@@ -170,4 +239,176 @@ fn floats_keep_their_precision() {
     assert_eq!(subnormal, f64::from_bits(1 << 4));
     let third = ocf_dice::distribution::ratio_to_f64(&ratio(1, 3));
     assert_eq!(third, 1.0 / 3.0);
+}
+
+fn compare() -> impl Strategy<Value = Compare> {
+    let op = prop_oneof![
+        Just(CompareOp::Eq),
+        Just(CompareOp::Lt),
+        Just(CompareOp::Le),
+        Just(CompareOp::Gt),
+        Just(CompareOp::Ge)
+    ];
+    (op, -1i64..5).prop_map(|(op, value)| Compare { op, value })
+}
+
+/// Modifiers that pools are made of: `!`, keep and drop, rerolls with a count, and the ones that
+/// change what a face counts for.
+fn pool_modifier() -> impl Strategy<Value = Modifier> {
+    prop_oneof![
+        (0u32..4).prop_map(Modifier::KeepHighest),
+        (0u32..4).prop_map(Modifier::KeepLowest),
+        (0u32..4).prop_map(Modifier::DropHighest),
+        (0u32..4).prop_map(Modifier::DropLowest),
+        proptest::option::of(compare()).prop_map(Modifier::Explode),
+        proptest::option::of(compare()).prop_map(Modifier::ExplodeCompound),
+        (compare(), proptest::option::of(0u32..4))
+            .prop_map(|(at, count)| Modifier::Reroll { at, count }),
+        (compare(), proptest::option::of(0u32..4))
+            .prop_map(|(at, count)| Modifier::RerollOnce { at, count }),
+        compare().prop_map(Modifier::CountSuccesses),
+        compare().prop_map(Modifier::CountFailures),
+        (0i64..4).prop_map(Modifier::Minimum),
+        (0i64..4).prop_map(Modifier::Maximum),
+    ]
+}
+
+fn small_term() -> impl Strategy<Value = DiceTerm> {
+    let die = prop_oneof![(1u32..4).prop_map(Die::Sides), Just(Die::Fate)];
+    (
+        any::<bool>(),
+        0u32..4,
+        die,
+        proptest::collection::vec(pool_modifier(), 0..4),
+    )
+        .prop_map(|(negative, count, die, modifiers)| DiceTerm {
+            negative,
+            count,
+            die,
+            modifiers,
+        })
+}
+
+/// A term that needs a pool: `!` with a keep or drop, or a reroll whose count is below the dice,
+/// with other modifiers around it.
+fn pool_term() -> impl Strategy<Value = DiceTerm> {
+    let keep = prop_oneof![
+        (0u32..4).prop_map(Modifier::KeepHighest),
+        (0u32..4).prop_map(Modifier::KeepLowest),
+        (0u32..4).prop_map(Modifier::DropHighest),
+        (0u32..4).prop_map(Modifier::DropLowest),
+    ];
+    let core = prop_oneof![
+        (proptest::option::of(compare()), keep)
+            .prop_map(|(at, keep)| vec![Modifier::Explode(at), keep]),
+        (compare(), any::<bool>(), 1u32..3).prop_map(|(at, once, count)| {
+            let count = Some(count);
+            vec![if once {
+                Modifier::RerollOnce { at, count }
+            } else {
+                Modifier::Reroll { at, count }
+            }]
+        }),
+    ];
+    let die = prop_oneof![(1u32..4).prop_map(Die::Sides), Just(Die::Fate)];
+    (
+        2u32..4,
+        die,
+        core,
+        proptest::collection::vec(pool_modifier(), 0..3),
+        any::<bool>(),
+    )
+        .prop_map(|(count, die, core, extra, extra_first)| {
+            let modifiers = if extra_first {
+                extra.into_iter().chain(core).collect()
+            } else {
+                core.into_iter().chain(extra).collect()
+            };
+            DiceTerm::new(count, die, modifiers)
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Terms that need a pool give what the roller gives over every face sequence.
+    #[test]
+    fn pools_agree_with_the_roller(term in pool_term()) {
+        let limits = DiceLimits {
+            max_explosions: 2,
+            max_rerolls: 1,
+            max_dice_per_item: 3,
+        };
+        let value = DiceValue::from_term(term);
+        let (outcomes, truncated) = oracle_of(&value, &limits);
+        let d = distribution(&value, &limits).unwrap();
+        prop_assert_eq!(d.outcomes, outcomes, "{}", value);
+        prop_assert_eq!(d.truncated, truncated, "{}", value);
+    }
+
+    /// Small terms, pools among them, give what the roller gives over every face sequence.
+    #[test]
+    fn small_terms_agree_with_the_roller(term in small_term(), flat in -3i64..3) {
+        let limits = DiceLimits {
+            max_explosions: 2,
+            max_rerolls: 1,
+            max_dice_per_item: 3,
+        };
+        let value = DiceValue { terms: vec![term], flat };
+        let (outcomes, truncated) = oracle_of(&value, &limits);
+        let d = distribution(&value, &limits).unwrap();
+        prop_assert_eq!(d.outcomes, outcomes, "{}", value);
+        prop_assert_eq!(d.truncated, truncated, "{}", value);
+    }
+}
+
+#[test]
+fn pools_at_the_edges_of_i64() {
+    let limits = DiceLimits {
+        max_explosions: 1,
+        max_rerolls: 1,
+        max_dice_per_item: 10,
+    };
+    // Faces lowered to the least i64: one kept is fine, two overflow the total, as in the roller.
+    let lowest = |keep: u32| {
+        DiceValue::from_term(DiceTerm::new(
+            2,
+            Die::Sides(2),
+            vec![
+                Modifier::Explode(None),
+                Modifier::Maximum(i64::MIN),
+                Modifier::KeepHighest(keep),
+            ],
+        ))
+    };
+    let d = distribution(&lowest(1), &limits).unwrap();
+    assert_eq!(d.outcomes.keys().copied().collect::<Vec<_>>(), [i64::MIN]);
+    // Dropping the lowest keeps the sum of every unit beside it, which passes i64 on the way: two
+    // dice (an explosion that never happens) at i64::MIN, one dropped.
+    let drop_one = DiceValue::from_term(DiceTerm::new(
+        2,
+        Die::Sides(2),
+        vec![
+            Modifier::Explode(Some(Compare {
+                op: CompareOp::Gt,
+                value: 5,
+            })),
+            Modifier::Maximum(i64::MIN),
+            Modifier::DropLowest(1),
+        ],
+    ));
+    let (outcomes, _) = oracle_of(&drop_one, &limits);
+    assert_eq!(outcomes.keys().copied().collect::<Vec<_>>(), [i64::MIN]);
+    assert_eq!(distribution(&drop_one, &limits).unwrap().outcomes, outcomes);
+    assert_eq!(
+        distribution(&lowest(2), &limits).unwrap_err().code(),
+        "overflow"
+    );
+    let faces = FixedFaces::new(vec![1, 1]);
+    assert_eq!(
+        roll(&lowest(2), &mut { faces }, &limits)
+            .unwrap_err()
+            .code(),
+        "overflow"
+    );
 }
