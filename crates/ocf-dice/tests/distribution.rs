@@ -242,35 +242,13 @@ fn floats_keep_their_precision() {
 }
 
 fn compare() -> impl Strategy<Value = Compare> {
-    let op = prop_oneof![
-        Just(CompareOp::Eq),
-        Just(CompareOp::Lt),
-        Just(CompareOp::Le),
-        Just(CompareOp::Gt),
-        Just(CompareOp::Ge)
-    ];
-    (op, -1i64..5).prop_map(|(op, value)| Compare { op, value })
+    common::strategies::compare(-1..5)
 }
 
 /// Modifiers that pools are made of: `!`, keep and drop, rerolls with a count, and the ones that
 /// change what a face counts for.
 fn pool_modifier() -> impl Strategy<Value = Modifier> {
-    prop_oneof![
-        (0u32..4).prop_map(Modifier::KeepHighest),
-        (0u32..4).prop_map(Modifier::KeepLowest),
-        (0u32..4).prop_map(Modifier::DropHighest),
-        (0u32..4).prop_map(Modifier::DropLowest),
-        proptest::option::of(compare()).prop_map(Modifier::Explode),
-        proptest::option::of(compare()).prop_map(Modifier::ExplodeCompound),
-        (compare(), proptest::option::of(0u32..4))
-            .prop_map(|(at, count)| Modifier::Reroll { at, count }),
-        (compare(), proptest::option::of(0u32..4))
-            .prop_map(|(at, count)| Modifier::RerollOnce { at, count }),
-        compare().prop_map(Modifier::CountSuccesses),
-        compare().prop_map(Modifier::CountFailures),
-        (0i64..4).prop_map(Modifier::Minimum),
-        (0i64..4).prop_map(Modifier::Maximum),
-    ]
+    common::strategies::modifier(0..4, -1..5, 0..4)
 }
 
 fn small_term() -> impl Strategy<Value = DiceTerm> {

@@ -5,37 +5,11 @@ mod common;
 
 use num_rational::BigRational;
 use num_traits::One;
-use ocf_dice::{Compare, CompareOp, DiceLimits, DiceTerm, DiceValue, Die, Modifier, SeededDice};
+use ocf_dice::{DiceLimits, DiceTerm, DiceValue, Die, Modifier, SeededDice};
 use proptest::prelude::*;
 
-fn compare() -> impl Strategy<Value = Compare> {
-    let op = prop_oneof![
-        Just(CompareOp::Eq),
-        Just(CompareOp::Lt),
-        Just(CompareOp::Le),
-        Just(CompareOp::Gt),
-        Just(CompareOp::Ge)
-    ];
-    (op, -2i64..25).prop_map(|(op, value)| Compare { op, value })
-}
-
 fn modifier() -> impl Strategy<Value = Modifier> {
-    prop_oneof![
-        (0u32..6).prop_map(Modifier::KeepHighest),
-        (0u32..6).prop_map(Modifier::KeepLowest),
-        (0u32..6).prop_map(Modifier::DropHighest),
-        (0u32..6).prop_map(Modifier::DropLowest),
-        proptest::option::of(compare()).prop_map(Modifier::Explode),
-        proptest::option::of(compare()).prop_map(Modifier::ExplodeCompound),
-        (compare(), proptest::option::of(0u32..6))
-            .prop_map(|(at, count)| Modifier::Reroll { at, count }),
-        (compare(), proptest::option::of(0u32..6))
-            .prop_map(|(at, count)| Modifier::RerollOnce { at, count }),
-        compare().prop_map(Modifier::CountSuccesses),
-        compare().prop_map(Modifier::CountFailures),
-        (-3i64..25).prop_map(Modifier::Minimum),
-        (-3i64..25).prop_map(Modifier::Maximum),
-    ]
+    common::strategies::modifier(0..6, -2..25, -3..25)
 }
 
 fn term() -> impl Strategy<Value = DiceTerm> {

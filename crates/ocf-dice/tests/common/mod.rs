@@ -47,3 +47,48 @@ pub fn dice(text: &str) -> DiceValue {
     }
     value
 }
+
+/// Strategies for the property tests: every modifier the notation allows, with counts, compared
+/// values and face bounds drawn from the given ranges.
+#[allow(dead_code)]
+pub mod strategies {
+    use std::ops::Range;
+
+    use ocf_dice::{Compare, CompareOp, Modifier};
+    use proptest::prelude::*;
+
+    pub fn compare(values: Range<i64>) -> impl Strategy<Value = Compare> + Clone {
+        let op = prop_oneof![
+            Just(CompareOp::Eq),
+            Just(CompareOp::Lt),
+            Just(CompareOp::Le),
+            Just(CompareOp::Gt),
+            Just(CompareOp::Ge)
+        ];
+        (op, values).prop_map(|(op, value)| Compare { op, value })
+    }
+
+    pub fn modifier(
+        counts: Range<u32>,
+        compared: Range<i64>,
+        bounds: Range<i64>,
+    ) -> impl Strategy<Value = Modifier> {
+        let at = compare(compared);
+        prop_oneof![
+            counts.clone().prop_map(Modifier::KeepHighest),
+            counts.clone().prop_map(Modifier::KeepLowest),
+            counts.clone().prop_map(Modifier::DropHighest),
+            counts.clone().prop_map(Modifier::DropLowest),
+            proptest::option::of(at.clone()).prop_map(Modifier::Explode),
+            proptest::option::of(at.clone()).prop_map(Modifier::ExplodeCompound),
+            (at.clone(), proptest::option::of(counts.clone()))
+                .prop_map(|(at, count)| Modifier::Reroll { at, count }),
+            (at.clone(), proptest::option::of(counts))
+                .prop_map(|(at, count)| Modifier::RerollOnce { at, count }),
+            at.clone().prop_map(Modifier::CountSuccesses),
+            at.prop_map(Modifier::CountFailures),
+            bounds.clone().prop_map(Modifier::Minimum),
+            bounds.prop_map(Modifier::Maximum),
+        ]
+    }
+}
