@@ -73,3 +73,52 @@ fn a_failing_case_is_reported_with_its_diff() {
     .assert_debug_eq(&reports);
     assert_eq!(summary.closing_line(), "1 passed, 4 failed");
 }
+
+/// Every computeSheet case again, through a session whose saved values are each edited away and
+/// back, twice (a value's first edit lowers its durability; the second takes the path later edits
+/// take, decisions.md "Durability"), reading the sheet after each edit: the sheet must end as a
+/// fresh computeSheet gives it, to the last field.
+#[test]
+fn every_compute_sheet_case_survives_editing_its_values_away_and_back() {
+    use ocf_cli::conform::{calls, case::Case};
+    let dir = testdata("conformance/computeSheet");
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    paths.sort();
+    let mut checked = 0;
+    for path in paths {
+        let case = Case::read(&path).unwrap();
+        let Ok(call) = calls::sheet_call(&case, path.parent().unwrap()).unwrap() else {
+            continue;
+        };
+        let fresh = ocf_engine::compute_sheet_call(
+            &call.ruleset,
+            &call.character,
+            &call.competing,
+            &call.links,
+        );
+        let mut session = ocf_engine::Session::new(call.ruleset.clone());
+        let id = session.open(&call.character, &call.competing);
+        session.set_links(id, call.links.clone()).unwrap();
+        let _ = session.sheet_json(id);
+        for _ in 0..2 {
+            for (field, value) in call.character.values.iter() {
+                session.set_value(id, field, None).unwrap();
+                let _ = session.sheet_json(id);
+                session.set_value(id, field, Some(value.clone())).unwrap();
+                let _ = session.sheet_json(id);
+            }
+        }
+        assert_eq!(
+            session.sheet_json(id).unwrap(),
+            fresh,
+            "{}: the edited session's sheet differs from a fresh one",
+            path.display()
+        );
+        checked += 1;
+    }
+    assert!(checked >= 40, "only {checked} cases were checked");
+}

@@ -300,9 +300,10 @@ impl Session {
         value: Option<Literal>,
     ) -> Result<(), EditError> {
         let c = self.input(id)?;
-        c.save_value(&mut self.db, field, value.clone());
         let ruleset = c.ruleset(&self.db).ruleset(&self.db).clone();
         let held = self.held_mut(id)?;
+        // A bare field ID resolves as the file's keys do (decisions.md, "Saved values by bare ID").
+        let field = crate::input::qualify_saved(&ruleset, &held.file, field);
         let file = &held.file;
         let key = file
             .values
@@ -310,16 +311,18 @@ impl Session {
             .keys()
             .find(|written| crate::input::qualify_saved(&ruleset, file, written) == field)
             .cloned()
-            .unwrap_or_else(|| field.to_owned());
-        match value {
+            .unwrap_or_else(|| field.clone());
+        match &value {
             Some(value) => {
-                held.file.values.0.insert(key, value);
+                held.file.values.0.insert(key, value.clone());
             }
             None => {
                 held.file.values.0.shift_remove(&key);
             }
         }
-        if held.rounds {
+        let rounds = held.rounds;
+        c.save_value(&mut self.db, &field, value);
+        if rounds {
             self.sync_structure(c, id);
         }
         Ok(())

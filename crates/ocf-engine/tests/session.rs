@@ -81,6 +81,19 @@ fn copy_state_reaches_effects_through_self() {
 }
 
 #[test]
+fn a_value_set_by_its_bare_id_is_the_fields() {
+    // A bare ID resolves as the file's keys do: in the pinned packs, then every loaded pack.
+    let mut session = Session::new(ruleset(RULES));
+    let pc = session.open(&character(PC), &[]);
+    session.set_value(pc, "level", Some(json!(5))).unwrap();
+    assert_eq!(value(&session, pc, "t:hp"), json!(40));
+    // The file keeps the key as it was written: one `t:level`, no bare `level` beside it.
+    let values = &session.file(pc).unwrap().values;
+    assert_eq!(values.0.get("t:level"), Some(&json!(5).into()));
+    assert!(values.0.get("level").is_none());
+}
+
+#[test]
 fn updating_from_a_file_sets_only_what_differs() {
     let mut session = Session::with_execution_log(ruleset(RULES));
     let pc = session.open(&character(PC), &[]);

@@ -164,7 +164,19 @@ struct SheetInput {
     links: serde_json::Map<String, serde_json::Value>,
 }
 
-fn compute_sheet(case: &Case, dir: &Path) -> Result<Outcome, String> {
+/// What a `computeSheet` case computes: its ruleset, character, competing picks and passed links.
+pub struct SheetCall {
+    pub ruleset: ocf_model::Ruleset,
+    pub character: ocf_model::Character,
+    pub competing: Vec<String>,
+    pub links: serde_json::Map<String, serde_json::Value>,
+}
+
+/// Reads a `computeSheet` case's call; its ruleset's load errors when the packs don't load.
+pub fn sheet_call(
+    case: &Case,
+    dir: &Path,
+) -> Result<Result<SheetCall, Vec<ocf_load::LoadErrorRecord>>, String> {
     let input = SheetInput::deserialize(&case.input)
         .map_err(|e| format!("bad `computeSheet` input: {e}"))?;
     let character = read_character(&input.character, dir)?;
@@ -173,8 +185,21 @@ fn compute_sheet(case: &Case, dir: &Path) -> Result<Outcome, String> {
         .iter()
         .map(|pack| read_case_pack(pack, dir))
         .collect::<Result<Vec<_>, _>>()?;
-    let ruleset = match ocf_load::load_ruleset(&releases, &ocf_load::LoadOptions::default()) {
-        Ok(ruleset) => ruleset,
+    Ok(
+        ocf_load::load_ruleset(&releases, &ocf_load::LoadOptions::default()).map(|ruleset| {
+            SheetCall {
+                ruleset,
+                character,
+                competing: input.competing,
+                links: input.links,
+            }
+        }),
+    )
+}
+
+fn compute_sheet(case: &Case, dir: &Path) -> Result<Outcome, String> {
+    let call = match sheet_call(case, dir)? {
+        Ok(call) => call,
         Err(errors) => {
             return Ok(Outcome::Errors(
                 errors
@@ -184,8 +209,12 @@ fn compute_sheet(case: &Case, dir: &Path) -> Result<Outcome, String> {
             ));
         }
     };
-    let sheet =
-        ocf_engine::compute_sheet_call(&ruleset, &character, &input.competing, &input.links);
+    let sheet = ocf_engine::compute_sheet_call(
+        &call.ruleset,
+        &call.character,
+        &call.competing,
+        &call.links,
+    );
     // A sheet's `errors` are part of its output; a case states them under `expect`.
     Ok(Outcome::Output(sheet))
 }
