@@ -89,7 +89,7 @@ fn a_value_set_by_its_bare_id_is_the_fields() {
     assert_eq!(value(&session, pc, "t:hp"), json!(40));
     // The file keeps the key as it was written: one `t:level`, no bare `level` beside it.
     let values = &session.file(pc).unwrap().values;
-    assert_eq!(values.0.get("t:level"), Some(&json!(5).into()));
+    assert_eq!(values.0.get("t:level"), Some(&json!(5)));
     assert!(values.0.get("level").is_none());
 }
 
