@@ -78,12 +78,7 @@ pub fn computed_values(
         let bindings = Bindings {
             pack,
             self_ref: SelfRef::Value(self_value),
-            item: Some(ItemKey::new(
-                db,
-                character.ruleset(db),
-                copy.item(db).clone(),
-                (**copy.templates(db)).clone(),
-            )),
+            item: Some(ItemKey::of_copy(db, copy)),
             pick: None,
             entry: None,
             slot: None,

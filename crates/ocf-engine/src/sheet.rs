@@ -511,12 +511,7 @@ fn rules_issues(
                     let bindings = Bindings {
                         pack,
                         self_ref: SelfRef::Copy(*copy),
-                        item: Some(ItemKey::new(
-                            db,
-                            character.ruleset(db),
-                            copy.item(db).clone(),
-                            (**copy.templates(db)).clone(),
-                        )),
+                        item: Some(ItemKey::of_copy(db, *copy)),
                         pick: None,
                         entry: None,
                         slot: None,

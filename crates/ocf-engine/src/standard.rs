@@ -264,12 +264,7 @@ fn copy_matches(
     };
     let bindings = Bindings {
         self_ref: SelfRef::Copy(copy),
-        item: Some(crate::view::ItemKey::new(
-            db,
-            character.ruleset(db),
-            copy.item(db).clone(),
-            (**copy.templates(db)).clone(),
-        )),
+        item: Some(crate::view::ItemKey::of_copy(db, copy)),
         ..Bindings::rules(pack)
     };
     let ctx = SheetContext::new(db, character, Mode::Activation, bindings);

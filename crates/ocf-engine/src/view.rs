@@ -20,6 +20,18 @@ pub struct ItemKey<'db> {
     pub templates: Vec<String>,
 }
 
+impl<'db> ItemKey<'db> {
+    /// The item a copy holds, with its saved templates: what `item` is for the copy's formulas.
+    pub fn of_copy(db: &'db dyn salsa::Database, copy: CopyInput) -> ItemKey<'db> {
+        ItemKey::new(
+            db,
+            copy.ruleset(db),
+            copy.item(db).clone(),
+            (**copy.templates(db)).clone(),
+        )
+    }
+}
+
 /// The unqualified part of a qualified ID (`weapon` of `5e-srd-5.1:weapon`).
 pub fn bare(id: &str) -> &str {
     id.split_once(':').map_or(id, |(_, rest)| rest)
@@ -253,12 +265,7 @@ fn state_values(
 
 /// The item a copy holds, with its saved templates.
 pub fn copy_item(db: &dyn salsa::Database, copy: CopyInput) -> Option<&Value> {
-    let key = ItemKey::new(
-        db,
-        copy.ruleset(db),
-        copy.item(db).clone(),
-        (**copy.templates(db)).clone(),
-    );
+    let key = ItemKey::of_copy(db, copy);
     item_view(db, key).as_ref()
 }
 
@@ -339,12 +346,7 @@ pub fn aggregate_copy_view(
     character: CharacterInput,
     copy: CopyInput,
 ) -> Value {
-    let key = ItemKey::new(
-        db,
-        copy.ruleset(db),
-        copy.item(db).clone(),
-        (**copy.templates(db)).clone(),
-    );
+    let key = ItemKey::of_copy(db, copy);
     let (tags, fields) = match item_in_character(db, character, key) {
         Some(Value::Map(m)) => (
             m.get("tags")
