@@ -28,7 +28,8 @@ pub fn build(dir: &Path, output: Option<&Path>, deps: &[PathBuf]) -> ExitCode {
         eprintln!("{}", summary(&report.problems));
         return ExitCode::FAILURE;
     };
-    let json = serde_json::to_string_pretty(&release).expect("a release serializes") + "\n";
+    let json =
+        ocf_formula::json_text::to_string_pretty(&release).expect("a release serializes") + "\n";
     match output {
         Some(path) => {
             if let Err(error) = fs::write(path, json) {

@@ -80,14 +80,19 @@ fn eval(args: EvalArgs) -> ExitCode {
         .and_then(|formula| formula.evaluate(&context));
     match result {
         Ok(value) => {
-            println!("{}", value.to_json());
+            println!("{}", json_line(&value.to_json()));
             ExitCode::SUCCESS
         }
         Err(error) => {
-            println!("{}", error_json(&error));
+            println!("{}", json_line(&error_json(&error)));
             ExitCode::FAILURE
         }
     }
+}
+
+/// One line of JSON, a decimal always with its point (`0.000001`, never `1e-6`).
+fn json_line(value: &serde_json::Value) -> String {
+    ocf_formula::json_text::to_string(value).unwrap_or_default()
 }
 
 fn read_context(path: &std::path::Path) -> Result<MapContext, String> {

@@ -29,7 +29,7 @@ pub fn run(args: LoadArgs) -> ExitCode {
             if args.json {
                 println!(
                     "{}",
-                    serde_json::to_string_pretty(&ruleset).unwrap_or_default()
+                    ocf_formula::json_text::to_string_pretty(&ruleset).unwrap_or_default()
                 );
             } else {
                 let packs: Vec<String> = ruleset
@@ -48,7 +48,10 @@ pub fn run(args: LoadArgs) -> ExitCode {
                 );
                 println!("conflicts: {}", ruleset.conflicts.len());
                 for c in &ruleset.conflicts {
-                    println!("  {}", serde_json::to_string(c).unwrap_or_default());
+                    println!(
+                        "  {}",
+                        ocf_formula::json_text::to_string(c).unwrap_or_default()
+                    );
                 }
             }
             ExitCode::SUCCESS

@@ -49,7 +49,7 @@ pub fn run_sheet(args: SheetArgs) -> ExitCode {
     if args.json {
         println!(
             "{}",
-            serde_json::to_string_pretty(&sheet).unwrap_or_default()
+            ocf_formula::json_text::to_string_pretty(&sheet).unwrap_or_default()
         );
     } else {
         print!("{}", render(&sheet));
@@ -276,7 +276,7 @@ pub fn render(sheet: &Value) -> String {
                 .map(|e| format!(" on {e}"))
                 .unwrap_or_default();
             let params = match &offer["params"] {
-                Value::Object(map) if !map.is_empty() => format!(" {}", offer["params"]),
+                Value::Object(map) if !map.is_empty() => format!(" {}", show(&offer["params"])),
                 _ => String::new(),
             };
             out.push_str(&format!(
@@ -299,7 +299,7 @@ pub fn render(sheet: &Value) -> String {
                 .or(entry["path"].as_str())
                 .unwrap_or_default();
             let data = match &entry["data"] {
-                Value::Object(map) if !map.is_empty() => format!(" {}", entry["data"]),
+                Value::Object(map) if !map.is_empty() => format!(" {}", show(&entry["data"])),
                 _ => String::new(),
             };
             out.push_str(&format!("  {} {id}{data}\n", show(&entry["code"])));
@@ -311,7 +311,7 @@ pub fn render(sheet: &Value) -> String {
 fn show(value: &Value) -> String {
     match value {
         Value::String(s) => s.clone(),
-        other => other.to_string(),
+        other => ocf_formula::json_text::to_string(other).unwrap_or_default(),
     }
 }
 

@@ -97,6 +97,58 @@ fn formula_eval_prints_json() {
     }
 }
 
+/// formulas.md: a decimal's JSON is "a number with a point: `7.0`, `0.5`", so never an exponent,
+/// however small or large it is.
+#[test]
+fn formula_eval_prints_every_decimal_plainly_with_its_point() {
+    for (formula, printed) in [
+        ("0.000001", "0.000001"),
+        ("0.000009", "0.000009"),
+        ("-0.000005", "-0.000005"),
+        ("0.00001", "0.00001"),
+        ("[0.000001, 1 / 1000000]", "[0.000001,0.000001]"),
+        ("10000000000000 / 10", "1000000000000.0"),
+        ("-9223372036854 - 0.5", "-9223372036854.5"),
+        ("123456789.123456", "123456789.123456"),
+    ] {
+        let (text, status) = ocf(&["formula", "eval", formula]);
+        assert_eq!((text.trim(), status), (printed, 0), "{formula}");
+    }
+}
+
+/// The same on a sheet, `--json` and for people: a decimal field's value keeps its point.
+#[test]
+fn sheet_prints_small_decimals_plainly() {
+    let dir = std::env::temp_dir().join(format!("ocf-small-decimals-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pack = dir.join("pack.json");
+    std::fs::write(
+        &pack,
+        r#"{ "id": "core", "version": "1.0.0", "specVersion": "1.0.0",
+             "rules": { "fields": {
+               "grain": { "type": "decimal", "formula": "0.000001 * 3" },
+               "whole": { "type": "decimal", "formula": "1" } } } }"#,
+    )
+    .unwrap();
+    let character = dir.join("pc.yaml");
+    std::fs::write(&character, "id: pc\nspecVersion: 1.0.0\n").unwrap();
+    let args = [
+        character.to_str().unwrap(),
+        "--pack",
+        pack.to_str().unwrap(),
+    ];
+    let (json, status) = ocf(&[&["sheet"][..], &args, &["--json"]].concat());
+    assert_eq!(status, 0, "{json}");
+    assert!(json.contains(r#""value": 0.000003"#), "{json}");
+    assert!(json.contains(r#""value": 1.0"#), "{json}");
+    assert!(!json.contains("e-"), "{json}");
+    let (text, status) = ocf(&[&["sheet"][..], &args].concat());
+    assert_eq!(status, 0, "{text}");
+    assert!(text.contains("grain = 0.000003"), "{text}");
+    assert!(text.contains("whole = 1.0"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn formula_eval_reads_a_context() {
     check(

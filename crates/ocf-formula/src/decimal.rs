@@ -8,16 +8,21 @@ use std::fmt;
 
 /// How many millionths make one.
 const SCALE: i64 = 1_000_000;
+const WIDE_SCALE: i128 = SCALE as i128;
 const PLACES: usize = 6;
 
 /// An exact decimal with six places. Ordered and hashed by value.
+///
+/// The range is symmetric, ±9 223 372 036 854.775807 (`i64::MAX` millionths): `i64::MIN`
+/// millionths is refused like any other result out of range, so that negation and `abs` of a
+/// decimal never fail and the range is the one formulas.md gives (decisions.md).
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Decimal(i64);
 
 /// Why decimal arithmetic failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ArithError {
-    /// The result does not fit (an `i64` of millionths, about ±9.2 × 10¹²).
+    /// The result does not fit (±9 223 372 036 854.775807).
     Overflow,
     DivisionByZero,
 }
@@ -40,19 +45,98 @@ fn div_round(n: i128, d: i128) -> i128 {
     }
 }
 
-fn narrow(v: i128) -> Result<Decimal, ArithError> {
-    i64::try_from(v)
-        .map(Decimal)
-        .map_err(|_| ArithError::Overflow)
+/// A number as an exact count of millionths, wide enough for any int (`i64::MAX` is about
+/// 9.2 × 10²⁴ millionths) and for what two ints or decimals make together.
+///
+/// Mixed and decimal arithmetic is done here and only the result is checked against the decimal
+/// range: an int outside that range may still take part (`10000000000000 / 10` is
+/// `1000000000000.0`), as "a result out of the range of its type" (formulas.md) asks. The
+/// operations are exact for operands that are ints or decimals, and for sums of many of them.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct Millionths(i128);
+
+impl Millionths {
+    pub const ZERO: Millionths = Millionths(0);
+
+    pub fn of_int(n: i64) -> Millionths {
+        Millionths(i128::from(n) * WIDE_SCALE)
+    }
+
+    pub fn of_decimal(d: Decimal) -> Millionths {
+        Millionths(i128::from(d.0))
+    }
+
+    /// The count of millionths.
+    pub fn get(self) -> i128 {
+        self.0
+    }
+
+    /// The value as a decimal, if it is within the decimal range.
+    pub fn to_decimal(self) -> Result<Decimal, ArithError> {
+        if self.0.unsigned_abs() <= i64::MAX as u128 {
+            Ok(Decimal(self.0 as i64))
+        } else {
+            Err(ArithError::Overflow)
+        }
+    }
+
+    pub fn checked_add(self, other: Millionths) -> Result<Millionths, ArithError> {
+        self.0
+            .checked_add(other.0)
+            .map(Millionths)
+            .ok_or(ArithError::Overflow)
+    }
+
+    pub fn checked_sub(self, other: Millionths) -> Result<Millionths, ArithError> {
+        self.0
+            .checked_sub(other.0)
+            .map(Millionths)
+            .ok_or(ArithError::Overflow)
+    }
+
+    /// The product rounded to six places. An `i128` overflow means a product past 10³² in value,
+    /// far out of any range.
+    pub fn checked_mul(self, other: Millionths) -> Result<Millionths, ArithError> {
+        let product = self.0.checked_mul(other.0).ok_or(ArithError::Overflow)?;
+        Ok(Millionths(div_round(product, WIDE_SCALE)))
+    }
+
+    /// The quotient rounded to six places.
+    pub fn checked_div(self, other: Millionths) -> Result<Millionths, ArithError> {
+        if other.0 == 0 {
+            return Err(ArithError::DivisionByZero);
+        }
+        let scaled = self.0.checked_mul(WIDE_SCALE).ok_or(ArithError::Overflow)?;
+        Ok(Millionths(div_round(scaled, other.0)))
+    }
+
+    /// The remainder of the floored quotient's Euclidean division: `0 <= r < |other|`.
+    pub fn checked_rem(self, other: Millionths) -> Result<Millionths, ArithError> {
+        if other.0 == 0 {
+            return Err(ArithError::DivisionByZero);
+        }
+        // `rem_euclid` only overflows for MIN % -1, whose remainder is 0.
+        Ok(Millionths(self.0.checked_rem_euclid(other.0).unwrap_or(0)))
+    }
+}
+
+impl From<Decimal> for Millionths {
+    fn from(d: Decimal) -> Millionths {
+        Millionths::of_decimal(d)
+    }
 }
 
 impl Decimal {
     pub const ZERO: Decimal = Decimal(0);
     pub const ONE: Decimal = Decimal(SCALE);
+    /// 9 223 372 036 854.775807.
+    pub const MAX: Decimal = Decimal(i64::MAX);
+    /// -9 223 372 036 854.775807.
+    pub const MIN: Decimal = Decimal(-i64::MAX);
 
-    /// The decimal `millionths / 1 000 000`.
-    pub const fn from_millionths(millionths: i64) -> Decimal {
-        Decimal(millionths)
+    /// The decimal `millionths / 1 000 000`; `i64::MIN` is out of range.
+    pub fn from_millionths(millionths: i64) -> Result<Decimal, ArithError> {
+        Millionths(i128::from(millionths)).to_decimal()
     }
 
     pub const fn millionths(self) -> i64 {
@@ -61,9 +145,7 @@ impl Decimal {
 
     /// An int widened to a decimal (an int becomes a decimal where a decimal is expected, EC).
     pub fn from_int(n: i64) -> Result<Decimal, ArithError> {
-        n.checked_mul(SCALE)
-            .map(Decimal)
-            .ok_or(ArithError::Overflow)
+        Millionths::of_int(n).to_decimal()
     }
 
     /// Reads `digits`, `digits.digits`, optionally with a leading `-`. Places past the sixth round
@@ -101,65 +183,52 @@ impl Decimal {
             value += 1;
         }
         let value = if negative { -value } else { value };
-        i64::try_from(value)
-            .map(Decimal)
+        Millionths(value)
+            .to_decimal()
             .map_err(|_| ParseDecimalError::Overflow)
     }
 
+    /// Applies a wide operation and checks its result against the range: the one mechanism of
+    /// every decimal step.
+    fn wide(
+        self,
+        other: Decimal,
+        op: fn(Millionths, Millionths) -> Result<Millionths, ArithError>,
+    ) -> Result<Decimal, ArithError> {
+        op(self.into(), other.into())?.to_decimal()
+    }
+
     pub fn checked_add(self, other: Decimal) -> Result<Decimal, ArithError> {
-        self.0
-            .checked_add(other.0)
-            .map(Decimal)
-            .ok_or(ArithError::Overflow)
+        self.wide(other, Millionths::checked_add)
     }
 
     pub fn checked_sub(self, other: Decimal) -> Result<Decimal, ArithError> {
-        self.0
-            .checked_sub(other.0)
-            .map(Decimal)
-            .ok_or(ArithError::Overflow)
+        self.wide(other, Millionths::checked_sub)
     }
 
+    /// Never fails: the range is symmetric.
     pub fn checked_neg(self) -> Result<Decimal, ArithError> {
-        self.0
-            .checked_neg()
-            .map(Decimal)
-            .ok_or(ArithError::Overflow)
+        Ok(Decimal(-self.0))
     }
 
     /// The product kept to six places.
     pub fn checked_mul(self, other: Decimal) -> Result<Decimal, ArithError> {
-        narrow(div_round(
-            i128::from(self.0) * i128::from(other.0),
-            i128::from(SCALE),
-        ))
+        self.wide(other, Millionths::checked_mul)
     }
 
     /// The quotient kept to six places.
     pub fn checked_div(self, other: Decimal) -> Result<Decimal, ArithError> {
-        if other.0 == 0 {
-            return Err(ArithError::DivisionByZero);
-        }
-        narrow(div_round(
-            i128::from(self.0) * i128::from(SCALE),
-            i128::from(other.0),
-        ))
+        self.wide(other, Millionths::checked_div)
     }
 
     /// The remainder of the floored quotient's Euclidean division: `0 <= r < |other|`.
     pub fn checked_rem(self, other: Decimal) -> Result<Decimal, ArithError> {
-        if other.0 == 0 {
-            return Err(ArithError::DivisionByZero);
-        }
-        // `rem_euclid` only overflows for MIN % -1, whose remainder is 0.
-        Ok(Decimal(self.0.checked_rem_euclid(other.0).unwrap_or(0)))
+        self.wide(other, Millionths::checked_rem)
     }
 
+    /// Never fails: the range is symmetric.
     pub fn abs(self) -> Result<Decimal, ArithError> {
-        self.0
-            .checked_abs()
-            .map(Decimal)
-            .ok_or(ArithError::Overflow)
+        Ok(Decimal(self.0.abs()))
     }
 
     /// The largest int not above the value. Always fits: the value is at most `i64::MAX / 10⁶`.
@@ -185,9 +254,16 @@ impl Decimal {
         self.0 < 0
     }
 
-    /// The value as an `f64`, for JSON output only.
+    /// The `f64` nearest to the value, for JSON output only. Up to 2⁵³ millionths the count is
+    /// exact as an `f64` and one division rounds correctly; past it, two roundings could miss the
+    /// nearest, so the text is read instead.
     pub fn to_f64(self) -> f64 {
-        self.0 as f64 / SCALE as f64
+        const EXACT: u64 = 1 << 53;
+        if self.0.unsigned_abs() <= EXACT {
+            self.0 as f64 / SCALE as f64
+        } else {
+            self.to_string().parse().unwrap_or(f64::NAN)
+        }
     }
 }
 
@@ -236,6 +312,7 @@ mod tests {
             ("-0.0000005", "-0.000001"),
             ("0.0000004", "0.0"),
             ("9223372036854.775807", "9223372036854.775807"),
+            ("-9223372036854.775807", "-9223372036854.775807"),
         ] {
             assert_eq!(d(text).to_string(), printed, "{text}");
         }
@@ -246,10 +323,17 @@ mod tests {
                 "{bad}"
             );
         }
-        assert_eq!(
-            Decimal::parse("9223372036855"),
-            Err(ParseDecimalError::Overflow)
-        );
+        for out in [
+            "9223372036855",
+            "9223372036854.775808",
+            "-9223372036854.775808",
+        ] {
+            assert_eq!(
+                Decimal::parse(out),
+                Err(ParseDecimalError::Overflow),
+                "{out}"
+            );
+        }
     }
 
     #[test]
@@ -272,11 +356,21 @@ mod tests {
             d("1").checked_rem(Decimal::ZERO),
             Err(ArithError::DivisionByZero)
         );
-        let big = Decimal::from_millionths(i64::MAX);
+        let big = Decimal::MAX;
         assert_eq!(
-            big.checked_add(Decimal::from_millionths(1)),
+            big.checked_add(Decimal::from_millionths(1).unwrap()),
             Err(ArithError::Overflow)
         );
+        assert_eq!(
+            Decimal::MIN.checked_sub(Decimal::from_millionths(1).unwrap()),
+            Err(ArithError::Overflow)
+        );
+        assert_eq!(
+            Decimal::from_millionths(i64::MIN),
+            Err(ArithError::Overflow)
+        );
+        assert_eq!(Decimal::MIN.checked_neg(), Ok(Decimal::MAX));
+        assert_eq!(Decimal::MIN.abs(), Ok(Decimal::MAX));
         assert_eq!(big.checked_mul(d("2")), Err(ArithError::Overflow));
         assert_eq!(Decimal::from_int(i64::MAX), Err(ArithError::Overflow));
     }
@@ -298,8 +392,10 @@ mod tests {
                 "{text}"
             );
         }
-        let min = Decimal::from_millionths(i64::MIN);
+        let min = Decimal::MIN;
         assert_eq!(min.floor(), -9_223_372_036_855);
+        assert_eq!(min.round(), -9_223_372_036_855);
+        assert_eq!(Decimal::MAX.ceil(), 9_223_372_036_855);
         assert_eq!(min.ceil(), -9_223_372_036_854);
     }
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use ocf_dice::value::{DiceTerm, DiceValue};
 
 use crate::context::Context;
-use crate::decimal::{ArithError, Decimal};
+use crate::decimal::{ArithError, Decimal, Millionths};
 use crate::dice_fns;
 use crate::error::{ErrorCode, FormulaError, TextRange};
 use crate::limits::Limits;
@@ -58,26 +58,20 @@ fn overflow(range: TextRange) -> FormulaError {
     arith_error(ArithError::Overflow, range)
 }
 
-/// Widens an int to a decimal, for mixed arithmetic.
-fn decimal(value: &Value, range: TextRange) -> Result<Decimal> {
-    match value {
-        Value::Int(n) => Decimal::from_int(*n).map_err(|e| arith_error(e, range)),
-        Value::Decimal(d) => Ok(*d),
-        other => Err(mismatch(
+/// A number as exact millionths, for decimal arithmetic: an int takes part whatever its size, and
+/// only the result is checked against the decimal range.
+fn wide(value: &Value, range: TextRange) -> Result<Millionths> {
+    value.as_millionths().ok_or_else(|| {
+        mismatch(
             range,
-            format!("expected a number, found {}", other.type_name()),
-        )),
-    }
+            format!("expected a number, found {}", value.type_name()),
+        )
+    })
 }
 
 /// Compares two numbers exactly, an int against a decimal included.
 fn compare_numbers(a: &Value, b: &Value) -> Option<Ordering> {
-    let millionths = |v: &Value| match v {
-        Value::Int(n) => Some(i128::from(*n) * 1_000_000),
-        Value::Decimal(d) => Some(i128::from(d.millionths())),
-        _ => None,
-    };
-    Some(millionths(a)?.cmp(&millionths(b)?))
+    Some(a.as_millionths()?.cmp(&b.as_millionths()?))
 }
 
 impl Evaluator<'_> {
@@ -326,14 +320,17 @@ impl Evaluator<'_> {
                         }
                         Rem => Some(x.checked_rem_euclid(y).unwrap_or(0)),
                         _ => {
-                            let q = decimal(&a, range)?.checked_div(decimal(&b, range)?);
-                            return q.map(Value::Decimal).map_err(|e| arith_error(e, range));
+                            let q = Millionths::of_int(x).checked_div(Millionths::of_int(y));
+                            return q
+                                .and_then(Millionths::to_decimal)
+                                .map(Value::Decimal)
+                                .map_err(|e| arith_error(e, range));
                         }
                     };
                     result.map(Value::Int).ok_or_else(|| overflow(range))
                 }
                 (Value::Int(_) | Value::Decimal(_), Value::Int(_) | Value::Decimal(_)) => {
-                    let (x, y) = (decimal(&a, range)?, decimal(&b, range)?);
+                    let (x, y) = (wide(&a, range)?, wide(&b, range)?);
                     let result = match op {
                         Add => x.checked_add(y),
                         Sub => x.checked_sub(y),
@@ -342,6 +339,7 @@ impl Evaluator<'_> {
                         _ => x.checked_rem(y),
                     };
                     result
+                        .and_then(Millionths::to_decimal)
                         .map(Value::Decimal)
                         .map_err(|e| arith_error(e, range))
                 }
@@ -475,7 +473,7 @@ impl Evaluator<'_> {
             Function::SumCopies => sum_numbers(&values, range),
             // No copies: the empty start value of a number, 0 (EC).
             _ if values.is_empty() => Ok(Value::Int(0)),
-            _ => extreme(&values, function == Function::MaxCopies),
+            _ => extreme(&values, function == Function::MaxCopies, range),
         }
     }
 
@@ -559,7 +557,7 @@ impl Evaluator<'_> {
             Function::Min | Function::Max => {
                 let values: Vec<(Value, TextRange)> =
                     args.iter().cloned().zip(ranges.iter().copied()).collect();
-                extreme(&values, function == Function::Max)
+                extreme(&values, function == Function::Max, range)
             }
             Function::Floor | Function::Ceil | Function::Round => match &args[0] {
                 Value::Int(n) => Ok(Value::Int(*n)),
@@ -686,37 +684,35 @@ fn unary(op: UnaryOp, value: Value, range: TextRange) -> Result<Value> {
     }
 }
 
-/// The sum of numbers: an int if all are ints, else a decimal. An empty sum is `0`.
+/// The sum of numbers: an int if all are ints, else a decimal. An empty sum is `0`. The sum is
+/// kept wide and only the total is checked against its type's range, as for one operator: the
+/// result is the total, whatever order the parts come in (decisions.md).
 fn sum_numbers(values: &[(Value, TextRange)], range: TextRange) -> Result<Value> {
-    let mut int_sum: i64 = 0;
-    let mut dec_sum: Option<Decimal> = None;
+    let mut total = Millionths::ZERO;
+    let mut all_ints = true;
     for (value, r) in values {
-        match (value, dec_sum) {
-            (Value::Int(n), None) => {
-                int_sum = int_sum.checked_add(*n).ok_or_else(|| overflow(range))?
-            }
-            (Value::Int(_) | Value::Decimal(_), _) => {
-                let acc = match dec_sum {
-                    Some(acc) => acc,
-                    None => Decimal::from_int(int_sum).map_err(|e| arith_error(e, range))?,
-                };
-                let d = decimal(value, *r)?;
-                dec_sum = Some(acc.checked_add(d).map_err(|e| arith_error(e, range))?);
-            }
-            _ => {
-                return Err(mismatch(
-                    *r,
-                    format!("expected a number, found {}", value.type_name()),
-                ));
-            }
-        }
+        all_ints &= matches!(value, Value::Int(_));
+        total = total
+            .checked_add(wide(value, *r)?)
+            .map_err(|e| arith_error(e, range))?;
     }
-    Ok(dec_sum.map_or(Value::Int(int_sum), Value::Decimal))
+    if all_ints {
+        // A sum of ints is a whole number of millionths.
+        i64::try_from(total.get() / 1_000_000)
+            .map(Value::Int)
+            .map_err(|_| overflow(range))
+    } else {
+        total
+            .to_decimal()
+            .map(Value::Decimal)
+            .map_err(|e| arith_error(e, range))
+    }
 }
 
 /// The largest (or smallest) of some numbers: an int if all are ints, else a decimal (`max(3, 2.5)`
-/// is `3.0`), so that the result's type does not depend on the values.
-fn extreme(values: &[(Value, TextRange)], largest: bool) -> Result<Value> {
+/// is `3.0`), so that the result's type does not depend on the values. An int chosen where the
+/// result is a decimal must fit the decimal range: the call's result is out of range otherwise.
+fn extreme(values: &[(Value, TextRange)], largest: bool, range: TextRange) -> Result<Value> {
     let mut best: Option<&Value> = None;
     for (value, r) in values {
         if !matches!(value, Value::Int(_) | Value::Decimal(_)) {
@@ -741,7 +737,7 @@ fn extreme(values: &[(Value, TextRange)], largest: bool) -> Result<Value> {
         Some(Value::Int(n)) if values.iter().any(|(v, _)| matches!(v, Value::Decimal(_))) => {
             Decimal::from_int(*n)
                 .map(Value::Decimal)
-                .map_err(|e| arith_error(e, values[0].1))
+                .map_err(|e| arith_error(e, range))
         }
         Some(v) => Ok(v.clone()),
         None => Ok(Value::Int(0)),

@@ -17,6 +17,7 @@ pub mod decimal;
 pub mod dice_fns;
 pub mod error;
 pub mod eval;
+pub mod json_text;
 pub mod limits;
 pub mod lower;
 pub mod lowered;

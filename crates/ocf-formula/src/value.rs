@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use ocf_dice::value::DiceValue;
 
-use crate::decimal::{Decimal, ParseDecimalError};
+use crate::decimal::{Decimal, Millionths, ParseDecimalError};
 
 /// A map value: members ordered by name, so that equal maps print alike.
 pub type Map = BTreeMap<Arc<str>, Value>;
@@ -70,11 +70,20 @@ impl Value {
         }
     }
 
+    /// The value as exact millionths if it is a number, an int of any size included.
+    pub fn as_millionths(&self) -> Option<Millionths> {
+        match self {
+            Value::Int(n) => Some(Millionths::of_int(*n)),
+            Value::Decimal(d) => Some(Millionths::of_decimal(*d)),
+            _ => None,
+        }
+    }
+
     /// The language's `==`: deep equality where an int equals the decimal of the same value.
     pub fn equals(&self, other: &Value) -> bool {
         match (self, other) {
-            (Value::Int(a), Value::Decimal(b)) | (Value::Decimal(b), Value::Int(a)) => {
-                Decimal::from_int(*a).is_ok_and(|a| a == *b)
+            (Value::Int(_), Value::Decimal(_)) | (Value::Decimal(_), Value::Int(_)) => {
+                self.as_millionths() == other.as_millionths()
             }
             (Value::List(a), Value::List(b)) => {
                 a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x.equals(y))

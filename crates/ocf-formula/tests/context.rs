@@ -118,7 +118,7 @@ proptest! {
     #[test]
     fn decimal_arithmetic_is_exact(a in -1_000_000_000_000i64..1_000_000_000_000, b in -1_000_000_000i64..1_000_000_000) {
         use ocf_formula::Decimal;
-        let (x, y) = (Decimal::from_millionths(a), Decimal::from_millionths(b));
+        let (x, y) = (Decimal::from_millionths(a).unwrap(), Decimal::from_millionths(b).unwrap());
         prop_assert_eq!(x.checked_add(y).unwrap().millionths(), a + b);
         prop_assert_eq!(Decimal::parse(&x.to_string()).unwrap(), x);
         let product = i128::from(a) * i128::from(b);

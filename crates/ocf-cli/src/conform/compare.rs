@@ -85,7 +85,7 @@ fn same_number(a: &serde_json::Number, b: &serde_json::Number) -> bool {
 
 /// A value in one line, cut to a readable length.
 fn short(value: &Value) -> String {
-    let text = value.to_string();
+    let text = ocf_formula::json_text::to_string(value).unwrap_or_default();
     const MAX: usize = 160;
     if text.len() <= MAX {
         return text;
@@ -131,6 +131,14 @@ mod tests {
         assert!(pointers(json!(0.3), json!(0.3)).is_empty());
         assert_eq!(pointers(json!(7), json!(8)), ["/"]);
         assert_eq!(pointers(json!(7), json!("7")), ["/"]);
+    }
+
+    /// A report writes a decimal as formulas.md's JSON does: "a number with a point", no exponent.
+    #[test]
+    fn reports_write_decimals_plainly() {
+        let report = mismatches(&json!([0.000002, 7.0]), &json!([0.000001, 7.5]));
+        let texts: Vec<_> = report.iter().map(|m| (&*m.expected, &*m.actual)).collect();
+        assert_eq!(texts, [("0.000002", "0.000001"), ("7.0", "7.5")]);
     }
 
     #[test]

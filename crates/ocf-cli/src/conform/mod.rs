@@ -93,11 +93,12 @@ fn run_case(path: &Path) -> Result<(), (Option<String>, String)> {
             diff(&expected, &serde_json::Value::Array(errors.clone()))
         }
         (Outcome::Output(actual), None, _) => Some(format!(
-            "expected errors, but the call succeeded with {actual}"
+            "expected errors, but the call succeeded with {}",
+            ocf_formula::json_text::to_string(actual).unwrap_or_default()
         )),
         (Outcome::Errors(errors), Some(_), _) => Some(format!(
             "expected an output, but the call failed with {}",
-            serde_json::Value::Array(errors.clone())
+            ocf_formula::json_text::to_string(errors).unwrap_or_default()
         )),
         (Outcome::Errors(_), None, None) => unreachable!("Case::read requires an expectation"),
     };
