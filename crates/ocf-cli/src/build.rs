@@ -68,7 +68,7 @@ pub fn check(dirs: &[PathBuf], json: bool, deps: &[PathBuf]) -> ExitCode {
     if json {
         println!(
             "{}",
-            serde_json::to_string_pretty(&all).expect("problems serialize")
+            ocf_formula::json_text::to_string_pretty(&all).expect("problems serialize")
         );
     } else {
         print!("{out}");

@@ -60,7 +60,7 @@ pub fn run(args: LoadArgs) -> ExitCode {
             if args.json {
                 println!(
                     "{}",
-                    serde_json::to_string_pretty(&errors).unwrap_or_default()
+                    ocf_formula::json_text::to_string_pretty(&errors).unwrap_or_default()
                 );
             } else {
                 for e in &errors {
