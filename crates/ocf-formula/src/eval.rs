@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use ocf_dice::value::{DiceTerm, DiceValue};
 
+use crate::arith::{self, NumberOp};
 use crate::context::Context;
 use crate::decimal::{ArithError, Decimal, Millionths};
 use crate::dice_fns;
@@ -309,38 +310,16 @@ impl Evaluator<'_> {
                 )),
             },
             Add | Sub | Mul | Div | Rem => match (&a, &b) {
-                (Value::Int(x), Value::Int(y)) => {
-                    let (x, y) = (*x, *y);
-                    let result = match op {
-                        Add => x.checked_add(y),
-                        Sub => x.checked_sub(y),
-                        Mul => x.checked_mul(y),
-                        Rem if y == 0 => {
-                            return Err(arith_error(ArithError::DivisionByZero, range));
-                        }
-                        Rem => Some(x.checked_rem_euclid(y).unwrap_or(0)),
-                        _ => {
-                            let q = Millionths::of_int(x).checked_div(Millionths::of_int(y));
-                            return q
-                                .and_then(Millionths::to_decimal)
-                                .map(Value::Decimal)
-                                .map_err(|e| arith_error(e, range));
-                        }
-                    };
-                    result.map(Value::Int).ok_or_else(|| overflow(range))
-                }
                 (Value::Int(_) | Value::Decimal(_), Value::Int(_) | Value::Decimal(_)) => {
-                    let (x, y) = (wide(&a, range)?, wide(&b, range)?);
-                    let result = match op {
-                        Add => x.checked_add(y),
-                        Sub => x.checked_sub(y),
-                        Mul => x.checked_mul(y),
-                        Div => x.checked_div(y),
-                        _ => x.checked_rem(y),
+                    let op = match op {
+                        Add => NumberOp::Add,
+                        Sub => NumberOp::Sub,
+                        Mul => NumberOp::Mul,
+                        Div => NumberOp::Div,
+                        _ => NumberOp::Rem,
                     };
-                    result
-                        .and_then(Millionths::to_decimal)
-                        .map(Value::Decimal)
+                    arith::apply(op, &a, &b)
+                        .expect("both are numbers")
                         .map_err(|e| arith_error(e, range))
                 }
                 (Value::String(x), Value::String(y)) if op == Add => {

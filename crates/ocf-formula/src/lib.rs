@@ -11,6 +11,7 @@
 //! assert_eq!(formula.evaluate(&ctx), Ok(Value::Int(3)));
 //! ```
 
+pub mod arith;
 pub mod check;
 pub mod context;
 pub mod decimal;

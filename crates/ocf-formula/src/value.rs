@@ -61,7 +61,9 @@ impl Value {
         }
     }
 
-    /// The value as a decimal if it is a number (an int widens).
+    /// The value as a decimal if it is a number (an int widens) within the decimal range: an int
+    /// past it gives `None`. Arithmetic takes ints of any size through [`crate::arith::apply`] or
+    /// [`Value::as_millionths`] instead, checking only the result.
     pub fn as_decimal(&self) -> Option<Decimal> {
         match self {
             Value::Int(n) => Decimal::from_int(*n).ok(),
