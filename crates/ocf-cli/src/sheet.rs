@@ -145,7 +145,7 @@ fn load(path: &Path, packs: &[PathBuf]) -> Result<(Character, Ruleset), String> 
         ocf_load::load_ruleset(&releases, &ocf_load::LoadOptions::default()).map_err(|errors| {
             errors
                 .iter()
-                .map(|e| ocf_formula::json_text::to_string(e).unwrap_or_default())
+                .map(|e| serde_json::to_string(e).unwrap_or_default())
                 .collect::<Vec<_>>()
                 .join("\n")
         })?;
