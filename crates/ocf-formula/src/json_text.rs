@@ -2,7 +2,7 @@
 //!
 //! formulas.md gives a decimal's JSON as "a number with a point: `7.0`, `0.5`". serde_json writes
 //! an `f64` in the shortest digits that read back, but with an exponent for small and large
-//! magnitudes (`0.000001` prints `1e-6`, `1e16` prints `1e16`). These printers are serde_json's
+//! magnitudes (`0.000001` prints `1e-6`, `1e16` prints `1e+16`). These printers are serde_json's
 //! compact and pretty printers except for floats, which they write as Rust's `Display` does: the
 //! same shortest digits, never an exponent, and `.0` after a whole number so that it stays a
 //! decimal.
@@ -123,6 +123,9 @@ mod tests {
         );
         // serde_json's own text, for comparison: the exponent these printers avoid.
         assert_eq!(serde_json::to_string(&json!(0.000001)).unwrap(), "1e-6");
+        assert_eq!(serde_json::to_string(&json!(0.00001)).unwrap(), "0.00001");
+        assert_eq!(serde_json::to_string(&json!(1e16)).unwrap(), "1e+16");
+        assert_eq!(serde_json::to_string(&json!(1e15)).unwrap(), "1000000000000000.0");
     }
 
     #[test]
