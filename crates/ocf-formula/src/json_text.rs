@@ -125,7 +125,10 @@ mod tests {
         assert_eq!(serde_json::to_string(&json!(0.000001)).unwrap(), "1e-6");
         assert_eq!(serde_json::to_string(&json!(0.00001)).unwrap(), "0.00001");
         assert_eq!(serde_json::to_string(&json!(1e16)).unwrap(), "1e+16");
-        assert_eq!(serde_json::to_string(&json!(1e15)).unwrap(), "1000000000000000.0");
+        assert_eq!(
+            serde_json::to_string(&json!(1e15)).unwrap(),
+            "1000000000000000.0"
+        );
     }
 
     #[test]
