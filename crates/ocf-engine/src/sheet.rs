@@ -461,6 +461,9 @@ fn activation_json(a: &Activation) -> Json {
     if let Some(parent) = a.parent {
         m.insert("parent".into(), parent.into());
     }
+    if let Some(kept_by) = a.kept_by {
+        m.insert("keptBy".into(), kept_by.into());
+    }
     if let Some(path) = &a.path {
         m.insert("path".into(), path_json(a.entry.as_deref(), path));
     }
