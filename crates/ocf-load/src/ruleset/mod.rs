@@ -5,6 +5,7 @@
 //! ([`crate::formulas`]). Each step reports all its errors; a step runs only when the earlier ones
 //! succeeded, since what it would report depends on them (an unresolved type, a missing pack).
 
+mod effect_checks;
 mod merge;
 mod packs;
 mod queries;
@@ -59,6 +60,7 @@ pub fn load_ruleset(
     };
     merge::merge(&mut ruleset, releases)?;
     resolve::resolve(&mut ruleset, releases, options)?;
+    effect_checks::check(&ruleset, releases)?;
     queries::resolve(&mut ruleset)?;
     check_formulas(&ruleset, releases)?;
     Ok(ruleset)
