@@ -106,7 +106,7 @@ impl<'db> Bindings<'db> {
         if let SelfRef::Copy(copy) = bindings.self_ref {
             let computed = crate::computed::computed_values(db, character, copy);
             if !computed.values.is_empty()
-                && let Value::Map(members) = copy_self(db, copy)
+                && let Value::Map(members) = copy_self(db, character, copy)
             {
                 let mut members = (**members).clone();
                 for (name, value) in &computed.values {
@@ -164,7 +164,7 @@ impl Context for SheetContext<'_> {
             Root::Entry if self.bindings.entry.is_some() => Ok(self.bindings.entry.clone()),
             Root::SelfCopy => Ok(match &self.bindings.self_ref {
                 SelfRef::None => None,
-                SelfRef::Copy(copy) => Some(copy_self(self.db, *copy).clone()),
+                SelfRef::Copy(copy) => Some(copy_self(self.db, self.character, *copy).clone()),
                 SelfRef::Value(v) => Some(v.clone()),
             }),
             Root::Item => Ok(self

@@ -218,7 +218,7 @@ fn sheet_rest(db: &dyn salsa::Database, character: CharacterInput) -> Arc<Rest> 
                 "data": { "entry": id, "name": name, "cause": cause },
             }));
         }
-        if let Some(name) = crate::computed::copy_name(db, *copy) {
+        if let Some(name) = crate::computed::copy_name(db, character, *copy) {
             copy_names.push((id, name));
         }
     }
