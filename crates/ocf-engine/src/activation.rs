@@ -816,7 +816,9 @@ impl<'db> Walk<'db> {
         let mut blocked_by_holder = vec![false; applied.len()];
         for &i in &live {
             let source = applied[i].source.as_str();
-            blocked_by_holder[i] = holder.iter().any(|im| self.matches(im, source, &applied[i]));
+            blocked_by_holder[i] = holder
+                .iter()
+                .any(|im| self.matches(im, source, &applied[i]));
         }
         let candidates: Vec<usize> = live
             .iter()
@@ -829,7 +831,13 @@ impl<'db> Walk<'db> {
         for &c in &candidates {
             let activation = self.applied_activation(c, &applied[c]);
             let mut found = Vec::new();
-            self.reach_immunities(&activation, vec![activation.item.clone()], &holder, &mut found, 1);
+            self.reach_immunities(
+                &activation,
+                vec![activation.item.clone()],
+                &holder,
+                &mut found,
+                1,
+            );
             own[c] = found;
         }
         // blockers[x]: the candidates that block candidate x.
@@ -927,7 +935,12 @@ impl<'db> Walk<'db> {
             let source = applied[i].source.as_str();
             let matching = holder
                 .iter()
-                .chain(active.iter().filter(|(a, _)| *a != i).flat_map(|(_, ims)| ims))
+                .chain(
+                    active
+                        .iter()
+                        .filter(|(a, _)| *a != i)
+                        .flat_map(|(_, ims)| ims),
+                )
                 .filter(|im| self.matches(im, source, &applied[i]));
             for im in matching {
                 reports.push(Report {
@@ -1046,7 +1059,10 @@ impl<'db> Walk<'db> {
     /// The grants of `content`: its content type's, then its own, each with the pack it is in.
     fn grants_of(&self, content: &'db ContentEntry) -> Vec<(&'db ocf_model::Grant, &'db str)> {
         let mut grants = Vec::new();
-        if let Some(t) = content.type_name().and_then(|t| self.ruleset.content_type(t)) {
+        if let Some(t) = content
+            .type_name()
+            .and_then(|t| self.ruleset.content_type(t))
+        {
             grants.extend(t.decl.grants.iter().map(|g| (g, t.pack.as_str())));
         }
         grants.extend(

@@ -183,11 +183,15 @@ pub fn choice_lists(
             )
         {
             for option in record.picks.iter().filter_map(|o| o.as_str()) {
-                let content = checker.ruleset.item(option).map(|_| option.to_owned()).or_else(|| {
-                    checker
-                        .ruleset
-                        .resolve(&record.pack, option, ocf_model::Namespace::Content)
-                });
+                let content = checker
+                    .ruleset
+                    .item(option)
+                    .map(|_| option.to_owned())
+                    .or_else(|| {
+                        checker
+                            .ruleset
+                            .resolve(&record.pack, option, ocf_model::Namespace::Content)
+                    });
                 if let Some(content) = content
                     && checker.ruleset.item(&content).is_some_and(|e| e.hidden)
                 {

@@ -177,15 +177,14 @@ fn active_round(
         None => {
             let db = crate::db::Database::default();
             let rules = crate::input::RulesetInput::load(&db, ruleset.clone());
-            let input =
-                crate::input::CharacterInput::load_as_is(
-                    &db,
-                    rules,
-                    character,
-                    &[],
-                    Vec::new(),
-                    Vec::new(),
-                );
+            let input = crate::input::CharacterInput::load_as_is(
+                &db,
+                rules,
+                character,
+                &[],
+                Vec::new(),
+                Vec::new(),
+            );
             let (db, input) = scratch.insert((db, input));
             (&*db, *input)
         }

@@ -342,7 +342,9 @@ impl ocf_formula::Context for StateDefaults<'_> {
         let ruleset = self.character.ruleset(self.db).ruleset(self.db);
         let qualified = ruleset
             .resolve(self.pack, id, ocf_model::Namespace::Field)
-            .or_else(|| (id.contains(':') && ruleset.fields.get(id).is_some()).then(|| id.to_owned()))
+            .or_else(|| {
+                (id.contains(':') && ruleset.fields.get(id).is_some()).then(|| id.to_owned())
+            })
             .ok_or_else(|| ocf_formula::ContextError::unknown(format!("no field `{id}`")))?;
         crate::field::raw_input(self.db, self.character, &qualified)
             .map(Some)
@@ -406,7 +408,12 @@ pub fn applied_self(ruleset: &Ruleset, entry: &ocf_model::AppliedEntry) -> Value
 pub fn character_view(db: &dyn salsa::Database, character: CharacterInput) -> Value {
     let rules = character.ruleset(db).ruleset(db);
     let list = |copies: &Arc<Vec<CopyInput>>| {
-        Value::list(copies.iter().map(|c| copy_view(db, character, *c)).collect())
+        Value::list(
+            copies
+                .iter()
+                .map(|c| copy_view(db, character, *c))
+                .collect(),
+        )
     };
     let applied = character
         .applied(db)
@@ -417,7 +424,10 @@ pub fn character_view(db: &dyn salsa::Database, character: CharacterInput) -> Va
                 ("id", Value::string(e.id.as_str())),
                 ("source", Value::string(e.source.as_str())),
                 ("active", Value::Bool(e.active.unwrap_or(true))),
-                ("state", Value::map(state_values(&decls, &e.state, &MapContext::new()))),
+                (
+                    "state",
+                    Value::map(state_values(&decls, &e.state, &MapContext::new())),
+                ),
             ])
         })
         .collect();

@@ -76,7 +76,11 @@ impl Checker<'_> {
             && to != "self"
             && !declared(scope.action, to)
         {
-            self.role(step, to, "`to` names a participant role the action doesn't declare");
+            self.role(
+                step,
+                to,
+                "`to` names a participant role the action doesn't declare",
+            );
         }
         if let Some(StepOptions::Written(options)) = &step.options {
             for option in options {
@@ -84,7 +88,11 @@ impl Checker<'_> {
                     && to != "self"
                     && !declared(scope.action, to)
                 {
-                    self.role(step, to, "an option's `to` names a participant role the action doesn't declare");
+                    self.role(
+                        step,
+                        to,
+                        "an option's `to` names a participant role the action doesn't declare",
+                    );
                 }
                 self.changes(&option.changes);
             }
