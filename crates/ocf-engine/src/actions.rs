@@ -172,16 +172,36 @@ fn available(
     pack: &str,
     activation: Option<&Activation>,
 ) -> bool {
-    let Some(formula) = &action.available else {
-        return true;
+    let holds = |formula: &ocf_model::Formula, pack: &str| {
+        let bindings = match activation {
+            None => Bindings::rules(pack),
+            Some(a) => Bindings::with_computed(db, character, pack, a),
+        };
+        let ctx = SheetContext::new(db, character, Mode::Sheet, bindings);
+        let result = crate::formula::parse(db, formula.as_str()).and_then(|f| f.evaluate(&ctx));
+        result == Ok(Value::Bool(true))
     };
-    let bindings = match activation {
-        None => Bindings::rules(pack),
-        Some(a) => Bindings::activation(db, character, pack, a),
-    };
-    let ctx = SheetContext::new(db, character, Mode::Sheet, bindings);
-    let result = crate::formula::parse(db, formula.as_str()).and_then(|f| f.evaluate(&ctx));
-    result == Ok(Value::Bool(true))
+    if let Some(formula) = &action.available
+        && !holds(formula, pack)
+    {
+        return false;
+    }
+    // A `use` runs the used rules action, so its `available` holds too, with the copy's `self`
+    // (EC, "Copies and `self`": "the rules actions they `use`"; decisions.md, "Used actions'
+    // `available`").
+    if activation.is_some()
+        && let Some(used) = &action.r#use
+    {
+        let ruleset = character.ruleset(db).ruleset(db);
+        let id = resolve_action(ruleset, pack, used.as_str());
+        if let Some(rules_action) = ruleset.actions.get(&id)
+            && let Some(formula) = &rules_action.decl.available
+            && !holds(formula, &rules_action.pack)
+        {
+            return false;
+        }
+    }
+    true
 }
 
 /// The JSON list.

@@ -63,6 +63,9 @@ pub struct Activation {
     pub templates: Vec<String>,
     /// The grant or choice that activated it waives prerequisites.
     pub waived: bool,
+    /// For a template content keeps on the copy: the activation that keeps it (EC, "The
+    /// activation list").
+    pub kept_by: Option<usize>,
 }
 
 /// An `immune` issue: an applied entry an immunity blocks.
@@ -169,6 +172,7 @@ pub fn activations(db: &dyn salsa::Database, character: CharacterInput) -> Activ
         ruleset,
         out: Activations::default(),
         prefix: Vec::new(),
+        immune: None,
     };
     walk.rules_picks();
     for copy in character
@@ -179,6 +183,7 @@ pub fn activations(db: &dyn salsa::Database, character: CharacterInput) -> Activ
         walk.copy(*copy);
     }
     walk.applied();
+    walk.kept_by();
     walk.out
 }
 
@@ -197,6 +202,7 @@ pub(crate) fn holds(
         ruleset,
         out: Activations::default(),
         prefix: Vec::new(),
+        immune: None,
     };
     let pack = content(ruleset, activation).map_or("", |e| e.pack_of("keepsTemplates"));
     walk.condition(when, walk.bindings(activation, pack))
@@ -209,6 +215,8 @@ struct Walk<'db> {
     out: Activations,
     /// The choice path down to the pick being followed: choice keys and picked options.
     prefix: Vec<String>,
+    /// While the applied entries are activated: the immunities their applied grants meet.
+    immune: Option<Immunities<'db>>,
 }
 
 impl<'db> Walk<'db> {
@@ -246,6 +254,48 @@ impl<'db> Walk<'db> {
             pick: None,
             entry: None,
             slot: None,
+        }
+    }
+
+    /// `keptBy` of each template content keeps on its copy: the first activation whose
+    /// `keepsTemplates` entry for it holds and matches the copy. A saved template has none.
+    fn kept_by(&mut self) {
+        let kept = self.character.kept(self.db).clone();
+        if kept.is_empty() {
+            return;
+        }
+        for t in 0..self.out.list.len() {
+            let activation = &self.out.list[t];
+            let Some(copy) = activation.copy else {
+                continue;
+            };
+            if activation.via != Via::Template
+                || !kept
+                    .iter()
+                    .any(|(id, template)| id == copy.id(self.db) && *template == activation.item)
+            {
+                continue;
+            }
+            let template = activation.item.clone();
+            let keeper = (0..self.out.list.len()).find(|&k| {
+                let keeper = &self.out.list[k];
+                let Some(entry) = self.ruleset.item(&keeper.item) else {
+                    return false;
+                };
+                let pack = entry.pack_of("keepsTemplates");
+                entry.item.keeps_templates.iter().any(|keep| {
+                    keep.template.as_str() == template
+                        && self.condition(keep.when.as_ref(), self.bindings(keeper, pack))
+                        && crate::standard::copy_matches(
+                            self.db,
+                            self.character,
+                            copy,
+                            &keep.copies,
+                            pack,
+                        )
+                })
+            });
+            self.out.list[t].kept_by = keeper;
         }
     }
 
@@ -295,6 +345,7 @@ impl<'db> Walk<'db> {
             entry: Some(copy.id(db).clone()),
             templates: templates.clone(),
             waived: false,
+            kept_by: None,
         });
         let tree = copy.choices(db).clone();
         for template in &templates {
@@ -312,6 +363,7 @@ impl<'db> Walk<'db> {
                 entry: Some(copy.id(db).clone()),
                 templates: templates.clone(),
                 waived: false,
+                kept_by: None,
             });
             self.follow(t, &tree, Some(template.as_str()), 1);
         }
@@ -388,6 +440,13 @@ impl<'db> Walk<'db> {
         if self.ruleset.item(&granted).is_none() || self.full() {
             return;
         }
+        // A blocked applied grant is not activated, nor what it grants (EC, "Immunities" step 5).
+        if granter.applied
+            && let Some(entry) = granter.applied_entry
+            && self.grant_blocked(entry, &granted)
+        {
+            return;
+        }
         let g = self.push(Activation {
             item: granted.clone(),
             via: if granter.applied {
@@ -403,6 +462,7 @@ impl<'db> Walk<'db> {
             entry: granter.entry.clone(),
             templates: Vec::new(),
             waived: grant.waive_prerequisites.unwrap_or(false),
+            kept_by: None,
         });
         self.follow(g, tree, Some(granted.as_str()), depth + 1);
     }
@@ -535,6 +595,7 @@ impl<'db> Walk<'db> {
                         entry: granter.and_then(|a| a.entry.clone()),
                         templates: Vec::new(),
                         waived: choice.waive_prerequisites.unwrap_or(false),
+                        kept_by: None,
                     });
                     self.prefix.extend([choice_key.to_owned(), content.clone()]);
                     self.follow(p, &pick.choices, None, depth + 1);
@@ -598,6 +659,7 @@ impl<'db> Walk<'db> {
             entry: None,
             templates: Vec::new(),
             waived: false,
+            kept_by: None,
         });
         for grant in &option.grants {
             self.grant(
@@ -713,6 +775,8 @@ impl<'db> Walk<'db> {
                     immunity: &immunity.decl,
                     written: i,
                     bindings: Bindings::rules(&immunity.pack),
+                    entry: None,
+                    chain: Vec::new(),
                 });
             }
         }
@@ -736,6 +800,8 @@ impl<'db> Walk<'db> {
                         immunity,
                         written: i,
                         bindings,
+                        entry: None,
+                        chain: Vec::new(),
                     });
                 }
             }
@@ -749,47 +815,37 @@ impl<'db> Walk<'db> {
             .collect();
         let mut blocked_by_holder = vec![false; applied.len()];
         for &i in &live {
-            for im in &holder {
-                if self.matches(im, &applied[i]) {
-                    blocked_by_holder[i] = true;
-                    self.report(im, i, &applied[i]);
-                }
-            }
+            let source = applied[i].source.as_str();
+            blocked_by_holder[i] = holder
+                .iter()
+                .any(|im| self.matches(im, source, &applied[i]));
         }
         let candidates: Vec<usize> = live
             .iter()
             .copied()
             .filter(|&i| !blocked_by_holder[i])
             .collect();
-        // Each candidate's own immunities (`scope: applied`, `when` holding).
+        // Each candidate's immunities (`scope: applied`, `when` holding): its source's, then those
+        // of the content its applied grants reach, less grants a holder immunity blocks (step 5).
         let mut own: Vec<Vec<ActiveImmunity<'db>>> = vec![Vec::new(); applied.len()];
         for &c in &candidates {
-            let Some(entry) = self.ruleset.item(applied[c].source.as_str()) else {
-                continue;
-            };
-            let pack = entry.pack_of("immuneTo");
             let activation = self.applied_activation(c, &applied[c]);
-            for (i, immunity) in entry.item.immune_to.iter().enumerate() {
-                if immunity.scope != Some(Scope::Applied) {
-                    continue;
-                }
-                let bindings = self.bindings(&activation, pack);
-                if self.condition(immunity.when.as_ref(), bindings.clone()) {
-                    own[c].push(ActiveImmunity {
-                        activation: None,
-                        rules: false,
-                        owner: activation.item.clone(),
-                        pack,
-                        immunity,
-                        written: i,
-                        bindings,
-                    });
-                }
-            }
+            let mut found = Vec::new();
+            self.reach_immunities(
+                &activation,
+                vec![activation.item.clone()],
+                &holder,
+                &mut found,
+                1,
+            );
+            own[c] = found;
         }
         // blockers[x]: the candidates that block candidate x.
         let blocks = |a: usize, b: usize, this: &Self| {
-            a != b && own[a].iter().any(|im| this.matches(im, &applied[b]))
+            a != b
+                && own[a]
+                    .iter()
+                    .any(|im| this.matches(im, applied[b].source.as_str(), &applied[b]))
         };
         let mut blockers: Vec<Vec<usize>> = vec![Vec::new(); applied.len()];
         for &x in &candidates {
@@ -863,37 +919,220 @@ impl<'db> Walk<'db> {
                 }
             }
         }
-        // Issues for entries the candidates block, then activation in `applied` order.
-        let mut activation_of = vec![None; applied.len()];
+        let active: Vec<(usize, Vec<ActiveImmunity<'db>>)> = candidates
+            .iter()
+            .filter(|&&c| state[c] == State::Active)
+            .map(|&c| (c, own[c].clone()))
+            .collect();
+        // `immune` for each blocked entry and each active immunity its source matches: the
+        // holder's, then the active candidates' in `applied` order.
+        let mut reports: Vec<Report<'db>> = Vec::new();
+        for &i in &live {
+            let blocked = blocked_by_holder[i] || state[i] == State::Blocked;
+            if !blocked {
+                continue;
+            }
+            let source = applied[i].source.as_str();
+            let matching = holder
+                .iter()
+                .chain(
+                    active
+                        .iter()
+                        .filter(|(a, _)| *a != i)
+                        .flat_map(|(_, ims)| ims),
+                )
+                .filter(|im| self.matches(im, source, &applied[i]));
+            for im in matching {
+                reports.push(Report {
+                    immunity: im.clone(),
+                    order: i,
+                    entry: applied[i].id.clone(),
+                    item: source.to_owned(),
+                });
+            }
+        }
+        // Activation in `applied` order; their applied grants are checked against the immunities
+        // as they are followed ([`Walk::grant_blocked`]).
+        self.immune = Some(Immunities {
+            holder,
+            active,
+            reports,
+        });
         for &c in &candidates {
             if state[c] == State::Active {
                 let activation = self.applied_activation(c, &applied[c]);
                 let index = self.push(activation);
-                activation_of[c] = Some(index);
                 let tree = Picks::default();
                 self.follow(index, &tree, None, 1);
             }
         }
-        for &c in &candidates {
-            if state[c] != State::Blocked {
+        let Some(immune) = self.immune.take() else {
+            return;
+        };
+        let mut reports = immune.reports;
+        reports.sort_by_key(|r| r.order);
+        for report in reports {
+            let activation = self.immunity_activation(&report.immunity);
+            let im = &report.immunity;
+            // A rules immunity is named `<pack>:<id>`, content's `<owner>/<id>` (EC, issues).
+            let (id, rules_pack) = if im.rules {
+                (
+                    format!("{}:{}", im.pack, im.immunity.id),
+                    Some(im.pack.to_owned()),
+                )
+            } else {
+                (format!("{}/{}", im.owner, im.immunity.id), None)
+            };
+            self.out.blocked.push(Blocked {
+                activation,
+                id,
+                rules_pack,
+                entry: report.entry,
+                item: report.item,
+                order: (report.order, im.written),
+            });
+        }
+    }
+
+    /// The `scope: applied` immunities whose `when` holds of `activation` (applied content) and of
+    /// the content its applied grants reach, depth first, skipping grants a holder immunity blocks.
+    fn reach_immunities(
+        &self,
+        activation: &Activation,
+        chain: Vec<String>,
+        holder: &[ActiveImmunity<'db>],
+        out: &mut Vec<ActiveImmunity<'db>>,
+        depth: usize,
+    ) {
+        let Some(content) = self.ruleset.item(&activation.item) else {
+            return;
+        };
+        let Some(index) = activation.applied_entry else {
+            return;
+        };
+        let entry = &self.character.applied(self.db)[index];
+        let pack = content.pack_of("immuneTo");
+        for (i, immunity) in content.item.immune_to.iter().enumerate() {
+            if immunity.scope != Some(Scope::Applied) {
                 continue;
             }
-            for &a in &candidates {
-                if state[a] != State::Active {
-                    continue;
-                }
-                for im in &own[a] {
-                    if self.matches(im, &applied[c]) {
-                        let im = ActiveImmunity {
-                            activation: activation_of[a],
-                            ..im.clone()
-                        };
-                        self.report(&im, c, &applied[c]);
-                    }
-                }
+            let bindings = self.bindings(activation, pack);
+            if self.condition(immunity.when.as_ref(), bindings.clone()) {
+                out.push(ActiveImmunity {
+                    activation: None,
+                    rules: false,
+                    owner: activation.item.clone(),
+                    pack,
+                    immunity,
+                    written: i,
+                    bindings,
+                    entry: Some(index),
+                    chain: chain.clone(),
+                });
             }
         }
-        self.out.blocked.sort_by_key(|b| b.order);
+        if depth > MAX_CHOICE_DEPTH {
+            return;
+        }
+        for (grant, pack) in self.grants_of(content) {
+            if grant.scope != Some(Scope::Applied)
+                || !self.condition(grant.when.as_ref(), self.bindings(activation, pack))
+            {
+                continue;
+            }
+            let granted = grant.item.as_str();
+            if self.ruleset.item(granted).is_none()
+                || holder.iter().any(|im| self.matches(im, granted, entry))
+            {
+                continue;
+            }
+            let next = Activation {
+                item: granted.to_owned(),
+                ..activation.clone()
+            };
+            let mut chain = chain.clone();
+            chain.push(granted.to_owned());
+            self.reach_immunities(&next, chain, holder, out, depth + 1);
+        }
+    }
+
+    /// The grants of `content`: its content type's, then its own, each with the pack it is in.
+    fn grants_of(&self, content: &'db ContentEntry) -> Vec<(&'db ocf_model::Grant, &'db str)> {
+        let mut grants = Vec::new();
+        if let Some(t) = content
+            .type_name()
+            .and_then(|t| self.ruleset.content_type(t))
+        {
+            grants.extend(t.decl.grants.iter().map(|g| (g, t.pack.as_str())));
+        }
+        grants.extend(
+            content
+                .item
+                .grants
+                .iter()
+                .map(|g| (g, content.pack_of("grants"))),
+        );
+        grants
+    }
+
+    /// Whether content an applied entry's grants reach is blocked (EC, "Immunities" step 5): it
+    /// matches an active holder immunity or an immunity of another active candidate, as an entry
+    /// whose source it were would (`entry` the granting entry). Each match is reported.
+    fn grant_blocked(&mut self, entry_index: usize, granted: &str) -> bool {
+        let Some(mut immune) = self.immune.take() else {
+            return false;
+        };
+        let entry = &self.character.applied(self.db)[entry_index];
+        let matching: Vec<ActiveImmunity<'db>> = immune
+            .holder
+            .iter()
+            .chain(
+                immune
+                    .active
+                    .iter()
+                    .filter(|(a, _)| *a != entry_index)
+                    .flat_map(|(_, ims)| ims),
+            )
+            .filter(|im| self.matches(im, granted, entry))
+            .cloned()
+            .collect();
+        let blocked = !matching.is_empty();
+        for im in matching {
+            immune.reports.push(Report {
+                immunity: im,
+                order: entry_index,
+                entry: entry.id.clone(),
+                item: granted.to_owned(),
+            });
+        }
+        self.immune = Some(immune);
+        blocked
+    }
+
+    /// The activation an immunity belongs to: a holder one's own; an applied one's the activation
+    /// of the content it was found on (its entry's, when that content wasn't activated).
+    fn immunity_activation(&self, im: &ActiveImmunity<'db>) -> Option<usize> {
+        if im.activation.is_some() {
+            return im.activation;
+        }
+        let entry = im.entry?;
+        let chain_of = |mut i: usize| {
+            let mut chain = vec![self.out.list[i].item.clone()];
+            while let Some(p) = self.out.list[i].parent {
+                chain.push(self.out.list[p].item.clone());
+                i = p;
+            }
+            chain.reverse();
+            chain
+        };
+        let of_entry: Vec<usize> = (0..self.out.list.len())
+            .filter(|&i| self.out.list[i].applied && self.out.list[i].applied_entry == Some(entry))
+            .collect();
+        of_entry
+            .iter()
+            .copied()
+            .find(|&i| chain_of(i) == im.chain)
+            .or_else(|| of_entry.first().copied())
     }
 
     fn applied_activation(&self, index: usize, entry: &AppliedEntry) -> Activation {
@@ -908,13 +1147,14 @@ impl<'db> Walk<'db> {
             entry: Some(entry.id.clone()),
             templates: Vec::new(),
             waived: false,
+            kept_by: None,
         }
     }
 
-    /// Whether `entry`'s source matches the immunity: it is in `items`, or of the query's type with
-    /// its `where` holding (`item` the source, `entry` the applied entry).
-    fn matches(&self, im: &ActiveImmunity<'db>, entry: &AppliedEntry) -> bool {
-        let source = entry.source.as_str();
+    /// Whether `source` (an applied entry's source, or content its applied grants reach) matches
+    /// the immunity: it is in `items`, or of the query's type with its `where` holding (`item` the
+    /// source, `entry` the applied entry).
+    fn matches(&self, im: &ActiveImmunity<'db>, source: &str, entry: &AppliedEntry) -> bool {
         if im.immunity.items.iter().any(|i| i.as_str() == source) {
             return true;
         }
@@ -939,26 +1179,23 @@ impl<'db> Walk<'db> {
         };
         self.condition(query.r#where.as_ref(), bindings)
     }
+}
 
-    fn report(&mut self, im: &ActiveImmunity<'db>, index: usize, entry: &AppliedEntry) {
-        // A rules immunity is named `<pack>:<id>`, content's `<owner>/<id>` (EC, issues).
-        let (id, rules_pack) = if im.rules {
-            (
-                format!("{}:{}", im.pack, im.immunity.id),
-                Some(im.pack.to_owned()),
-            )
-        } else {
-            (format!("{}/{}", im.owner, im.immunity.id), None)
-        };
-        self.out.blocked.push(Blocked {
-            activation: im.activation,
-            id,
-            rules_pack,
-            entry: entry.id.clone(),
-            item: entry.source.0.clone(),
-            order: (index, im.written),
-        });
-    }
+/// The immunities decided before the applied entries are activated, and the `immune` issues found.
+struct Immunities<'db> {
+    holder: Vec<ActiveImmunity<'db>>,
+    /// Each active candidate's entry index with its immunities, in `applied` order.
+    active: Vec<(usize, Vec<ActiveImmunity<'db>>)>,
+    reports: Vec<Report<'db>>,
+}
+
+/// An `immune` issue before its immunity's activation is known.
+struct Report<'db> {
+    immunity: ActiveImmunity<'db>,
+    /// The blocked (or granting) entry's place in `applied`.
+    order: usize,
+    entry: String,
+    item: String,
 }
 
 /// Who owns the choices being walked: an activation, or the rules.
@@ -994,6 +1231,10 @@ struct ActiveImmunity<'db> {
     immunity: &'db Immunity,
     written: usize,
     bindings: Bindings<'db>,
+    /// For a candidate's immunity: its applied entry, and the content from the entry's source down
+    /// to the content declaring it.
+    entry: Option<usize>,
+    chain: Vec<String>,
 }
 
 /// The item of an activation, for its formulas.

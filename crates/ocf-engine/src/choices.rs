@@ -174,6 +174,40 @@ pub fn choice_lists(
                 }),
             ));
         }
+        // EC: "`content-hidden` covers hidden content picked in a choice with `activate: false`
+        // too; it belongs to the choice's owner." Picks that activate are their own activations'.
+        if record.decl.activate == Some(false)
+            && matches!(
+                record.decl.options,
+                ocf_model::ChoiceOptions::Source(ocf_model::ChoiceSource::Content { .. })
+            )
+        {
+            for option in record.picks.iter().filter_map(|o| o.as_str()) {
+                let content = checker
+                    .ruleset
+                    .item(option)
+                    .map(|_| option.to_owned())
+                    .or_else(|| {
+                        checker
+                            .ruleset
+                            .resolve(&record.pack, option, ocf_model::Namespace::Content)
+                    });
+                if let Some(content) = content
+                    && checker.ruleset.item(&content).is_some_and(|e| e.hidden)
+                {
+                    issues.push((
+                        rank,
+                        kind_rank("content-hidden"),
+                        json!({
+                            "code": "content-hidden",
+                            "id": content,
+                            "source": checker.source(record),
+                            "data": { "item": content },
+                        }),
+                    ));
+                }
+            }
+        }
         let open = record.max.is_none_or(|max| picked < max);
         let slot = record
             .slot

@@ -62,7 +62,7 @@ pub fn computed_values(
         // Read nothing of the copy, so its edits don't re-run this.
         return out;
     }
-    let base_self = copy_self(db, copy).clone();
+    let base_self = copy_self(db, character, copy).clone();
     for (name, decl, pack) in decls {
         // `self` has the values worked out before this one; one that failed is absent.
         let self_value = match &base_self {
@@ -114,7 +114,11 @@ fn typed(value: Value, ty: ComputedType) -> Option<Value> {
 
 /// The copy's name for `copyNames`: the state key its item's `nameFrom` (else its type's) names,
 /// when that is a string not only of spaces.
-pub fn copy_name(db: &dyn salsa::Database, copy: CopyInput) -> Option<String> {
+pub fn copy_name(
+    db: &dyn salsa::Database,
+    character: CharacterInput,
+    copy: CopyInput,
+) -> Option<String> {
     let ruleset = copy.ruleset(db).ruleset(db);
     let entry = ruleset.item(copy.item(db))?;
     let key = entry.item.name_from.clone().or_else(|| {
@@ -123,7 +127,7 @@ pub fn copy_name(db: &dyn salsa::Database, copy: CopyInput) -> Option<String> {
             .and_then(|t| ruleset.content_type(t))
             .and_then(|t| t.decl.name_from.clone())
     })?;
-    match copy_self(db, copy) {
+    match copy_self(db, character, copy) {
         Value::Map(m) => match m.get(key.as_str()) {
             Some(Value::String(s)) if !s.trim().is_empty() => Some(s.to_string()),
             _ => None,

@@ -91,6 +91,34 @@ impl<'db> Bindings<'db> {
     }
 }
 
+impl<'db> Bindings<'db> {
+    /// What a copy's own actions (their `available` and steps) and follow-ups see on activation
+    /// `a`: [`Bindings::activation`], with `self` also holding the copy's computed values (EC,
+    /// "Copies and `self`"). Content picked or granted on the copy has that copy as `self`, so it
+    /// sees them too; an applied entry's `self` has none.
+    pub fn with_computed(
+        db: &'db dyn salsa::Database,
+        character: CharacterInput,
+        pack: &'db str,
+        a: &crate::activation::Activation,
+    ) -> Bindings<'db> {
+        let mut bindings = Bindings::activation(db, character, pack, a);
+        if let SelfRef::Copy(copy) = bindings.self_ref {
+            let computed = crate::computed::computed_values(db, character, copy);
+            if !computed.values.is_empty()
+                && let Value::Map(members) = copy_self(db, character, copy)
+            {
+                let mut members = (**members).clone();
+                for (name, value) in &computed.values {
+                    members.insert(name.as_str().into(), value.clone());
+                }
+                bindings.self_ref = SelfRef::Value(Value::Map(std::sync::Arc::new(members)));
+            }
+        }
+        bindings
+    }
+}
+
 pub struct SheetContext<'db> {
     pub db: &'db dyn salsa::Database,
     pub character: CharacterInput,
@@ -136,7 +164,7 @@ impl Context for SheetContext<'_> {
             Root::Entry if self.bindings.entry.is_some() => Ok(self.bindings.entry.clone()),
             Root::SelfCopy => Ok(match &self.bindings.self_ref {
                 SelfRef::None => None,
-                SelfRef::Copy(copy) => Some(copy_self(self.db, *copy).clone()),
+                SelfRef::Copy(copy) => Some(copy_self(self.db, self.character, *copy).clone()),
                 SelfRef::Value(v) => Some(v.clone()),
             }),
             Root::Item => Ok(self

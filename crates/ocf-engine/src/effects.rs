@@ -167,6 +167,13 @@ pub fn effect_instances(db: &dyn salsa::Database, character: CharacterInput) -> 
         );
     }
     let acts = activations(db, character);
+    // The rules-level choices' effects, once per pick, are the rules' and come with them, before
+    // every activation (EC, "Instance order": "1. The rules").
+    for pick in acts.choice_picks.iter().filter(|p| p.owner.is_none()) {
+        for instance in choice_effects(pick, None) {
+            expand(&mut index, instance);
+        }
+    }
     for (a, activation) in acts.list.iter().enumerate() {
         for instance in activation_effects(ruleset, a, activation) {
             expand(&mut index, instance);
@@ -176,11 +183,6 @@ pub fn effect_instances(db: &dyn salsa::Database, character: CharacterInput) -> 
             for instance in choice_effects(pick, Some(activation)) {
                 expand(&mut index, instance);
             }
-        }
-    }
-    for pick in acts.choice_picks.iter().filter(|p| p.owner.is_none()) {
-        for instance in choice_effects(pick, None) {
-            expand(&mut index, instance);
         }
     }
     index

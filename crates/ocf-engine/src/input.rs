@@ -169,6 +169,10 @@ pub struct CharacterInput {
     /// The stored (ephemeral) follow-up offers, in file order.
     #[returns(ref)]
     pub follow_ups: Arc<Vec<ocf_model::StoredOffer>>,
+    /// The templates content keeps on copies, `(copy instance ID, template)`, as
+    /// [`crate::standard::StandardView::kept`].
+    #[returns(ref)]
+    pub kept: Arc<Vec<(String, String)>>,
 }
 
 impl CharacterInput {
@@ -180,8 +184,15 @@ impl CharacterInput {
         competing: &[String],
     ) -> CharacterInput {
         let rules = ruleset.ruleset(db).clone();
-        let (character, errors) = crate::standard::with_standard_copies(&rules, character);
-        CharacterInput::load_as_is(db, ruleset, &character, competing, errors)
+        let view = crate::standard::standard_view(&rules, character);
+        CharacterInput::load_as_is(
+            db,
+            ruleset,
+            &view.character,
+            competing,
+            view.errors,
+            view.kept,
+        )
     }
 
     /// Splits `character` into inputs of `db` as it is, its standard copies already added.
@@ -191,6 +202,7 @@ impl CharacterInput {
         character: &Character,
         competing: &[String],
         errors: Vec<serde_json::Value>,
+        kept: Vec<(String, String)>,
     ) -> CharacterInput {
         let rules = ruleset.ruleset(db).clone();
         let mut saved = FxHashMap::default();
@@ -233,6 +245,7 @@ impl CharacterInput {
             Arc::new(FxHashMap::default()),
             Arc::new(errors),
             Arc::new(character.follow_ups.clone()),
+            Arc::new(kept),
         )
         .durability(STRUCTURE)
         .new(db)

@@ -17,7 +17,7 @@ use serde_json::{Map, Value as Json, json};
 
 use crate::actions::{listing_source, resolve_action};
 use crate::activation::{Activation, Via, activations};
-use crate::context::{Bindings, Mode, SelfRef, SheetContext};
+use crate::context::{Bindings, Mode, SheetContext};
 use crate::effects::{Source, SourceKind};
 use crate::input::CharacterInput;
 
@@ -341,29 +341,14 @@ impl Offers {
     }
 }
 
-/// What a follow-up's formulas see on activation `a`: `self` and `item` as the activation's other
-/// formulas, `self` with the copy's computed values too (EC, "Copies and `self`": "in its
-/// follow-ups, `self` also has the copy's computed values").
+/// What a follow-up's formulas see on activation `a` ([`Bindings::with_computed`]).
 fn follow_up_bindings<'db>(
     db: &'db dyn salsa::Database,
     character: CharacterInput,
     pack: &'db str,
     a: &Activation,
 ) -> Bindings<'db> {
-    let mut bindings = Bindings::activation(db, character, pack, a);
-    if let SelfRef::Copy(copy) = bindings.self_ref {
-        let computed = crate::computed::computed_values(db, character, copy);
-        if !computed.values.is_empty()
-            && let Value::Map(members) = crate::view::copy_self(db, copy)
-        {
-            let mut members = (**members).clone();
-            for (name, value) in &computed.values {
-                members.insert(name.as_str().into(), value.clone());
-            }
-            bindings.self_ref = SelfRef::Value(Value::Map(std::sync::Arc::new(members)));
-        }
-    }
-    bindings
+    Bindings::with_computed(db, character, pack, a)
 }
 
 /// The action an offer runs, as computeSheet's `actions` lists it: the owner's inline action the

@@ -578,9 +578,16 @@ impl Session {
         };
         let ruleset_input = c.ruleset(&self.db);
         let ruleset = ruleset_input.ruleset(&self.db).clone();
-        let (file, errors) = crate::standard::with_standard_copies(&ruleset, &held.file);
+        let crate::standard::StandardView {
+            character: file,
+            errors,
+            kept,
+        } = crate::standard::standard_view(&ruleset, &held.file);
         if **c.errors(&self.db) != errors {
             c.set_errors(&mut self.db).to(Arc::new(errors));
+        }
+        if **c.kept(&self.db) != kept {
+            c.set_kept(&mut self.db).to(Arc::new(kept));
         }
         // Copies: reuse each copy by its instance ID and item, setting only what changed.
         for (list, entries) in [

@@ -218,7 +218,7 @@ fn sheet_rest(db: &dyn salsa::Database, character: CharacterInput) -> Arc<Rest> 
                 "data": { "entry": id, "name": name, "cause": cause },
             }));
         }
-        if let Some(name) = crate::computed::copy_name(db, *copy) {
+        if let Some(name) = crate::computed::copy_name(db, character, *copy) {
             copy_names.push((id, name));
         }
     }
@@ -460,6 +460,9 @@ fn activation_json(a: &Activation) -> Json {
     }
     if let Some(parent) = a.parent {
         m.insert("parent".into(), parent.into());
+    }
+    if let Some(kept_by) = a.kept_by {
+        m.insert("keptBy".into(), kept_by.into());
     }
     if let Some(path) = &a.path {
         m.insert("path".into(), path_json(a.entry.as_deref(), path));

@@ -23,6 +23,24 @@ pub fn with_standard_copies(
     ruleset: &Arc<Ruleset>,
     character: &Character,
 ) -> (Character, Vec<Json>) {
+    let view = standard_view(ruleset, character);
+    (view.character, view.errors)
+}
+
+/// The character as the engines see it, with what [`standard_view`] added.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StandardView {
+    pub character: Character,
+    /// `duplicate-id` errors of entries left out.
+    pub errors: Vec<Json>,
+    /// The templates content keeps on copies, `(copy instance ID, template)`: those the rounds
+    /// added, not those the file saves (EC, "The activation list": `keptBy`).
+    pub kept: Vec<(String, String)>,
+}
+
+/// [`with_standard_copies`], also telling which templates are kept rather than saved.
+pub fn standard_view(ruleset: &Arc<Ruleset>, character: &Character) -> StandardView {
+    let mut kept_list: Vec<(String, String)> = Vec::new();
     let mut wanted: Vec<String> = Vec::new();
     let add = |wanted: &mut Vec<String>, query: &ocf_model::Query| {
         let items = ruleset
@@ -108,6 +126,7 @@ pub fn with_standard_copies(
                     && !copy.templates.iter().any(|t| t.as_str() == template)
                 {
                     copy.templates.push(template.as_str().into());
+                    kept_list.push((copy.id.clone(), template.clone()));
                     added = true;
                 }
             }
@@ -116,7 +135,11 @@ pub fn with_standard_copies(
             break;
         }
     }
-    (out, errors)
+    StandardView {
+        character: out,
+        errors,
+        kept: kept_list,
+    }
 }
 
 /// Whether `ruleset` has activation rounds: some item declares `standardCopies` or
@@ -154,8 +177,14 @@ fn active_round(
         None => {
             let db = crate::db::Database::default();
             let rules = crate::input::RulesetInput::load(&db, ruleset.clone());
-            let input =
-                crate::input::CharacterInput::load_as_is(&db, rules, character, &[], Vec::new());
+            let input = crate::input::CharacterInput::load_as_is(
+                &db,
+                rules,
+                character,
+                &[],
+                Vec::new(),
+                Vec::new(),
+            );
             let (db, input) = scratch.insert((db, input));
             (&*db, *input)
         }
@@ -240,7 +269,7 @@ fn sync_copies(
 
 /// Whether a copy is of `query`'s type and its `where` holds, with `self` the copy and `item` its
 /// item (an activation condition: input fields only).
-fn copy_matches(
+pub(crate) fn copy_matches(
     db: &dyn salsa::Database,
     character: crate::input::CharacterInput,
     copy: crate::input::CopyInput,

@@ -46,7 +46,12 @@ pub fn bare(id: &str) -> &str {
 #[salsa::tracked(returns(ref))]
 pub fn item_view<'db>(db: &'db dyn salsa::Database, key: ItemKey<'db>) -> Option<Value> {
     let (members, pending) = item_parts(db, key).as_ref()?;
-    Some(with_formula_fields(members, pending, None))
+    let layers = |i: usize| {
+        let base = item_view(db, key.layer(db, 0)).clone();
+        let prior = item_view(db, key.layer(db, i)).clone();
+        (base, prior)
+    };
+    Some(with_formula_fields(members, pending, None, &layers))
 }
 
 /// `item` as the sheet's formulas and copy aggregates see it: formula item fields evaluated with
@@ -64,12 +69,37 @@ pub fn item_in_character<'db>(
     }
     // `character` is the raw view: its copies' state defaults read `item_view`, never this
     // query, so there is no loop back here.
+    let layers = |i: usize| {
+        let base = item_in_character(db, character, key.layer(db, 0)).clone();
+        let prior = item_in_character(db, character, key.layer(db, i)).clone();
+        (base, prior)
+    };
     let character = character_view(db, character).clone();
-    Some(with_formula_fields(members, pending, Some(character)))
+    Some(with_formula_fields(
+        members,
+        pending,
+        Some(character),
+        &layers,
+    ))
 }
 
-/// Formula item fields' texts, by name, waiting for their context.
-type PendingFields = Vec<(String, String)>;
+impl<'db> ItemKey<'db> {
+    /// The item merged with only its first `n` templates: `base` for `n = 0`, a template's `prior`
+    /// for its own place.
+    fn layer(self, db: &'db dyn salsa::Database, n: usize) -> ItemKey<'db> {
+        let templates = self.templates(db);
+        ItemKey::new(
+            db,
+            self.ruleset(db),
+            self.content(db).clone(),
+            templates[..n.min(templates.len())].to_vec(),
+        )
+    }
+}
+
+/// Formula item fields' texts, by name, waiting for their context, with the place of the template
+/// that wrote each (`None`: the base item, its type's default or a template field's).
+type PendingFields = Vec<(String, String, Option<usize>)>;
 
 /// The item's literal members (`id`, `type`, `tags` and literal fields) and its formula fields.
 #[salsa::tracked(returns(ref))]
@@ -82,25 +112,29 @@ fn item_parts<'db>(
     let type_name = entry.type_name().unwrap_or_default();
     let type_decl = ruleset.content_type(type_name);
 
-    // Field values as written, later templates replacing earlier ones; `null` removes.
-    let mut written: Keyed<Literal> = Keyed::default();
+    // Field values as written, later templates replacing earlier ones; `null` removes. Each
+    // remembers the template that wrote it, whose formulas see `base` and `prior`.
+    let mut written: Keyed<(Literal, Option<usize>)> = Keyed::default();
     if let Some(decl) = type_decl {
         for (name, field) in decl.decl.fields.iter() {
             if let Some(default) = &field.default {
-                written.0.insert(name.to_owned(), default.clone());
+                written.0.insert(name.to_owned(), (default.clone(), None));
             }
         }
     }
     for (name, field) in ruleset.template_fields.iter() {
         if let Some(default) = &field.decl.default {
-            written.0.entry(name.to_owned()).or_insert(default.clone());
+            written
+                .0
+                .entry(name.to_owned())
+                .or_insert((default.clone(), None));
         }
     }
     for (name, value) in entry.item.fields.iter() {
-        written.0.insert(name.to_owned(), value.clone());
+        written.0.insert(name.to_owned(), (value.clone(), None));
     }
     let mut tags: Vec<String> = entry.item.tags.iter().map(|t| t.0.clone()).collect();
-    for template in key.templates(db) {
+    for (place, template) in key.templates(db).iter().enumerate() {
         let Some(t) = ruleset.item(template) else {
             continue;
         };
@@ -108,7 +142,9 @@ fn item_parts<'db>(
             if value.is_null() {
                 written.0.shift_remove(name);
             } else {
-                written.0.insert(name.to_owned(), value.clone());
+                written
+                    .0
+                    .insert(name.to_owned(), (value.clone(), Some(place)));
             }
         }
         tags.retain(|tag| !t.item.remove_tags.iter().any(|r| r.0 == *tag));
@@ -132,14 +168,14 @@ fn item_parts<'db>(
         ),
     ];
     let mut pending = Vec::new();
-    for (name, value) in written.iter() {
+    for (name, (value, place)) in written.iter() {
         match (field_type(name), value) {
             (
                 Some(
                     FieldType::Integer | FieldType::Decimal | FieldType::Boolean | FieldType::Dice,
                 ),
                 Literal::String(text),
-            ) => pending.push((name.to_owned(), text.clone())),
+            ) => pending.push((name.to_owned(), text.clone(), *place)),
             (ty, value) => {
                 if let Some(v) = literal_value(value, ty) {
                     members.push((name.to_owned(), v));
@@ -150,13 +186,16 @@ fn item_parts<'db>(
     Some((members, pending))
 }
 
-/// The item: its literal members, then each formula field evaluated with `item` (the base item's
+/// The item: its literal members, then each formula field evaluated with `item` (the item's
 /// literal fields) and, when given, `character`; one that fails is absent (decisions.md, "Item
-/// field formulas").
+/// field formulas"). A template's values also see `base`, the base item alone, and `prior`, the
+/// item as merged before that template (EC, "Items and `item`"), which `layers` gives for a
+/// template's place.
 fn with_formula_fields(
     members: &[(String, Value)],
-    pending: &[(String, String)],
+    pending: &[(String, String, Option<usize>)],
     character: Option<Value>,
+    layers: &dyn Fn(usize) -> (Option<Value>, Option<Value>),
 ) -> Value {
     let literal_item = Value::map(members.iter().map(|(k, v)| (k.as_str(), v.clone())));
     let mut ctx = MapContext::new().with_root(Root::Item, literal_item);
@@ -164,10 +203,25 @@ fn with_formula_fields(
         ctx = ctx.with_root(Root::Character, character);
     }
     let mut out = members.to_vec();
-    for (name, text) in pending {
-        if let Ok(formula) = Formula::parse(text)
-            && let Ok(value) = formula.evaluate(&ctx)
-        {
+    for (name, text, place) in pending {
+        let Ok(formula) = Formula::parse(text) else {
+            continue;
+        };
+        let value = match place {
+            None => formula.evaluate(&ctx),
+            Some(place) => {
+                let mut ctx = ctx.clone();
+                let (base, prior) = layers(*place);
+                if let Some(base) = base {
+                    ctx = ctx.with_root(Root::Base, base);
+                }
+                if let Some(prior) = prior {
+                    ctx = ctx.with_root(Root::Prior, prior);
+                }
+                formula.evaluate(&ctx)
+            }
+        };
+        if let Ok(value) = value {
             out.push((name.clone(), value));
         }
     }
@@ -228,7 +282,7 @@ pub fn state_decls<'r>(
 fn state_values(
     decls: &[(&str, &StateDecl)],
     saved: &Keyed<Literal>,
-    item: Option<&Value>,
+    ctx: &dyn ocf_formula::Context,
 ) -> Vec<(String, Value)> {
     let mut out = Vec::new();
     for (key, decl) in decls {
@@ -236,15 +290,9 @@ fn state_values(
             Some(v) => literal_value(v, Some(decl.r#type)),
             None => match &decl.default {
                 Some(ocf_model::Computed::Literal(v)) => literal_value(v, Some(decl.r#type)),
-                Some(ocf_model::Computed::Formula { formula }) => {
-                    let mut ctx = MapContext::new();
-                    if let Some(item) = item {
-                        ctx = ctx.with_root(Root::Item, item.clone());
-                    }
-                    Formula::parse(formula.as_str())
-                        .ok()
-                        .and_then(|f| f.evaluate(&ctx).ok())
-                }
+                Some(ocf_model::Computed::Formula { formula }) => Formula::parse(formula.as_str())
+                    .ok()
+                    .and_then(|f| f.evaluate(ctx).ok()),
                 None => None,
             },
         };
@@ -269,14 +317,65 @@ pub fn copy_item(db: &dyn salsa::Database, copy: CopyInput) -> Option<&Value> {
     item_view(db, key).as_ref()
 }
 
+/// What a copy's formula state defaults see (EC, "Formula state defaults": "as `addItem` evaluates
+/// them (`item` the copy's item with its templates, saved and kept; input fields only; in the
+/// content type's pack)"). Input fields are read raw, as activation conditions read them, so a
+/// default sits on no loop.
+struct StateDefaults<'a> {
+    db: &'a dyn salsa::Database,
+    character: CharacterInput,
+    pack: &'a str,
+    item: Option<&'a Value>,
+}
+
+impl ocf_formula::Context for StateDefaults<'_> {
+    fn root(&self, root: Root) -> Result<Option<Value>, ocf_formula::ContextError> {
+        match (root, self.item) {
+            (Root::Item, Some(item)) => Ok(Some(item.clone())),
+            _ => Err(ocf_formula::ContextError::unknown(format!(
+                "`{root}` is not bound in a state default"
+            ))),
+        }
+    }
+
+    fn field(&self, id: &str) -> Result<Option<Value>, ocf_formula::ContextError> {
+        let ruleset = self.character.ruleset(self.db).ruleset(self.db);
+        let qualified = ruleset
+            .resolve(self.pack, id, ocf_model::Namespace::Field)
+            .or_else(|| {
+                (id.contains(':') && ruleset.fields.get(id).is_some()).then(|| id.to_owned())
+            })
+            .ok_or_else(|| ocf_formula::ContextError::unknown(format!("no field `{id}`")))?;
+        crate::field::raw_input(self.db, self.character, &qualified)
+            .map(Some)
+            .ok_or_else(|| {
+                ocf_formula::ContextError::new(
+                    ocf_formula::ErrorCode::TypeMismatch,
+                    format!("a state default reads input fields only, not `{id}`"),
+                )
+            })
+    }
+}
+
 /// A copy as `self` (EC, "Copies and `self`"): `id`, `equipped`, `quantity`, `templates` and its
 /// state keys.
 #[salsa::tracked(returns(ref))]
-pub fn copy_self(db: &dyn salsa::Database, copy: CopyInput) -> Value {
+pub fn copy_self(db: &dyn salsa::Database, character: CharacterInput, copy: CopyInput) -> Value {
     let rules = copy.ruleset(db).ruleset(db);
     let templates = copy.templates(db);
     let item = copy_item(db, copy);
     let decls = state_decls(rules, copy.item(db), templates);
+    let pack = rules
+        .item(copy.item(db))
+        .and_then(|e| e.type_name())
+        .and_then(|t| rules.content_type(t))
+        .map_or("", |t| t.pack.as_str());
+    let defaults = StateDefaults {
+        db,
+        character,
+        pack,
+        item,
+    };
     let mut members = vec![
         ("id".to_owned(), Value::string(copy.id(db).as_str())),
         ("equipped".to_owned(), Value::Bool(copy.equipped(db))),
@@ -291,7 +390,7 @@ pub fn copy_self(db: &dyn salsa::Database, copy: CopyInput) -> Value {
             ),
         ),
     ];
-    members.extend(state_values(&decls, copy.state(db), item));
+    members.extend(state_values(&decls, copy.state(db), &defaults));
     Value::map(members)
 }
 
@@ -299,7 +398,7 @@ pub fn copy_self(db: &dyn salsa::Database, copy: CopyInput) -> Value {
 pub fn applied_self(ruleset: &Ruleset, entry: &ocf_model::AppliedEntry) -> Value {
     let decls = state_decls(ruleset, entry.source.as_str(), &[]);
     let mut members = vec![("id".to_owned(), Value::string(entry.id.as_str()))];
-    members.extend(state_values(&decls, &entry.state, None));
+    members.extend(state_values(&decls, &entry.state, &MapContext::new()));
     Value::map(members)
 }
 
@@ -309,7 +408,12 @@ pub fn applied_self(ruleset: &Ruleset, entry: &ocf_model::AppliedEntry) -> Value
 pub fn character_view(db: &dyn salsa::Database, character: CharacterInput) -> Value {
     let rules = character.ruleset(db).ruleset(db);
     let list = |copies: &Arc<Vec<CopyInput>>| {
-        Value::list(copies.iter().map(|c| copy_view(db, *c)).collect())
+        Value::list(
+            copies
+                .iter()
+                .map(|c| copy_view(db, character, *c))
+                .collect(),
+        )
     };
     let applied = character
         .applied(db)
@@ -320,7 +424,10 @@ pub fn character_view(db: &dyn salsa::Database, character: CharacterInput) -> Va
                 ("id", Value::string(e.id.as_str())),
                 ("source", Value::string(e.source.as_str())),
                 ("active", Value::Bool(e.active.unwrap_or(true))),
-                ("state", Value::map(state_values(&decls, &e.state, None))),
+                (
+                    "state",
+                    Value::map(state_values(&decls, &e.state, &MapContext::new())),
+                ),
             ])
         })
         .collect();
@@ -333,8 +440,8 @@ pub fn character_view(db: &dyn salsa::Database, character: CharacterInput) -> Va
 }
 
 /// A copy as `character.inventory` lists it: `{ id, item, type, equipped, quantity, state }`.
-pub fn copy_view(db: &dyn salsa::Database, copy: CopyInput) -> Value {
-    Value::map(list_members(db, copy))
+pub fn copy_view(db: &dyn salsa::Database, character: CharacterInput, copy: CopyInput) -> Value {
+    Value::map(list_members(db, character, copy))
 }
 
 /// A copy as the copy aggregates see it (`copy`): the list view with `tags`, `templates` and
@@ -360,7 +467,7 @@ pub fn aggregate_copy_view(
         ),
         _ => (Value::list(vec![]), Value::map::<&str>([])),
     };
-    let mut members = list_members(db, copy);
+    let mut members = list_members(db, character, copy);
     members.push(("tags", tags));
     members.push((
         "templates",
@@ -376,14 +483,18 @@ pub fn aggregate_copy_view(
 }
 
 /// The members of [`copy_view`].
-fn list_members(db: &dyn salsa::Database, copy: CopyInput) -> Vec<(&'static str, Value)> {
+fn list_members(
+    db: &dyn salsa::Database,
+    character: CharacterInput,
+    copy: CopyInput,
+) -> Vec<(&'static str, Value)> {
     let rules = copy.ruleset(db).ruleset(db);
     let type_name = rules
         .item(copy.item(db))
         .and_then(|e| e.type_name())
         .map(bare)
         .unwrap_or_default();
-    let state = match copy_self(db, copy) {
+    let state = match copy_self(db, character, copy) {
         Value::Map(m) => {
             let skip = ["id", "equipped", "quantity", "templates"];
             Value::map(

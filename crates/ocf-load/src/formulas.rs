@@ -163,7 +163,7 @@ pub fn collect_with(
             "formula",
             &field.formula,
             CHARACTER,
-            field_ty(field.r#type),
+            formula_ty(field.r#type),
         );
         c.opt(&at, "min", &field.min, CHARACTER, Some(Ty::number()));
         c.opt(&at, "max", &field.max, CHARACTER, Some(Ty::number()));
@@ -233,6 +233,16 @@ pub fn collect_with(
         c.item(item);
     }
     c.out
+}
+
+/// The type a field's `formula` must fit: its values' type, except that an `integer` field's may be
+/// a decimal, rounded once at the end (EC "Round and clamp"; EF "Rounding": "Any other decimal an
+/// integer field ends up with (from a formula, ...) rounds once, at the end").
+pub fn formula_ty(ty: FieldType) -> Option<Ty> {
+    match ty {
+        FieldType::Integer => Some(Ty::number()),
+        other => field_ty(other),
+    }
 }
 
 /// The formula type of a field's values.

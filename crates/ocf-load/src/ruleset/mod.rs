@@ -5,6 +5,8 @@
 //! ([`crate::formulas`]). Each step reports all its errors; a step runs only when the earlier ones
 //! succeeded, since what it would report depends on them (an unresolved type, a missing pack).
 
+mod action_checks;
+mod effect_checks;
 mod merge;
 mod packs;
 mod queries;
@@ -59,6 +61,8 @@ pub fn load_ruleset(
     };
     merge::merge(&mut ruleset, releases)?;
     resolve::resolve(&mut ruleset, releases, options)?;
+    effect_checks::check(&ruleset, releases)?;
+    action_checks::check(releases)?;
     queries::resolve(&mut ruleset)?;
     check_formulas(&ruleset, releases)?;
     Ok(ruleset)
