@@ -10,6 +10,8 @@
 use std::sync::Arc;
 
 use ocf_dice::value::DiceValue;
+use ocf_formula::arith::NumberOp;
+use ocf_formula::decimal::{ArithError, Millionths};
 use ocf_formula::{Decimal, ErrorCode, FormulaError, Value};
 use ocf_model::{
     Declared, EffectValue, FieldDecl, FieldType, GrantValue, Op, Recommend, Rounding, StackPolicy,
@@ -409,8 +411,11 @@ impl<'db> Work<'_, 'db> {
         let multiplies = by_op(self, Op::Multiply)?;
         for m in self.stack(Op::Multiply, multiplies)? {
             let before = value.clone();
-            let product = number(&value)?
-                .checked_mul(number(&m.value)?)
+            // Exact and wide, so that only the result meets its type's range (formulas.md:
+            // "a result out of the range of its type"): an int field past the decimal range
+            // may still be halved.
+            let product = millionths(&value)?
+                .checked_mul(millionths(&m.value)?)
                 .map_err(arith)?;
             value = if self.ty() == FieldType::Integer {
                 let rounding = m
@@ -420,9 +425,9 @@ impl<'db> Work<'_, 'db> {
                     .or(self.decl.decl.rounding)
                     .or(self.settings.rounding)
                     .unwrap_or(Rounding::Floor);
-                Value::Int(round(product, rounding))
+                Value::Int(round_wide(product, rounding).map_err(arith)?)
             } else {
-                Value::Decimal(product)
+                Value::Decimal(product.to_decimal().map_err(arith)?)
             };
             if !value.equals(&before) {
                 self.step(Op::Multiply, m.value.clone(), &m.instance);
@@ -789,22 +794,31 @@ impl<'db> Work<'_, 'db> {
 
 fn arith(e: ocf_formula::decimal::ArithError) -> FieldError {
     match e {
-        ocf_formula::decimal::ArithError::Overflow => {
+        ArithError::Overflow => {
             FieldError::new(ErrorCode::ArithmeticOverflow, "a number is too large")
         }
-        ocf_formula::decimal::ArithError::DivisionByZero => {
+        ArithError::DivisionByZero => {
             FieldError::new(ErrorCode::DivisionByZero, "division by zero")
         }
     }
 }
 
-fn number(value: &Value) -> Result<Decimal, FieldError> {
-    value.as_decimal().ok_or_else(|| {
+/// A number as exact wide millionths: an int of any size, or a decimal.
+fn millionths(value: &Value) -> Result<Millionths, FieldError> {
+    value.as_millionths().ok_or_else(|| {
         FieldError::new(
             ErrorCode::TypeMismatch,
             format!("a {} is not a number", value.type_name()),
         )
     })
+}
+
+fn round_wide(m: Millionths, rounding: Rounding) -> Result<i64, ArithError> {
+    match rounding {
+        Rounding::Floor => m.floor(),
+        Rounding::Ceil => m.ceil(),
+        Rounding::Round => m.round(),
+    }
 }
 
 fn round(d: Decimal, rounding: Rounding) -> i64 {
@@ -821,7 +835,7 @@ fn add_values(a: &Value, b: &Value) -> Result<Value, FieldError> {
         (Value::Int(x), Value::Int(y)) => x
             .checked_add(*y)
             .map(Value::Int)
-            .ok_or_else(|| arith(ocf_formula::decimal::ArithError::Overflow)),
+            .ok_or_else(|| arith(ArithError::Overflow)),
         (Value::Dice(_), _) | (_, Value::Dice(_)) => {
             let dice = |v: &Value| match v {
                 Value::Dice(d) => Ok((**d).clone()),
@@ -834,11 +848,15 @@ fn add_values(a: &Value, b: &Value) -> Result<Value, FieldError> {
             dice(a)?
                 .add(&dice(b)?)
                 .map(Value::dice)
-                .map_err(|_| arith(ocf_formula::decimal::ArithError::Overflow))
+                .map_err(|_| arith(ArithError::Overflow))
         }
-        _ => Ok(Value::Decimal(
-            number(a)?.checked_add(number(b)?).map_err(arith)?,
-        )),
+        _ => match ocf_formula::arith::apply(NumberOp::Add, a, b) {
+            Some(sum) => sum.map_err(arith),
+            None => Err(FieldError::new(
+                ErrorCode::TypeMismatch,
+                format!("cannot add a {} to a {}", b.type_name(), a.type_name()),
+            )),
+        },
     }
 }
 
@@ -847,7 +865,7 @@ fn add_values(a: &Value, b: &Value) -> Result<Value, FieldError> {
 fn doubled(value: &Value) -> Result<i128, FieldError> {
     match value {
         Value::Dice(d) => Ok(d.doubled_average() * 1_000_000),
-        other => Ok(i128::from(number(other)?.millionths()) * 2),
+        other => Ok(millionths(other)?.get() * 2),
     }
 }
 

@@ -118,6 +118,26 @@ impl Millionths {
         // `rem_euclid` only overflows for MIN % -1, whose remainder is 0.
         Ok(Millionths(self.0.checked_rem_euclid(other.0).unwrap_or(0)))
     }
+
+    /// The largest int not above the value, if it is an int.
+    pub fn floor(self) -> Result<i64, ArithError> {
+        narrow(self.0.div_euclid(WIDE_SCALE))
+    }
+
+    /// The smallest int not below the value, if it is an int.
+    pub fn ceil(self) -> Result<i64, ArithError> {
+        narrow(-(-self.0).div_euclid(WIDE_SCALE))
+    }
+
+    /// The nearest int, half away from zero, if it is an int.
+    pub fn round(self) -> Result<i64, ArithError> {
+        narrow(div_round(self.0, WIDE_SCALE))
+    }
+}
+
+/// A whole count as an int, if it is within the int range.
+fn narrow(n: i128) -> Result<i64, ArithError> {
+    i64::try_from(n).map_err(|_| ArithError::Overflow)
 }
 
 impl From<Decimal> for Millionths {
