@@ -80,8 +80,9 @@ pub struct Session {
     /// Each opened character's input, and the file it was opened from (to rebuild); `None` once
     /// closed.
     characters: Vec<Option<CharacterInput>>,
-    /// Each opened character's `homebrew-error`s: a homebrew that fails to load leaves the
-    /// character on the session's ruleset and its sheet empty but for these errors.
+    /// Each opened character's `homebrew-error`s (or its `spec-version-unsupported`): a homebrew
+    /// that fails to load leaves the character on the session's ruleset and its sheet empty but for
+    /// these errors.
     homebrew_errors: Vec<Vec<serde_json::Value>>,
     /// Each opened character's file ([`Held`]); `None` once closed.
     files: Vec<Option<Held>>,
@@ -171,7 +172,12 @@ impl Session {
 
     /// The ruleset `character` computes on: the session's with its homebrew loaded on top, or the
     /// session's and the `homebrew-error`s when the homebrew fails to load.
+    /// A file written for a newer spec is refused as a homebrew that fails is: nothing is
+    /// computed but the error (decisions.md, "Character files").
     fn load_homebrew(&self, character: &Character) -> (RulesetInput, Vec<serde_json::Value>) {
+        if let Some(error) = crate::file_check::spec_version_error(character) {
+            return (self.ruleset_input, vec![error]);
+        }
         match &character.homebrew {
             None => (self.ruleset_input, Vec::new()),
             Some(_) => match ocf_load::load_homebrew(&self.ruleset, character) {
@@ -458,7 +464,7 @@ impl Session {
     pub fn update(&mut self, id: CharacterId, file: &Character) -> Result<(), EditError> {
         let c = self.input(id)?;
         let held = self.held_mut(id)?;
-        if held.file.homebrew != file.homebrew {
+        if held.file.homebrew != file.homebrew || held.file.spec_version != file.spec_version {
             self.reload_homebrew(id, c, file);
             return Ok(());
         }

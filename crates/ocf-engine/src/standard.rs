@@ -43,9 +43,10 @@ pub fn with_standard_copies(
     for query in &ruleset.standard_copies {
         add(&mut wanted, &query.decl);
     }
-    let mut out = character.clone();
+    // What the ruleset can't take is left out first, so standard copies and activation never see
+    // it (decisions.md, "Character files").
+    let (mut out, mut errors) = crate::file_check::checked(ruleset, character);
     let mut scratch = None;
-    let mut errors = Vec::new();
     let mut placed: Vec<String> = Vec::new();
     for _round in 0..crate::activation::MAX_CHOICE_DEPTH {
         // Place what is wanted and not placed yet.
@@ -116,6 +117,7 @@ pub fn with_standard_copies(
             break;
         }
     }
+    crate::file_check::checked_state(ruleset, character, &mut out, &mut errors);
     (out, errors)
 }
 

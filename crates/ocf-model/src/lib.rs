@@ -68,6 +68,7 @@ pub use ruleset::{
     Conflict, ContentEntry, Declared, Family, FamilyMember, LoadedPack, Namespace, QueryResult,
     Ruleset, tag_matches,
 };
+pub use suggest::nearest as nearest_key;
 pub use step::{
     AllocateFields, AllocateOf, As, Better, BranchCase, Destination, ElseCase, PendingSource,
     Release, Repeat, RollPart, Sheet, Spend, Step, StepKind, StepOptions, StepRecommend,

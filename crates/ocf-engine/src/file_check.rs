@@ -1,0 +1,335 @@
+//! What a character file says that its ruleset can't take (decisions.md, "Character files"): each
+//! is an error of every call that takes the character, with a `path` into the file, and the
+//! entry, key or value is left out so the rest computes, as EC does for an entry with a standard
+//! copy's ID and another item ("is `duplicate-id` ... and is left out") and for a saved link to an
+//! undeclared slot ("the rest computes").
+//!
+//! - a pin to a pack the ruleset doesn't hold, or holds at another version: `missing-dependency`;
+//! - an entry ID used before in `features`, `inventory` or `applied`: `duplicate-id`, the later
+//!   entry left out;
+//! - a copy's `item`, a template or an applied entry's `source` that names no content:
+//!   `unknown-reference` (`kind: content`), the entry (or template) left out;
+//! - a state key the entry's content type, item and templates don't declare: `unknown-key`, and a
+//!   saved state value that isn't of its key's type: `wrong-type`, each left out (the key reads its
+//!   default);
+//! - a saved value for a field the ruleset doesn't declare: `unknown-reference` (`kind: field`),
+//!   for a field that isn't an input: `not-input-field`, each left out.
+//!
+//! A `specVersion` newer than the engine's refuses the file instead ([`spec_version_error`]).
+
+use ocf_model::{AppliedEntry, Character, CopyEntry, FieldType, Keyed, Literal, Ruleset};
+use rustc_hash::FxHashSet;
+use serde_json::{Value as Json, json};
+
+use crate::view::state_decls;
+
+/// `spec-version-unsupported` for a file written for a spec newer than the engine's (EC: a pack's
+/// `specVersion` "must not be newer than the engine's"; the character's is its homebrew's, and the
+/// file's keys are that version's).
+pub fn spec_version_error(character: &Character) -> Option<Json> {
+    let supported = ocf_load::ruleset::SPEC_VERSION;
+    let written = character.spec_version.as_str();
+    let engine = ocf_load::version::parse_version(supported)?;
+    match ocf_load::version::parse_version(written) {
+        Some(version) if version <= engine => None,
+        _ => Some(json!({
+            "code": "spec-version-unsupported",
+            "message": format!(
+                "the file is written for spec {written}; this engine implements {supported}"
+            ),
+            "path": "/specVersion",
+            "data": { "specVersion": written, "supported": supported },
+        })),
+    }
+}
+
+/// `character` as the engines see it: what the ruleset can't take left out, with an error each;
+/// saved state is checked once standard copies are found ([`checked_state`]).
+pub fn checked(ruleset: &Ruleset, character: &Character) -> (Character, Vec<Json>) {
+    let mut errors = Vec::new();
+    pins(ruleset, character, &mut errors);
+    let mut out = character.clone();
+    let mut ids: FxHashSet<String> = FxHashSet::default();
+    out.features = copies(ruleset, "features", &character.features, &mut ids, &mut errors);
+    out.inventory = copies(ruleset, "inventory", &character.inventory, &mut ids, &mut errors);
+    out.applied = applied(ruleset, &character.applied, &mut ids, &mut errors);
+    out.values = values(ruleset, character, &mut errors);
+    (out, errors)
+}
+
+fn pins(ruleset: &Ruleset, character: &Character, errors: &mut Vec<Json>) {
+    for (i, pin) in character.packs.iter().enumerate() {
+        let (pack, version) = (pin.id.as_str(), pin.version.as_str());
+        let loaded = ruleset.packs.iter().find(|p| p.id == pack);
+        let message = match loaded {
+            None => format!("the file pins `{pack}` {version}, which the ruleset doesn't hold"),
+            Some(p) if p.version.as_str() != version => format!(
+                "the file pins `{pack}` {version}, and the ruleset holds {}",
+                p.version
+            ),
+            Some(_) => continue,
+        };
+        let mut data = json!({ "pack": pack, "version": version });
+        if let Some(p) = loaded {
+            data["loaded"] = p.version.as_str().into();
+        }
+        errors.push(json!({
+            "code": "missing-dependency",
+            "message": message,
+            "path": format!("/packs/{i}"),
+            "data": data,
+        }));
+    }
+}
+
+/// An entry ID seen before: `duplicate-id` at `path`.
+fn duplicate(ids: &mut FxHashSet<String>, id: &str, path: String, errors: &mut Vec<Json>) -> bool {
+    if ids.insert(id.to_owned()) {
+        return false;
+    }
+    errors.push(json!({
+        "code": "duplicate-id",
+        "message": format!("another entry has the ID `{id}`; this one is left out"),
+        "path": path,
+        "data": { "id": id },
+    }));
+    true
+}
+
+fn unknown_content(id: &str, path: String, what: &str) -> Json {
+    json!({
+        "code": "unknown-reference",
+        "message": format!("no pack declares the content `{id}`; {what} is left out"),
+        "path": path,
+        "data": { "kind": "content", "id": id },
+    })
+}
+
+fn copies(
+    ruleset: &Ruleset,
+    list: &str,
+    entries: &[CopyEntry],
+    ids: &mut FxHashSet<String>,
+    errors: &mut Vec<Json>,
+) -> Vec<CopyEntry> {
+    let mut kept = Vec::new();
+    for (i, entry) in entries.iter().enumerate() {
+        let at = format!("/{list}/{i}");
+        if duplicate(ids, &entry.id, format!("{at}/id"), errors) {
+            continue;
+        }
+        if ruleset.item(entry.item.as_str()).is_none() {
+            errors.push(unknown_content(
+                entry.item.as_str(),
+                format!("{at}/item"),
+                "the copy",
+            ));
+            continue;
+        }
+        let mut entry = entry.clone();
+        let mut index = 0;
+        entry.templates.retain(|t| {
+            let known = ruleset.item(t.as_str()).is_some();
+            if !known {
+                errors.push(unknown_content(
+                    t.as_str(),
+                    format!("{at}/templates/{index}"),
+                    "the template",
+                ));
+            }
+            index += 1;
+            known
+        });
+        kept.push(entry);
+    }
+    kept
+}
+
+fn applied(
+    ruleset: &Ruleset,
+    entries: &[AppliedEntry],
+    ids: &mut FxHashSet<String>,
+    errors: &mut Vec<Json>,
+) -> Vec<AppliedEntry> {
+    let mut kept = Vec::new();
+    for (i, entry) in entries.iter().enumerate() {
+        let at = format!("/applied/{i}");
+        if duplicate(ids, &entry.id, format!("{at}/id"), errors) {
+            continue;
+        }
+        if ruleset.item(entry.source.as_str()).is_none() {
+            errors.push(unknown_content(
+                entry.source.as_str(),
+                format!("{at}/source"),
+                "the entry",
+            ));
+            continue;
+        }
+        kept.push(entry.clone());
+    }
+    kept
+}
+
+/// Checks the saved state of `seen`'s entries (the file as the engines see it, its standard copies
+/// and kept templates found: a kept template may declare a state key the file saves), leaving
+/// out what their declarations don't take. Paths point into `file`, where each entry (its ID
+/// unique by now) was written; an unsaved standard copy saves no state.
+pub fn checked_state(
+    ruleset: &Ruleset,
+    file: &Character,
+    seen: &mut Character,
+    errors: &mut Vec<Json>,
+) {
+    let written = |list: &str, entries: &[CopyEntry], id: &str| {
+        entries
+            .iter()
+            .position(|e| e.id == id)
+            .map(|i| format!("/{list}/{i}"))
+    };
+    for copy in seen.features.iter_mut().chain(seen.inventory.iter_mut()) {
+        if copy.state.is_empty() {
+            continue;
+        }
+        let Some(at) = written("features", &file.features, &copy.id)
+            .or_else(|| written("inventory", &file.inventory, &copy.id))
+        else {
+            continue;
+        };
+        let templates: Vec<String> = copy.templates.iter().map(|t| t.0.clone()).collect();
+        copy.state = state(
+            ruleset,
+            copy.item.as_str(),
+            &templates,
+            &copy.id,
+            &copy.state,
+            &at,
+            errors,
+        );
+    }
+    for entry in &mut seen.applied {
+        let Some(i) = file.applied.iter().position(|e| e.id == entry.id) else {
+            continue;
+        };
+        entry.state = state(
+            ruleset,
+            entry.source.as_str(),
+            &[],
+            &entry.id,
+            &entry.state,
+            &format!("/applied/{i}"),
+            errors,
+        );
+    }
+}
+
+/// The saved state an entry's declarations take: undeclared keys (`unknown-key`, with the nearest
+/// declared one) and values of the wrong type (`wrong-type`) left out.
+fn state(
+    ruleset: &Ruleset,
+    content: &str,
+    templates: &[String],
+    entry: &str,
+    saved: &Keyed<Literal>,
+    at: &str,
+    errors: &mut Vec<Json>,
+) -> Keyed<Literal> {
+    let decls = state_decls(ruleset, content, templates);
+    let mut kept = Keyed::default();
+    for (key, value) in saved.iter() {
+        let path = format!("{at}/state/{}", escape(key));
+        let Some((_, decl)) = decls.iter().find(|(k, _)| *k == key) else {
+            let suggestion = ocf_model::nearest_key(key, decls.iter().map(|(k, _)| *k));
+            let mut message = format!("`{content}` declares no state key `{key}`");
+            if let Some(s) = suggestion {
+                message.push_str(&format!(", did you mean `{s}`?"));
+            }
+            let mut data = json!({ "entry": entry, "key": key });
+            if let Some(s) = suggestion {
+                data["suggestion"] = s.into();
+            }
+            errors.push(json!({ "code": "unknown-key", "message": message, "path": path, "data": data }));
+            continue;
+        };
+        if !fits(value, decl.r#type, &decl.values) {
+            let expected = type_name(decl.r#type);
+            errors.push(json!({
+                "code": "wrong-type",
+                "message": format!(
+                    "the state `{key}` is {}, not a saved {expected}; its default is used",
+                    value
+                ),
+                "path": path,
+                "data": { "entry": entry, "key": key, "expected": expected },
+            }));
+            continue;
+        }
+        kept.0.insert(key.to_owned(), value.clone());
+    }
+    kept
+}
+
+/// The saved values of declared input fields; the others reported and left out.
+fn values(ruleset: &Ruleset, character: &Character, errors: &mut Vec<Json>) -> Keyed<Literal> {
+    let mut kept = Keyed::default();
+    for (id, value) in character.values.iter() {
+        let field = crate::input::qualify_saved(ruleset, character, id);
+        let path = format!("/values/{}", escape(id));
+        match ruleset.field(&field) {
+            None => errors.push(json!({
+                "code": "unknown-reference",
+                "message": format!("no pack declares the field `{id}`; its saved value is ignored"),
+                "path": path,
+                "data": { "kind": "field", "id": id },
+            })),
+            Some(decl) if decl.decl.input != Some(true) => errors.push(json!({
+                "code": "not-input-field",
+                "message": format!(
+                    "`{field}` is not an input field; its saved value is ignored"
+                ),
+                "path": path,
+                "data": { "field": field },
+            })),
+            Some(_) => {
+                kept.0.insert(id.to_owned(), value.clone());
+            }
+        }
+    }
+    kept
+}
+
+/// Whether a saved literal is a value of `ty` (an enum's one of its `values`, when it lists them).
+pub fn fits(value: &Literal, ty: FieldType, values: &[Literal]) -> bool {
+    match ty {
+        FieldType::Integer => value.is_i64() || value.is_u64(),
+        FieldType::Decimal => value.is_number(),
+        FieldType::Boolean => value.is_boolean(),
+        FieldType::String | FieldType::Id => value.is_string(),
+        FieldType::Enum => value.is_string() && (values.is_empty() || values.contains(value)),
+        FieldType::Set => value
+            .as_array()
+            .is_some_and(|items| items.iter().all(Json::is_string)),
+        FieldType::Dice => match value {
+            Json::String(text) => ocf_formula::dice_from_notation(text).is_ok(),
+            other => other.is_i64(),
+        },
+    }
+}
+
+/// A type as a declaration writes it.
+pub fn type_name(ty: FieldType) -> &'static str {
+    match ty {
+        FieldType::Integer => "integer",
+        FieldType::Decimal => "decimal",
+        FieldType::Boolean => "boolean",
+        FieldType::String => "string",
+        FieldType::Enum => "enum",
+        FieldType::Id => "id",
+        FieldType::Set => "set",
+        FieldType::Dice => "dice",
+    }
+}
+
+/// A key as a JSON pointer segment (RFC 6901).
+fn escape(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
