@@ -50,8 +50,20 @@ pub fn checked(ruleset: &Ruleset, character: &Character) -> (Character, Vec<Json
     pins(ruleset, character, &mut errors);
     let mut out = character.clone();
     let mut ids: FxHashSet<String> = FxHashSet::default();
-    out.features = copies(ruleset, "features", &character.features, &mut ids, &mut errors);
-    out.inventory = copies(ruleset, "inventory", &character.inventory, &mut ids, &mut errors);
+    out.features = copies(
+        ruleset,
+        "features",
+        &character.features,
+        &mut ids,
+        &mut errors,
+    );
+    out.inventory = copies(
+        ruleset,
+        "inventory",
+        &character.inventory,
+        &mut ids,
+        &mut errors,
+    );
     out.applied = applied(ruleset, &character.applied, &mut ids, &mut errors);
     out.values = values(ruleset, character, &mut errors);
     (out, errors)
@@ -247,7 +259,9 @@ fn state(
             if let Some(s) = suggestion {
                 data["suggestion"] = s.into();
             }
-            errors.push(json!({ "code": "unknown-key", "message": message, "path": path, "data": data }));
+            errors.push(
+                json!({ "code": "unknown-key", "message": message, "path": path, "data": data }),
+            );
             continue;
         };
         if !fits(value, decl.r#type, &decl.values) {

@@ -331,6 +331,11 @@ impl Sheet {
             if let Some(range) = &field.out_of_range {
                 errors.push(json!({
                     "code": "out-of-range",
+                    "message": format!(
+                        "the saved value {} is outside the field's bounds; it is read as {}",
+                        range.value.to_json(),
+                        range.bound.to_json()
+                    ),
                     "path": format!("/values/{id}"),
                     "data": { "field": id, "value": range.value.to_json(), "bound": range.bound.to_json() },
                 }));

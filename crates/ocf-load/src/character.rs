@@ -25,7 +25,10 @@ pub enum Format {
 impl Format {
     /// JSON for a `.json` file, else YAML.
     pub fn of(path: &Path) -> Format {
-        if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) {
+        if path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+        {
             Format::Json
         } else {
             Format::Yaml
@@ -69,7 +72,10 @@ pub fn read_character(
 
 /// Reads the character file at `path` (named as given in problems), never more than the size
 /// limit: a missing or unreadable file is `unreadable-file`.
-pub fn read_character_file(path: &Path, limits: &ReadLimits) -> Result<CharacterFile, Box<Problem>> {
+pub fn read_character_file(
+    path: &Path,
+    limits: &ReadLimits,
+) -> Result<CharacterFile, Box<Problem>> {
     let file = path.display().to_string();
     let unreadable = |error: std::io::Error| {
         let message = if error.kind() == std::io::ErrorKind::NotFound {
@@ -93,9 +99,14 @@ mod tests {
     use super::*;
 
     fn read(text: &str, format: Format) -> Result<Character, Problem> {
-        read_character(text.as_bytes().to_vec(), "pc", format, &ReadLimits::default())
-            .map(|f| f.character)
-            .map_err(|p| *p)
+        read_character(
+            text.as_bytes().to_vec(),
+            "pc",
+            format,
+            &ReadLimits::default(),
+        )
+        .map(|f| f.character)
+        .map_err(|p| *p)
     }
 
     fn refusal(text: &[u8], format: Format) -> String {
@@ -116,7 +127,11 @@ mod tests {
     fn a_byte_order_mark_is_accepted() {
         let pc = read("\u{feff}id: pc\nspecVersion: 1.0.0\n", Format::Yaml).unwrap();
         assert_eq!(pc.id, "pc");
-        let pc = read("\u{feff}{\"id\": \"pc\", \"specVersion\": \"1.0.0\"}", Format::Json).unwrap();
+        let pc = read(
+            "\u{feff}{\"id\": \"pc\", \"specVersion\": \"1.0.0\"}",
+            Format::Json,
+        )
+        .unwrap();
         assert_eq!(pc.id, "pc");
     }
 
@@ -163,7 +178,9 @@ mod tests {
             assert!(problem.contains("safety-limit-exceeded"), "{problem}");
             assert!(problem.contains("maxNesting"), "{problem}");
         }
-        let mut bomb = String::from("id: pc\nspecVersion: 1.0.0\nextensions:\n  a0: &a0 [x, x, x, x, x, x, x, x, x]\n");
+        let mut bomb = String::from(
+            "id: pc\nspecVersion: 1.0.0\nextensions:\n  a0: &a0 [x, x, x, x, x, x, x, x, x]\n",
+        );
         for i in 1..9 {
             let refs = vec![format!("*a{}", i - 1); 9].join(", ");
             bomb.push_str(&format!("  a{i}: &a{i} [{refs}]\n"));

@@ -68,12 +68,12 @@ pub use ruleset::{
     Conflict, ContentEntry, Declared, Family, FamilyMember, LoadedPack, Namespace, QueryResult,
     Ruleset, tag_matches,
 };
-pub use suggest::nearest as nearest_key;
 pub use step::{
     AllocateFields, AllocateOf, As, Better, BranchCase, Destination, ElseCase, PendingSource,
     Release, Repeat, RollPart, Sheet, Spend, Step, StepKind, StepOptions, StepRecommend,
     StepSource, WrittenOption,
 };
+pub use suggest::nearest as nearest_key;
 
 /// A literal value whose type the declaration decides: a saved field value, an item field value, a state
 /// value. JSON, since a pack release and a character file are JSON documents.

@@ -21,8 +21,8 @@ pub fn document<T: DeserializeOwned>(
     limits: &ReadLimits,
 ) -> Result<Document<T>, Box<Problem>> {
     let text = without_bom(text);
-    let locations = Locations::index(text, limits)
-        .map_err(|error| Box::new(index_problem(error, file)))?;
+    let locations =
+        Locations::index(text, limits).map_err(|error| Box::new(index_problem(error, file)))?;
     // An empty file is an empty document: serde_yaml reads it as null, which no type takes; an
     // empty rules file or manifest is better reported by what it lacks.
     let text = if text.trim().is_empty() { "{}" } else { text };
@@ -103,7 +103,9 @@ fn json_syntax_problem(error: &serde_json::Error, file: &str, limits: &ReadLimit
         Some(cut) => message[..cut].to_owned(),
         None => message,
     };
-    Problem::error("invalid-json", message).in_file(file).at("", at)
+    Problem::error("invalid-json", message)
+        .in_file(file)
+        .at("", at)
 }
 
 /// Why the position index refused a document, as a problem: `invalid-yaml` or
