@@ -154,7 +154,21 @@ pub fn render(sheet: &Value) -> String {
             out.push_str(&format!("{group}\n"));
         }
         let shown = match (&field["error"], &field["value"]) {
-            (Value::String(code), _) => format!("error: {code}"),
+            (Value::String(code), _) => {
+                let detail = &field["errorDetail"];
+                let mut shown = format!("error: {code}");
+                if let Some(message) = detail["message"].as_str() {
+                    shown.push_str(&format!(": {message}"));
+                }
+                if let Some(at) = detail["at"].as_str() {
+                    shown.push_str(&format!(" (in `{}` at {at}", show(&detail["formula"])));
+                    if let Some([start, end]) = detail["range"].as_array().map(Vec::as_slice) {
+                        shown.push_str(&format!(", {start}..{end}"));
+                    }
+                    shown.push(')');
+                }
+                shown
+            }
             (_, value) => show(value),
         };
         let name = field["name"]

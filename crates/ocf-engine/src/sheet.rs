@@ -427,6 +427,18 @@ pub fn field_json(field: &FieldValue) -> Json {
     }
     if let Some(error) = &field.error {
         v.insert("error".into(), error.code.as_str().into());
+        // The code stays `error` (EC: "`error`: `circular-formula` or a formula error code");
+        // why, and where the formula is, beside it.
+        let mut detail = Map::new();
+        detail.insert("message".into(), error.message.clone().into());
+        if let Some(site) = &error.formula {
+            detail.insert("formula".into(), site.text.clone().into());
+            detail.insert("range".into(), json!([site.range.0, site.range.1]));
+            if !site.at.is_empty() {
+                detail.insert("at".into(), site.at.clone().into());
+            }
+        }
+        v.insert("errorDetail".into(), Json::Object(detail));
     }
     Json::Object(v)
 }
