@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use ocf_load::build::{BuildOptions, Problem, build_report};
-use ocf_model::{PackRelease, from_json_str};
 
 /// `ocf build DIR [-o FILE] [--dep PATH]...`: the release JSON to FILE or stdout; problems to
 /// stderr; exit 1 on an error.
@@ -103,10 +102,13 @@ fn options(deps: &[PathBuf]) -> Result<BuildOptions, String> {
                 )
             })?
         } else {
-            let text = fs::read_to_string(path)
-                .map_err(|error| format!("can't read {}: {error}", path.display()))?;
-            from_json_str::<PackRelease>(&text, &path.display().to_string())
-                .map_err(|error| error.to_string())?
+            crate::character::read_pack(path).map_err(|problems| {
+                problems
+                    .iter()
+                    .map(|p| p.headline(Path::new("")))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })?
         };
         options.dependencies.push(release);
     }

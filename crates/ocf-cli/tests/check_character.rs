@@ -222,3 +222,33 @@ fn a_deeply_nested_file_is_refused_by_the_nesting_limit() {
         .assert_eq(&headline);
     assert!(text.ends_with("1 error\n"), "{text}");
 }
+
+#[test]
+fn missing_files_have_a_code_in_every_command() {
+    let mut out = String::new();
+    for args in [
+        &["sheet", "testdata/check-character/missing.yaml"][..],
+        &["load", "testdata/check-character/missing.json"][..],
+        &[
+            "formula",
+            "eval",
+            "1",
+            "--context",
+            "testdata/check-character/missing.json",
+        ][..],
+        &["sheet", "testdata/check-character/unpinned.yaml"][..],
+    ] {
+        let (text, status) = ocf(args);
+        assert_ne!(status, 0, "{args:?}: {text}");
+        out.push_str(&text);
+    }
+    expect![[r#"
+        testdata/check-character/missing.yaml: unreadable-file: the file is missing
+        testdata/check-character/missing.json: unreadable-file: the file is missing
+        ocf: unreadable-file: cannot read the context testdata/check-character/missing.json: No such file or directory (os error 2)
+        testdata/check-character/unpinned.yaml:4:5: missing-dependency: the pinned pack `nowhere` is not found under testdata/packs/; pass it with --pack
+          |
+        4 |   - { id: nowhere, version: 1.0.0 }
+          |     ^
+    "#]].assert_eq(&out);
+}
