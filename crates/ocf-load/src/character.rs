@@ -98,7 +98,7 @@ pub fn read_character_file(
 mod tests {
     use super::*;
 
-    fn read(text: &str, format: Format) -> Result<Character, Problem> {
+    fn read(text: &str, format: Format) -> Result<Character, Box<Problem>> {
         read_character(
             text.as_bytes().to_vec(),
             "pc",
@@ -106,7 +106,6 @@ mod tests {
             &ReadLimits::default(),
         )
         .map(|f| f.character)
-        .map_err(|p| *p)
     }
 
     fn refusal(text: &[u8], format: Format) -> String {
