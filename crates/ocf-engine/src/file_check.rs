@@ -17,6 +17,8 @@
 //!
 //! A `specVersion` newer than the engine's refuses the file instead ([`spec_version_error`]).
 
+use std::sync::Arc;
+
 use ocf_model::{AppliedEntry, Character, CopyEntry, FieldType, Keyed, Literal, Ruleset};
 use rustc_hash::FxHashSet;
 use serde_json::{Value as Json, json};
@@ -187,11 +189,12 @@ fn applied(
 /// out what their declarations don't take. Paths point into `file`, where each entry (its ID
 /// unique by now) was written; an unsaved standard copy saves no state.
 pub fn checked_state(
-    ruleset: &Ruleset,
+    ruleset: &Arc<Ruleset>,
     file: &Character,
     seen: &mut Character,
     errors: &mut Vec<Json>,
 ) {
+    let mut items = Items::new(ruleset);
     let written = |list: &str, entries: &[CopyEntry], id: &str| {
         entries
             .iter()
@@ -210,11 +213,11 @@ pub fn checked_state(
         let templates: Vec<String> = copy.templates.iter().map(|t| t.0.clone()).collect();
         copy.state = state(
             ruleset,
-            copy.item.as_str(),
-            &templates,
+            (copy.item.as_str(), &templates),
             &copy.id,
             &copy.state,
             &at,
+            &mut items,
             errors,
         );
     }
@@ -224,11 +227,11 @@ pub fn checked_state(
         };
         entry.state = state(
             ruleset,
-            entry.source.as_str(),
-            &[],
+            (entry.source.as_str(), &[]),
             &entry.id,
             &entry.state,
             &format!("/applied/{i}"),
+            &mut items,
             errors,
         );
     }
@@ -238,11 +241,11 @@ pub fn checked_state(
 /// declared one) and values of the wrong type (`wrong-type`) left out.
 fn state(
     ruleset: &Ruleset,
-    content: &str,
-    templates: &[String],
+    (content, templates): (&str, &[String]),
     entry: &str,
     saved: &Keyed<Literal>,
     at: &str,
+    items: &mut Items<'_>,
     errors: &mut Vec<Json>,
 ) -> Keyed<Literal> {
     let decls = state_decls(ruleset, content, templates);
@@ -277,7 +280,7 @@ fn state(
             }));
             continue;
         }
-        let value = match out_of_bounds(decl, value) {
+        let value = match out_of_bounds(decl, value, || items.item(content, templates)) {
             Some(bound) => {
                 errors.push(json!({
                     "code": "out-of-range",
@@ -296,19 +299,61 @@ fn state(
     kept
 }
 
+/// The items state bounds read, made on a scratch database only when a bound reads `item` (most
+/// bounds are numbers).
+struct Items<'a> {
+    ruleset: &'a Arc<Ruleset>,
+    db: Option<(crate::db::Database, crate::input::RulesetInput)>,
+}
+
+impl<'a> Items<'a> {
+    fn new(ruleset: &'a Arc<Ruleset>) -> Items<'a> {
+        Items { ruleset, db: None }
+    }
+
+    /// `item` for `content` with `templates`, as the copy's formulas see it.
+    fn item(&mut self, content: &str, templates: &[String]) -> Option<ocf_formula::Value> {
+        let (db, rules) = self.db.get_or_insert_with(|| {
+            let db = crate::db::Database::default();
+            let rules = crate::input::RulesetInput::load(&db, self.ruleset.clone());
+            (db, rules)
+        });
+        let key = crate::view::ItemKey::new(&*db, *rules, content.to_owned(), templates.to_vec());
+        crate::view::item_view(&*db, key).clone()
+    }
+}
+
 /// The bound a saved number crosses, as a saved input value's: `min`, then `max` (EC, "Round and
 /// clamp": "A saved value outside them is reported in `errors` (`out-of-range`) and clamped").
-/// Bounds are evaluated with nothing bound: one that reads the copy's `item` can't be evaluated
-/// before the sheet and is not checked here (decisions.md, "Character files").
-fn out_of_bounds(decl: &ocf_model::StateDecl, value: &Literal) -> Option<Literal> {
-    use ocf_formula::{Formula, MapContext, Value};
+/// Bounds see `item`, the entry's item with its templates (EC: "state bounds and defaults" are
+/// among the places "a copy's `item` is read"), made only for a bound that reads it.
+fn out_of_bounds(
+    decl: &ocf_model::StateDecl,
+    value: &Literal,
+    item: impl FnOnce() -> Option<ocf_formula::Value>,
+) -> Option<Literal> {
+    use ocf_formula::{Formula, MapContext, Root, Value};
     let number = Value::from_json(value).ok()?;
     if !matches!(decl.r#type, FieldType::Decimal | FieldType::Integer) {
         return None;
     }
-    let bound = |formula: &Option<ocf_model::Formula>| {
+    let mut item = Some(item);
+    let mut context: Option<MapContext> = None;
+    let mut bound = |formula: &Option<ocf_model::Formula>| {
         let formula = Formula::parse(formula.as_ref()?.as_str()).ok()?;
-        let value = formula.evaluate(&MapContext::new()).ok()?;
+        let value = match formula.evaluate(&MapContext::new()) {
+            Ok(value) => value,
+            Err(_) => {
+                if context.is_none() {
+                    let mut ctx = MapContext::new();
+                    if let Some(view) = item.take().and_then(|f| f()) {
+                        ctx = ctx.with_root(Root::Item, view);
+                    }
+                    context = Some(ctx);
+                }
+                formula.evaluate(context.as_ref()?).ok()?
+            }
+        };
         Some((value.as_decimal()?, value))
     };
     let at = number.as_decimal()?;
