@@ -371,6 +371,76 @@ impl<'db> Work<'_, 'db> {
             .map_err(|e| FieldError::of_formula(e, text))
     }
 
+    /// Where an effect's `property` (`when`, `value`) is written: a pointer into its pack's
+    /// documents for an item's own effect (`/packs/<pack>/content/<i>/effects/<j>/value`) or a
+    /// content type's (`/packs/<pack>/rules/contentTypes/<type>/effects/<j>/value`), else (the
+    /// rules', a choice's, an inherited one) its option ID and the property. Found only for an
+    /// error, by the option ID (`<content>#<index or id>`, `#type.` for a type's).
+    fn effect_site(&self, instance: &Instance, property: &str) -> String {
+        let fallback = || format!("{}/{property}", instance.option_id);
+        let ruleset = self
+            .key
+            .character(self.db)
+            .ruleset(self.db)
+            .ruleset(self.db);
+        let id = instance.option_id.split('@').next().unwrap_or_default();
+        let Some((content, key)) = id.split_once('#') else {
+            return fallback();
+        };
+        let Some(entry) = ruleset.item(content) else {
+            return fallback();
+        };
+        let index_in = |effects: &[ocf_model::Effect]| {
+            let i = key
+                .trim_start_matches("type.")
+                .parse::<usize>()
+                .ok()
+                .or_else(|| {
+                    let wanted = key.trim_start_matches("type.");
+                    effects.iter().position(|e| e.id.as_deref() == Some(wanted))
+                })?;
+            (effects.get(i) == Some(&*instance.effect)).then_some(i)
+        };
+        let escape = |s: &str| s.replace('~', "~0").replace('/', "~1");
+        if key.starts_with("type.") {
+            let Some((name, decl)) = entry
+                .type_name()
+                .and_then(|t| Some((t, ruleset.content_type(t)?)))
+            else {
+                return fallback();
+            };
+            let Some(i) = index_in(&decl.decl.effects) else {
+                return fallback();
+            };
+            let local = name.split_once(':').map_or(name, |(_, rest)| rest);
+            return format!(
+                "/packs/{}/rules/contentTypes/{}/effects/{i}/{property}",
+                decl.pack,
+                escape(local)
+            );
+        }
+        let Some(i) = index_in(&entry.item.effects) else {
+            return fallback();
+        };
+        // The item as its release writes it, with the effect written there (not inherited).
+        let local = content.split_once(':').map_or(content, |(_, rest)| rest);
+        let placed = ruleset
+            .sources
+            .iter()
+            .find(|r| r.id.as_str() == entry.pack)
+            .and_then(|release| {
+                release.content.iter().position(|c| {
+                    c.id.as_ref()
+                        .is_some_and(|id| id.as_str() == local || id.as_str() == content)
+                        && c.effects.len() > i
+                })
+            });
+        match placed {
+            Some(at) => format!("/packs/{}/content/{at}/effects/{i}/{property}", entry.pack),
+            None => fallback(),
+        }
+    }
+
     /// Where the field's own `property` (`formula`, `min`, ...) is written: a pointer into its
     /// pack's rules, as loadRuleset's errors give a document's `path`.
     fn own_site(&self, property: &str) -> String {
@@ -590,7 +660,7 @@ impl<'db> Work<'_, 'db> {
         if let Some(when) = &instance.effect.when {
             let when = self
                 .eval(when.as_str(), &ctx)
-                .map_err(|e| e.at(|| format!("{}/when", instance.option_id)))?;
+                .map_err(|e| e.at(|| self.effect_site(instance, "when")))?;
             match when {
                 Value::Bool(true) => {}
                 Value::Bool(false) => return Ok(None),
@@ -609,10 +679,10 @@ impl<'db> Work<'_, 'db> {
         let value = match &instance.effect.value {
             Some(EffectValue::Formula(f)) => self
                 .eval(f.as_str(), &ctx)
-                .map_err(|e| e.at(|| format!("{}/value", instance.option_id)))?,
+                .map_err(|e| e.at(|| self.effect_site(instance, "value")))?,
             Some(EffectValue::Grant(grant)) => self
                 .grant_value(grant, &ctx)
-                .map_err(|e| e.at(|| format!("{}/value", instance.option_id)))?,
+                .map_err(|e| e.at(|| self.effect_site(instance, "value")))?,
             _ => return Ok(None),
         };
         Ok(Some(Counted {
