@@ -170,6 +170,20 @@ mod tests {
     }
 
     #[test]
+    fn json_indented_with_tabs_keeps_its_positions() {
+        expect_test::expect![[r#"
+            /inventory/0:5:3 invalid-document invalid type: string "x", expected struct CopyEntry {}
+        "#]]
+        .assert_eq(&format!(
+            "{}\n",
+            refusal(
+                b"{\n\t\"id\": \"pc\",\n\t\"specVersion\": \"1.0.0\",\n\t\"inventory\": [\n\t\t\"x\"\n\t]\n}\n",
+                Format::Json
+            )
+        ));
+    }
+
+    #[test]
     fn deep_nesting_and_alias_bombs_are_refused_by_the_build_limits() {
         let deep = format!("{}{}", "[".repeat(50_000), "]".repeat(50_000));
         for format in [Format::Yaml, Format::Json] {
