@@ -11,7 +11,7 @@
 //!   `unknown-reference` (`kind: content`), the entry (or template) left out;
 //! - a state key the entry's content type, item and templates don't declare: `unknown-key`, and a
 //!   saved state value that isn't of its key's type: `wrong-type`, each left out (the key reads its
-//!   default);
+//!   default); a saved number outside its key's bounds: `out-of-range`, clamped;
 //! - a saved value for a field the ruleset doesn't declare: `unknown-reference` (`kind: field`),
 //!   for a field that isn't an input: `not-input-field`, each left out.
 //!
