@@ -74,7 +74,7 @@ fn json_characters_have_lines_and_columns_too() {
               |
             4 |   "packs": [{ "id": "keep", "version": "1.1.0" }],
               |             ^
-            testdata/check-character/many-problems.json:6:61: wrong-type: the state `charges` is "full", not a saved integer; its default is used
+            testdata/check-character/many-problems.json:6:61: wrong-type: the state `charges` is "full", not an integer; its default is used
               |
             6 |     { "id": "w", "item": "keep:wand", "state": { "charges": "full" } },
               |                                                             ^

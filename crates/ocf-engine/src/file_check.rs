@@ -13,7 +13,8 @@
 //!   saved state value that isn't of its key's type: `wrong-type`, each left out (the key reads its
 //!   default); a saved number outside its key's bounds: `out-of-range`, clamped;
 //! - a saved value for a field the ruleset doesn't declare: `unknown-reference` (`kind: field`),
-//!   for a field that isn't an input: `not-input-field`, each left out.
+//!   for a field that isn't an input: `not-input-field`, of the wrong type: `wrong-type` (the
+//!   default is used), each left out.
 //!
 //! A `specVersion` newer than the engine's refuses the file instead ([`spec_version_error`]).
 
@@ -272,8 +273,8 @@ fn state(
             errors.push(json!({
                 "code": "wrong-type",
                 "message": format!(
-                    "the state `{key}` is {}, not a saved {expected}; its default is used",
-                    value
+                    "the state `{key}` is {value}, not {}; its default is used",
+                    with_article(expected)
                 ),
                 "path": path,
                 "data": { "entry": entry, "key": key, "expected": expected },
@@ -370,12 +371,22 @@ fn out_of_bounds(
     None
 }
 
-/// The saved values of declared input fields; the others reported and left out.
+/// Whether the engines take `value` as the saved value of `field` (qualified): an input field's, of
+/// its type. What they don't take is left out of the file as they see it ([`values`]).
+pub fn takes_saved(ruleset: &Ruleset, field: &str, value: &Literal) -> bool {
+    ruleset.field(field).is_some_and(|decl| {
+        decl.decl.input == Some(true) && fits(value, decl.decl.r#type, &decl.decl.values)
+    })
+}
+
+/// The saved values of declared input fields, of their types; the others reported and left out.
 fn values(ruleset: &Ruleset, character: &Character, errors: &mut Vec<Json>) -> Keyed<Literal> {
     let mut kept = Keyed::default();
     for (id, value) in character.values.iter() {
         let field = crate::input::qualify_saved(ruleset, character, id);
-        let path = format!("/values/{}", escape(id));
+        // A declared field's path names it by its qualified ID, as `out-of-range`'s does, however
+        // the file writes it (a session saves an edited value under that ID).
+        let path = format!("/values/{}", escape(&field));
         match ruleset.field(&field) {
             None => errors.push(json!({
                 "code": "unknown-reference",
@@ -391,6 +402,18 @@ fn values(ruleset: &Ruleset, character: &Character, errors: &mut Vec<Json>) -> K
                 "path": path,
                 "data": { "field": field },
             })),
+            Some(decl) if !fits(value, decl.decl.r#type, &decl.decl.values) => {
+                let expected = type_name(decl.decl.r#type);
+                errors.push(json!({
+                    "code": "wrong-type",
+                    "message": format!(
+                        "the saved value {value} of `{field}` is not {}; its default is used",
+                        with_article(expected)
+                    ),
+                    "path": path,
+                    "data": { "field": field, "expected": expected },
+                }));
+            }
             Some(_) => {
                 kept.0.insert(id.to_owned(), value.clone());
             }
@@ -429,6 +452,16 @@ pub fn type_name(ty: FieldType) -> &'static str {
         FieldType::Set => "set",
         FieldType::Dice => "dice",
     }
+}
+
+/// `an integer`, `a string`.
+fn with_article(name: &str) -> String {
+    let article = if name.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    };
+    format!("{article} {name}")
 }
 
 /// A key as a JSON pointer segment (RFC 6901).

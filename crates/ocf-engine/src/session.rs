@@ -318,6 +318,12 @@ impl Session {
             .find(|written| crate::input::qualify_saved(&ruleset, file, written) == field)
             .cloned()
             .unwrap_or_else(|| field.clone());
+        let takes = |v: &Literal| crate::file_check::takes_saved(&ruleset, &field, v);
+        // A value the engines don't take (an unknown or derived field's, one of the wrong type) is
+        // an error of the file and is left out, as a fresh open would (crate::file_check): the
+        // file's errors are found again when the edit makes or mends one.
+        let mended = held.file.values.get(&key).is_some_and(|old| !takes(old));
+        let broken = value.as_ref().is_some_and(|v| !takes(v));
         match &value {
             Some(value) => {
                 held.file.values.0.insert(key, value.clone());
@@ -327,8 +333,8 @@ impl Session {
             }
         }
         let rounds = held.rounds;
-        c.save_value(&mut self.db, &field, value);
-        if rounds {
+        c.save_value(&mut self.db, &field, value.filter(|v| takes(v)));
+        if rounds || mended || broken {
             self.sync_structure(c, id);
         }
         Ok(())
@@ -485,7 +491,11 @@ impl Session {
                 .saved(&self.db)
                 .get(&field)
                 .and_then(|h| h.value(&self.db).clone());
-            let new = wanted.get(&field).cloned();
+            // What the engines don't take is left out, as at open (crate::file_check).
+            let new = wanted
+                .get(&field)
+                .filter(|v| crate::file_check::takes_saved(&ruleset, &field, v))
+                .cloned();
             if now != new {
                 c.save_value(&mut self.db, &field, new);
             }

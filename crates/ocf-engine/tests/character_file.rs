@@ -81,3 +81,43 @@ fn edits_report_what_the_ruleset_cant_take() {
     "#]]
     .assert_eq(&errors(&session, id));
 }
+
+#[test]
+fn saved_values_the_engines_dont_take_are_errors_after_an_edit_as_at_open() {
+    let rules = r#"
+fields:
+  t:str: { type: integer, input: true, default: 10 }
+"#;
+    let mut session = Session::new(ruleset(rules));
+    let id = session.open(&character("values: { t:str: 12 }"), &[]);
+    session
+        .set_value(id, "t:str", Some(json!("strong")))
+        .unwrap();
+    session.set_value(id, "t:wis", Some(json!(3))).unwrap();
+    let edited = session.sheet_json(id).unwrap();
+    let fresh = ocf_engine::compute_sheet_call(
+        &ruleset(rules),
+        session.file(id).unwrap(),
+        &[],
+        &Default::default(),
+    );
+    assert_eq!(edited, fresh);
+    expect![[r#"
+        {"value":10,"base":10,"breakdown":[],"tags":[]}
+        [{"code":"wrong-type","message":"the saved value \"strong\" of `t:str` is not an integer; its default is used","path":"/values/t:str","data":{"field":"t:str","expected":"integer"}},{"code":"unknown-reference","message":"no pack declares the field `t:wis`; its saved value is ignored","path":"/values/t:wis","data":{"kind":"field","id":"t:wis"}}]
+    "#]].assert_eq(&format!(
+        "{}\n{}\n",
+        edited["values"]["t:str"], edited["errors"]
+    ));
+    session.set_value(id, "t:str", Some(json!(14))).unwrap();
+    session.set_value(id, "t:wis", None).unwrap();
+    let mended = session.sheet_json(id).unwrap();
+    expect![[r#"
+        {"value":14,"base":14,"breakdown":[],"tags":[]}
+        []
+    "#]]
+    .assert_eq(&format!(
+        "{}\n{}\n",
+        mended["values"]["t:str"], mended["errors"]
+    ));
+}
