@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use ocf_load::build::{BuildOptions, Problem, build_report};
-use ocf_model::{PackRelease, from_json_str};
 
 /// `ocf build DIR [-o FILE] [--dep PATH]...`: the release JSON to FILE or stdout; problems to
 /// stderr; exit 1 on an error.
@@ -42,9 +41,11 @@ pub fn build(dir: &Path, output: Option<&Path>, deps: &[PathBuf]) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// `ocf check DIR... [--json] [--dep PATH]...`: every problem of every folder, rendered or as one
-/// JSON array (each problem's `file` joined to its folder); exit 1 if any is an error.
-pub fn check(dirs: &[PathBuf], json: bool, deps: &[PathBuf]) -> ExitCode {
+/// `ocf check PATH... [--json] [--dep PATH]... [--pack PATH]...`: every problem of every pack
+/// folder and character file (a path that is not a folder), rendered or as one JSON array (each
+/// problem's `file` joined to its folder); exit 1 if any is an error. A character is checked on
+/// the `--pack`s given, else on its pins ([`crate::character::check`]).
+pub fn check(dirs: &[PathBuf], json: bool, deps: &[PathBuf], packs: &[PathBuf]) -> ExitCode {
     let options = match options(deps) {
         Ok(options) => options,
         Err(message) => {
@@ -55,6 +56,15 @@ pub fn check(dirs: &[PathBuf], json: bool, deps: &[PathBuf]) -> ExitCode {
     let mut all = Vec::new();
     let mut out = String::new();
     for dir in dirs {
+        if !dir.is_dir() {
+            for problem in crate::character::check(dir, packs) {
+                if !json {
+                    out.push_str(&render(Path::new(""), &problem));
+                }
+                all.push(problem);
+            }
+            continue;
+        }
         let report = build_report(dir, &options);
         for mut problem in report.problems {
             if json {
@@ -93,10 +103,13 @@ fn options(deps: &[PathBuf]) -> Result<BuildOptions, String> {
                 )
             })?
         } else {
-            let text = fs::read_to_string(path)
-                .map_err(|error| format!("can't read {}: {error}", path.display()))?;
-            from_json_str::<PackRelease>(&text, &path.display().to_string())
-                .map_err(|error| error.to_string())?
+            crate::character::read_pack(path).map_err(|problems| {
+                problems
+                    .iter()
+                    .map(|p| p.headline(Path::new("")))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })?
         };
         options.dependencies.push(release);
     }

@@ -96,9 +96,18 @@ fn json_line(value: &serde_json::Value) -> String {
 }
 
 fn read_context(path: &std::path::Path) -> Result<MapContext, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read the context {}: {e}", path.display()))?;
-    let json: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| format!("the context {} is not JSON: {e}", path.display()))?;
-    MapContext::from_json(&json).map_err(|e| format!("the context {}: {e}", path.display()))
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        format!(
+            "unreadable-file: cannot read the context {}: {e}",
+            path.display()
+        )
+    })?;
+    let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        format!(
+            "invalid-json: the context {} is not JSON: {e}",
+            path.display()
+        )
+    })?;
+    MapContext::from_json(&json)
+        .map_err(|e| format!("invalid-document: the context {}: {e}", path.display()))
 }

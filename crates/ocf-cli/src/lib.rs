@@ -2,6 +2,7 @@
 
 pub mod bench_edit;
 pub mod build;
+pub mod character;
 pub mod conform;
 pub mod output;
 pub mod schema;

@@ -16,10 +16,15 @@ pub struct LoadArgs {
 pub fn run(args: LoadArgs) -> ExitCode {
     let mut releases = Vec::new();
     for path in &args.packs {
-        match ocf_load::source::read_pack(path) {
+        match ocf_cli::character::read_pack(path) {
             Ok(release) => releases.push(release),
-            Err(e) => {
-                eprintln!("error: {e}");
+            Err(problems) => {
+                for problem in &problems {
+                    eprint!(
+                        "{}",
+                        ocf_cli::build::render(std::path::Path::new(""), problem)
+                    );
+                }
                 return ExitCode::FAILURE;
             }
         }

@@ -36,8 +36,9 @@ enum Command {
         #[arg(long = "dep")]
         deps: Vec<PathBuf>,
     },
-    /// Check pack source folders and report every problem of every folder.
+    /// Check pack source folders and character files and report every problem of each.
     Check {
+        /// Pack source folders, and character files (YAML or JSON).
         #[arg(required = true)]
         dirs: Vec<PathBuf>,
         /// Print the problems as one JSON array.
@@ -45,6 +46,10 @@ enum Command {
         json: bool,
         #[arg(long = "dep")]
         deps: Vec<PathBuf>,
+        /// The packs a character is checked on (folders or release `.json` files, in load
+        /// order); without them, its pins are read from `testdata/packs/<id>`.
+        #[arg(long = "pack")]
+        packs: Vec<PathBuf>,
     },
     /// Print a JSON Schema: manifest, rules, content, pack (a release) or character.
     Schema { name: String },
@@ -71,7 +76,12 @@ fn main() -> ExitCode {
         Command::Build { dir, output, deps } => {
             ocf_cli::build::build(&dir, output.as_deref(), &deps)
         }
-        Command::Check { dirs, json, deps } => ocf_cli::build::check(&dirs, json, &deps),
+        Command::Check {
+            dirs,
+            json,
+            deps,
+            packs,
+        } => ocf_cli::build::check(&dirs, json, &deps, &packs),
         Command::Schema { name } => schema(&name),
         Command::Sheet(args) => sheet::run_sheet(args),
         Command::Watch(args) => sheet::run_watch(args),

@@ -41,7 +41,7 @@ pub fn run_sheet(args: SheetArgs) -> ExitCode {
     let (character, ruleset) = match load(&args.character, &args.packs) {
         Ok(loaded) => loaded,
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("{e}");
             return ExitCode::FAILURE;
         }
     };
@@ -61,7 +61,7 @@ pub fn run_watch(args: WatchArgs) -> ExitCode {
     let (character, ruleset) = match load(&args.character, &args.packs) {
         Ok(loaded) => loaded,
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("{e}");
             return ExitCode::FAILURE;
         }
     };
@@ -83,7 +83,7 @@ pub fn run_watch(args: WatchArgs) -> ExitCode {
         let character = match read_character(&args.character) {
             Ok(c) => c,
             Err(e) => {
-                eprintln!("error: {e}");
+                eprintln!("{e}");
                 continue;
             }
         };
@@ -115,60 +115,29 @@ fn modified(path: &Path) -> Option<SystemTime> {
     std::fs::metadata(path).and_then(|m| m.modified()).ok()
 }
 
+/// The character, or its reading problem rendered as `ocf check` renders it.
 fn read_character(path: &Path) -> Result<Character, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let origin = path.display().to_string();
-    if path.extension().is_some_and(|e| e == "json") {
-        ocf_model::from_json_str(&text, &origin).map_err(|e| e.to_string())
-    } else {
-        ocf_model::from_yaml_str(&text, &origin).map_err(|e| e.to_string())
-    }
+    ocf_cli::character::read(path)
+        .map(|file| file.character)
+        .map_err(|problem| rendered(std::slice::from_ref(&*problem)))
 }
 
-/// The character and its ruleset: the packs given, else the pinned ones from `testdata/packs/`.
+/// The character and its ruleset: the packs given, else the pinned ones from `testdata/packs/`;
+/// every problem rendered with its code and place.
 fn load(path: &Path, packs: &[PathBuf]) -> Result<(Character, Ruleset), String> {
-    let character = read_character(path)?;
-    let folders: Vec<PathBuf> = if packs.is_empty() {
-        character
-            .packs
-            .iter()
-            .map(|pin| find_pack(path, pin.id.as_str()))
-            .collect::<Result<_, _>>()?
-    } else {
-        packs.to_vec()
-    };
-    let releases = folders
-        .iter()
-        .map(|p| ocf_load::source::read_pack(p))
-        .collect::<Result<Vec<_>, _>>()?;
-    let ruleset =
-        ocf_load::load_ruleset(&releases, &ocf_load::LoadOptions::default()).map_err(|errors| {
-            errors
-                .iter()
-                .map(|e| serde_json::to_string(e).unwrap_or_default())
-                .collect::<Vec<_>>()
-                .join("\n")
-        })?;
-    Ok((character, ruleset))
+    let file = ocf_cli::character::read(path)
+        .map_err(|problem| rendered(std::slice::from_ref(&*problem)))?;
+    let ruleset = ocf_cli::character::ruleset(path, &file, packs).map_err(|p| rendered(&p))?;
+    Ok((file.character, ruleset))
 }
 
-fn find_pack(character: &Path, id: &str) -> Result<PathBuf, String> {
-    let start = character
-        .canonicalize()
-        .ok()
-        .and_then(|p| p.parent().map(Path::to_path_buf));
-    let cwd = std::env::current_dir().ok();
-    for base in start.iter().chain(cwd.iter()) {
-        for dir in base.ancestors() {
-            let candidate = dir.join("testdata").join("packs").join(id);
-            if candidate.is_dir() {
-                return Ok(candidate);
-            }
-        }
-    }
-    Err(format!(
-        "pack `{id}` not found under testdata/packs/; pass it with --pack"
-    ))
+fn rendered(problems: &[ocf_load::build::Problem]) -> String {
+    problems
+        .iter()
+        .map(|p| ocf_cli::build::render(Path::new(""), p))
+        .collect::<String>()
+        .trim_end()
+        .to_owned()
 }
 
 /// The sheet for people: fields grouped by the first part of their ID, each value with its
@@ -185,7 +154,21 @@ pub fn render(sheet: &Value) -> String {
             out.push_str(&format!("{group}\n"));
         }
         let shown = match (&field["error"], &field["value"]) {
-            (Value::String(code), _) => format!("error: {code}"),
+            (Value::String(code), _) => {
+                let detail = &field["errorDetail"];
+                let mut shown = format!("error: {code}");
+                if let Some(message) = detail["message"].as_str() {
+                    shown.push_str(&format!(": {message}"));
+                }
+                if let Some(at) = detail["at"].as_str() {
+                    shown.push_str(&format!(" (in `{}` at {at}", show(&detail["formula"])));
+                    if let Some([start, end]) = detail["range"].as_array().map(Vec::as_slice) {
+                        shown.push_str(&format!(", {start}..{end}"));
+                    }
+                    shown.push(')');
+                }
+                shown
+            }
             (_, value) => show(value),
         };
         let name = field["name"]

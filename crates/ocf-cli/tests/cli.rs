@@ -195,7 +195,7 @@ fn a_missing_context_file_is_a_usage_error() {
     let (text, status) = ocf(&["formula", "eval", "1", "--context", "no/such/file.json"]);
     assert_eq!(status, 2);
     assert!(
-        text.starts_with("ocf: cannot read the context no/such/file.json"),
+        text.starts_with("ocf: unreadable-file: cannot read the context no/such/file.json"),
         "{text}"
     );
 }

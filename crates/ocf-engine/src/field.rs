@@ -31,11 +31,24 @@ pub struct FieldKey<'db> {
     pub field: String,
 }
 
-/// Why a field has no value: `circular-formula`, or a formula error code.
+/// Why a field has no value: `circular-formula`, or a formula error code, with the error's message
+/// and, for a formula that failed, where it is (docs/spec/engine-interface.md, `errorDetail`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FieldError {
     pub code: ErrorCode,
     pub message: String,
+    pub formula: Option<FormulaSite>,
+}
+
+/// The formula a field error comes from: its text, the range the error is about, and where it is
+/// written (`at`): a JSON pointer into the ruleset's documents for the field's own formulas
+/// (`/packs/<pack>/rules/fields/<id>/formula`), or an effect's option ID and property
+/// (`<content>#<index>/value`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FormulaSite {
+    pub text: String,
+    pub range: (u32, u32),
+    pub at: String,
 }
 
 impl FieldError {
@@ -43,7 +56,31 @@ impl FieldError {
         FieldError {
             code,
             message: message.into(),
+            formula: None,
         }
+    }
+
+    /// The error of `text`, with its range.
+    fn of_formula(error: FormulaError, text: &str) -> FieldError {
+        FieldError {
+            code: error.code,
+            message: error.message,
+            formula: Some(FormulaSite {
+                text: text.to_owned(),
+                range: (error.range.start().into(), error.range.end().into()),
+                at: String::new(),
+            }),
+        }
+    }
+
+    /// Says where the failing formula is written, unless a nearer call said so.
+    fn at(mut self, at: impl FnOnce() -> String) -> FieldError {
+        if let Some(site) = &mut self.formula
+            && site.at.is_empty()
+        {
+            site.at = at();
+        }
+        self
     }
 }
 
@@ -329,8 +366,96 @@ impl<'db> Work<'_, 'db> {
     }
 
     fn eval(&self, text: &str, ctx: &SheetContext<'db>) -> Result<Value, FieldError> {
-        let formula = crate::formula::parse(self.db, text)?;
-        Ok(formula.evaluate(ctx)?)
+        let formula =
+            crate::formula::parse(self.db, text).map_err(|e| FieldError::of_formula(e, text))?;
+        formula
+            .evaluate(ctx)
+            .map_err(|e| FieldError::of_formula(e, text))
+    }
+
+    /// Where an effect's `property` (`when`, `value`) is written: a pointer into its pack's
+    /// documents for an item's own effect (`/packs/<pack>/content/<i>/effects/<j>/value`) or a
+    /// content type's (`/packs/<pack>/rules/contentTypes/<type>/effects/<j>/value`), else (the
+    /// rules', a choice's, an inherited one) its option ID and the property. Found only for an
+    /// error, by the option ID (`<content>#<index or id>`, `#type.` for a type's).
+    fn effect_site(&self, instance: &Instance, property: &str) -> String {
+        let fallback = || format!("{}/{property}", instance.option_id);
+        let ruleset = self
+            .key
+            .character(self.db)
+            .ruleset(self.db)
+            .ruleset(self.db);
+        let id = instance.option_id.split('@').next().unwrap_or_default();
+        let Some((content, key)) = id.split_once('#') else {
+            return fallback();
+        };
+        let Some(entry) = ruleset.item(content) else {
+            return fallback();
+        };
+        let index_in = |effects: &[ocf_model::Effect]| {
+            let i = key
+                .trim_start_matches("type.")
+                .parse::<usize>()
+                .ok()
+                .or_else(|| {
+                    let wanted = key.trim_start_matches("type.");
+                    effects.iter().position(|e| e.id.as_deref() == Some(wanted))
+                })?;
+            (effects.get(i) == Some(&*instance.effect)).then_some(i)
+        };
+        let escape = |s: &str| s.replace('~', "~0").replace('/', "~1");
+        if key.starts_with("type.") {
+            let Some((name, decl)) = entry
+                .type_name()
+                .and_then(|t| Some((t, ruleset.content_type(t)?)))
+            else {
+                return fallback();
+            };
+            let Some(i) = index_in(&decl.decl.effects) else {
+                return fallback();
+            };
+            let local = name.split_once(':').map_or(name, |(_, rest)| rest);
+            return format!(
+                "/packs/{}/rules/contentTypes/{}/effects/{i}/{property}",
+                decl.pack,
+                escape(local)
+            );
+        }
+        let Some(i) = index_in(&entry.item.effects) else {
+            return fallback();
+        };
+        // The item as its release writes it, with the effect written there (not inherited).
+        let local = content.split_once(':').map_or(content, |(_, rest)| rest);
+        let placed = ruleset
+            .sources
+            .iter()
+            .find(|r| r.id.as_str() == entry.pack)
+            .and_then(|release| {
+                release.content.iter().position(|c| {
+                    c.id.as_ref()
+                        .is_some_and(|id| id.as_str() == local || id.as_str() == content)
+                        && c.effects.len() > i
+                })
+            });
+        match placed {
+            Some(at) => format!("/packs/{}/content/{at}/effects/{i}/{property}", entry.pack),
+            None => fallback(),
+        }
+    }
+
+    /// Where the field's own `property` (`formula`, `min`, ...) is written: a pointer into its
+    /// pack's rules, as loadRuleset's errors give a document's `path`.
+    fn own_site(&self, property: &str) -> String {
+        let field = self.key.field(self.db);
+        let pack = self.decl.pack.as_str();
+        let local = field
+            .strip_prefix(pack)
+            .and_then(|rest| rest.strip_prefix(':'))
+            .unwrap_or(field);
+        format!(
+            "/packs/{pack}/rules/fields/{}/{property}",
+            local.replace('~', "~0").replace('/', "~1")
+        )
     }
 
     fn compute(&mut self) -> Result<(), FieldError> {
@@ -343,7 +468,9 @@ impl<'db> Work<'_, 'db> {
         let mut value = if is_input {
             self.input_base(&ctx)?
         } else if let Some(formula) = &self.decl.decl.formula {
-            let v = self.eval(formula.as_str(), &ctx)?;
+            let v = self
+                .eval(formula.as_str(), &ctx)
+                .map_err(|e| e.at(|| self.own_site("formula")))?;
             self.coerce(v)?
         } else {
             default_value(&self.decl.decl).unwrap_or_default()
@@ -491,13 +618,15 @@ impl<'db> Work<'_, 'db> {
             return Ok(value);
         }
         if let Some(min) = &self.decl.decl.min {
-            let bound = self.coerce(self.eval(min.as_str(), ctx)?)?;
+            let bound = self.eval(min.as_str(), ctx);
+            let bound = self.coerce(bound.map_err(|e| e.at(|| self.own_site("min")))?)?;
             if compare(&value, &bound)? == std::cmp::Ordering::Less {
                 value = bound;
             }
         }
         if let Some(max) = &self.decl.decl.max {
-            let bound = self.coerce(self.eval(max.as_str(), ctx)?)?;
+            let bound = self.eval(max.as_str(), ctx);
+            let bound = self.coerce(bound.map_err(|e| e.at(|| self.own_site("max")))?)?;
             if compare(&value, &bound)? == std::cmp::Ordering::Greater {
                 value = bound;
             }
@@ -510,7 +639,9 @@ impl<'db> Work<'_, 'db> {
         for (name, limit) in self.decl.decl.limits.iter() {
             for (bound, below) in [(&limit.min, true), (&limit.max, false)] {
                 let Some(bound) = bound else { continue };
-                let bound = self.eval(bound.as_str(), ctx)?;
+                let bound = self
+                    .eval(bound.as_str(), ctx)
+                    .map_err(|e| e.at(|| self.own_site(&format!("limits/{name}"))))?;
                 let outside = match compare(value, &bound)? {
                     std::cmp::Ordering::Less => below,
                     std::cmp::Ordering::Greater => !below,
@@ -532,7 +663,10 @@ impl<'db> Work<'_, 'db> {
     fn count(&self, instance: &'db Arc<Instance>) -> Result<Option<Counted>, FieldError> {
         let ctx = self.instance_context(instance);
         if let Some(when) = &instance.effect.when {
-            match self.eval(when.as_str(), &ctx)? {
+            let when = self
+                .eval(when.as_str(), &ctx)
+                .map_err(|e| e.at(|| self.effect_site(instance, "when")))?;
+            match when {
                 Value::Bool(true) => {}
                 Value::Bool(false) => return Ok(None),
                 other => {
@@ -548,8 +682,12 @@ impl<'db> Work<'_, 'db> {
             }
         }
         let value = match &instance.effect.value {
-            Some(EffectValue::Formula(f)) => self.eval(f.as_str(), &ctx)?,
-            Some(EffectValue::Grant(grant)) => self.grant_value(grant, &ctx)?,
+            Some(EffectValue::Formula(f)) => self
+                .eval(f.as_str(), &ctx)
+                .map_err(|e| e.at(|| self.effect_site(instance, "value")))?,
+            Some(EffectValue::Grant(grant)) => self
+                .grant_value(grant, &ctx)
+                .map_err(|e| e.at(|| self.effect_site(instance, "value")))?,
             _ => return Ok(None),
         };
         Ok(Some(Counted {

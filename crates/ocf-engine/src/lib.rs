@@ -14,6 +14,7 @@ pub mod context;
 pub mod db;
 pub mod effects;
 pub mod field;
+pub mod file_check;
 pub mod formula;
 pub mod input;
 pub mod links;

@@ -80,8 +80,9 @@ pub struct Session {
     /// Each opened character's input, and the file it was opened from (to rebuild); `None` once
     /// closed.
     characters: Vec<Option<CharacterInput>>,
-    /// Each opened character's `homebrew-error`s: a homebrew that fails to load leaves the
-    /// character on the session's ruleset and its sheet empty but for these errors.
+    /// Each opened character's `homebrew-error`s (or its `spec-version-unsupported`): a homebrew
+    /// that fails to load leaves the character on the session's ruleset and its sheet empty but for
+    /// these errors.
     homebrew_errors: Vec<Vec<serde_json::Value>>,
     /// Each opened character's file ([`Held`]); `None` once closed.
     files: Vec<Option<Held>>,
@@ -171,7 +172,12 @@ impl Session {
 
     /// The ruleset `character` computes on: the session's with its homebrew loaded on top, or the
     /// session's and the `homebrew-error`s when the homebrew fails to load.
+    /// A file written for a newer spec is refused as a homebrew that fails is: nothing is
+    /// computed but the error (decisions.md, "Character files").
     fn load_homebrew(&self, character: &Character) -> (RulesetInput, Vec<serde_json::Value>) {
+        if let Some(error) = crate::file_check::spec_version_error(character) {
+            return (self.ruleset_input, vec![error]);
+        }
         match &character.homebrew {
             None => (self.ruleset_input, Vec::new()),
             Some(_) => match ocf_load::load_homebrew(&self.ruleset, character) {
@@ -312,6 +318,12 @@ impl Session {
             .find(|written| crate::input::qualify_saved(&ruleset, file, written) == field)
             .cloned()
             .unwrap_or_else(|| field.clone());
+        let takes = |v: &Literal| crate::file_check::takes_saved(&ruleset, &field, v);
+        // A value the engines don't take (an unknown or derived field's, one of the wrong type) is
+        // an error of the file and is left out, as a fresh open would (crate::file_check): the
+        // file's errors are found again when the edit makes or mends one.
+        let mended = held.file.values.get(&key).is_some_and(|old| !takes(old));
+        let broken = value.as_ref().is_some_and(|v| !takes(v));
         match &value {
             Some(value) => {
                 held.file.values.0.insert(key, value.clone());
@@ -321,8 +333,8 @@ impl Session {
             }
         }
         let rounds = held.rounds;
-        c.save_value(&mut self.db, &field, value);
-        if rounds {
+        c.save_value(&mut self.db, &field, value.filter(|v| takes(v)));
+        if rounds || mended || broken {
             self.sync_structure(c, id);
         }
         Ok(())
@@ -458,7 +470,7 @@ impl Session {
     pub fn update(&mut self, id: CharacterId, file: &Character) -> Result<(), EditError> {
         let c = self.input(id)?;
         let held = self.held_mut(id)?;
-        if held.file.homebrew != file.homebrew {
+        if held.file.homebrew != file.homebrew || held.file.spec_version != file.spec_version {
             self.reload_homebrew(id, c, file);
             return Ok(());
         }
@@ -479,7 +491,11 @@ impl Session {
                 .saved(&self.db)
                 .get(&field)
                 .and_then(|h| h.value(&self.db).clone());
-            let new = wanted.get(&field).cloned();
+            // What the engines don't take is left out, as at open (crate::file_check).
+            let new = wanted
+                .get(&field)
+                .filter(|v| crate::file_check::takes_saved(&ruleset, &field, v))
+                .cloned();
             if now != new {
                 c.save_value(&mut self.db, &field, new);
             }

@@ -331,6 +331,11 @@ impl Sheet {
             if let Some(range) = &field.out_of_range {
                 errors.push(json!({
                     "code": "out-of-range",
+                    "message": format!(
+                        "the saved value {} is outside the field's bounds; it is read as {}",
+                        range.value.to_json(),
+                        range.bound.to_json()
+                    ),
                     "path": format!("/values/{id}"),
                     "data": { "field": id, "value": range.value.to_json(), "bound": range.bound.to_json() },
                 }));
@@ -422,6 +427,18 @@ pub fn field_json(field: &FieldValue) -> Json {
     }
     if let Some(error) = &field.error {
         v.insert("error".into(), error.code.as_str().into());
+        // The code stays `error` (EC: "`error`: `circular-formula` or a formula error code");
+        // why, and where the formula is, beside it.
+        let mut detail = Map::new();
+        detail.insert("message".into(), error.message.clone().into());
+        if let Some(site) = &error.formula {
+            detail.insert("formula".into(), site.text.clone().into());
+            detail.insert("range".into(), json!([site.range.0, site.range.1]));
+            if !site.at.is_empty() {
+                detail.insert("at".into(), site.at.clone().into());
+            }
+        }
+        v.insert("errorDetail".into(), Json::Object(detail));
     }
     Json::Object(v)
 }

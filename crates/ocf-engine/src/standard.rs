@@ -31,6 +31,7 @@ pub fn with_standard_copies(
 #[derive(Debug, Clone, PartialEq)]
 pub struct StandardView {
     pub character: Character,
+    /// What the ruleset can't take in the file (decisions.md, "Character files") and
     /// `duplicate-id` errors of entries left out.
     pub errors: Vec<Json>,
     /// The templates content keeps on copies, `(copy instance ID, template)`: those the rounds
@@ -61,9 +62,10 @@ pub fn standard_view(ruleset: &Arc<Ruleset>, character: &Character) -> StandardV
     for query in &ruleset.standard_copies {
         add(&mut wanted, &query.decl);
     }
-    let mut out = character.clone();
+    // What the ruleset can't take is left out first, so standard copies and activation never see
+    // it (decisions.md, "Character files").
+    let (mut out, mut errors) = crate::file_check::checked(ruleset, character);
     let mut scratch = None;
-    let mut errors = Vec::new();
     let mut placed: Vec<String> = Vec::new();
     for _round in 0..crate::activation::MAX_CHOICE_DEPTH {
         // Place what is wanted and not placed yet.
@@ -135,6 +137,7 @@ pub fn standard_view(ruleset: &Arc<Ruleset>, character: &Character) -> StandardV
             break;
         }
     }
+    crate::file_check::checked_state(ruleset, character, &mut out, &mut errors);
     StandardView {
         character: out,
         errors,

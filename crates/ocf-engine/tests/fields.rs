@@ -68,7 +68,7 @@ fn a_saved_value_out_of_range_is_reported_and_clamped() {
         expect![[r#"
             t:str = 30 (base 30)
             t:mod = 10 (base 10)
-            errors: {"code":"out-of-range","path":"/values/t:str","data":{"field":"t:str","value":40,"bound":30}}
+            errors: {"code":"out-of-range","message":"the saved value 40 is outside the field's bounds; it is read as 30","path":"/values/t:str","data":{"field":"t:str","value":40,"bound":30}}
         "#]],
     );
 }

@@ -3,6 +3,7 @@
 //! ruleset ([`homebrew`]). [`formulas`] finds and checks every formula of a pack, for both.
 
 pub mod build;
+pub mod character;
 pub mod error;
 pub mod families;
 pub mod formulas;

@@ -73,6 +73,7 @@ pub use step::{
     Release, Repeat, RollPart, Sheet, Spend, Step, StepKind, StepOptions, StepRecommend,
     StepSource, WrittenOption,
 };
+pub use suggest::nearest as nearest_key;
 
 /// A literal value whose type the declaration decides: a saved field value, an item field value, a state
 /// value. JSON, since a pack release and a character file are JSON documents.

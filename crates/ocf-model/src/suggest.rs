@@ -2,10 +2,7 @@
 
 /// The candidate closest to `word` by edit distance (a swap of neighbours counts as one edit), if it is
 /// close enough to be a likely typo: at most a third of the word's length, and at least one edit allowed.
-pub(crate) fn nearest<'a>(
-    word: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> Option<&'a str> {
+pub fn nearest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let limit = (word.chars().count() / 3).max(1);
     candidates
         .into_iter()

@@ -15,8 +15,8 @@ mod locations;
 mod merge;
 mod names;
 mod problem;
-mod read;
-mod source;
+pub(crate) mod read;
+pub(crate) mod source;
 mod types;
 mod walk;
 
@@ -25,11 +25,12 @@ use std::path::Path;
 use ocf_model::{ContentFile, ContentItem, Keyed, PackManifest, PackRelease, RulesDocument};
 
 pub use self::limits::ReadLimits;
+pub use self::locations::Locations;
 pub use self::problem::{Position, Problem, Severity};
 
 use self::checks::DocumentChecks;
 use self::content::Placed;
-use self::locations::{Locations, escape};
+use self::locations::escape;
 use self::merge::RulesFile;
 use self::names::{Declarations, Scope};
 use self::source::Role;

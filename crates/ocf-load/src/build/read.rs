@@ -6,7 +6,7 @@ use ocf_model::{LoadError, LoadErrorKind, from_yaml_str};
 use serde::de::DeserializeOwned;
 
 use super::limits::ReadLimits;
-use super::locations::{IndexError, Locations};
+use super::locations::{IndexError, Locations, escape};
 use super::problem::{Position, Problem};
 
 /// A document read into `T`, with its positions.
@@ -20,28 +20,110 @@ pub fn document<T: DeserializeOwned>(
     file: &str,
     limits: &ReadLimits,
 ) -> Result<Document<T>, Box<Problem>> {
-    let locations = Locations::index(text, limits)
-        .map_err(|error| match error {
-            IndexError::Syntax { message, at } => Problem::error("invalid-yaml", message)
-                .in_file(file)
-                .at("", Some(at)),
-            IndexError::Limit {
-                limit,
-                message,
-                at,
-                pointer,
-            } => Problem::error("safety-limit-exceeded", message)
-                .in_file(file)
-                .at(&pointer, Some(at))
-                .with("limit", limit),
-        })
-        .map_err(Box::new)?;
+    let text = without_bom(text);
+    let locations =
+        Locations::index(text, limits).map_err(|error| Box::new(index_problem(error, file)))?;
     // An empty file is an empty document: serde_yaml reads it as null, which no type takes; an
     // empty rules file or manifest is better reported by what it lacks.
     let text = if text.trim().is_empty() { "{}" } else { text };
     match from_yaml_str::<T>(text, file) {
         Ok(value) => Ok(Document { value, locations }),
         Err(error) => Err(Box::new(load_problem(error, file, &locations))),
+    }
+}
+
+/// A JSON document read into `T`, with its positions: JSON is YAML, so the same index bounds its
+/// nesting and gives its positions. Should the YAML parser refuse what serde_json reads (YAML is
+/// stricter about tabs), the document is read without positions, serde_json's own nesting bound
+/// (128) standing in for ours.
+pub fn json_document<T: DeserializeOwned>(
+    text: &str,
+    file: &str,
+    limits: &ReadLimits,
+) -> Result<Document<T>, Box<Problem>> {
+    let text = without_bom(text);
+    let locations = match Locations::index(text, limits) {
+        Ok(locations) => locations,
+        Err(error @ IndexError::Limit { .. }) => return Err(Box::new(index_problem(error, file))),
+        Err(IndexError::Syntax { .. }) => {
+            if let Err(error) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
+                return Err(Box::new(json_syntax_problem(&error, file, limits)));
+            }
+            Locations::default()
+        }
+    };
+    match ocf_model::from_json_str::<T>(text, file) {
+        Ok(value) => Ok(Document { value, locations }),
+        Err(mut error) => {
+            // serde_json places an error after the token it read; the index has where the node
+            // (or the unknown key) starts, as serde_yaml gives it.
+            let at = match &error.kind {
+                LoadErrorKind::UnknownKey { key, .. } => {
+                    let node = format!("{}/{}", error.path, escape(key));
+                    locations.has(&node).then(|| locations.key(&node)).flatten()
+                }
+                LoadErrorKind::Invalid(_) => locations
+                    .has(&error.path)
+                    .then(|| locations.value(&error.path))
+                    .flatten(),
+            };
+            if let Some(at) = at {
+                error.location = Some((at.line, at.column));
+            }
+            Err(Box::new(load_problem(error, file, &locations)))
+        }
+    }
+}
+
+/// The text after a UTF-8 byte-order mark, which some editors write and neither parser expects
+/// (serde_yaml would read it into the first key). Positions then count from after it, as an
+/// editor that hides it shows them.
+fn without_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
+}
+
+/// serde_json's refusal of a text that is not JSON: `invalid-json` at its position, or its nesting
+/// bound as ours.
+fn json_syntax_problem(error: &serde_json::Error, file: &str, limits: &ReadLimits) -> Problem {
+    let at = (error.line() > 0).then(|| Position {
+        line: error.line(),
+        column: error.column(),
+    });
+    let message = error.to_string();
+    if message.contains("recursion limit exceeded") {
+        return Problem::error(
+            "safety-limit-exceeded",
+            format!("maps and lists nest more than {} deep", limits.max_nesting),
+        )
+        .in_file(file)
+        .at("", at)
+        .with("limit", "maxNesting");
+    }
+    let message = match message.rfind(" at line ") {
+        Some(cut) => message[..cut].to_owned(),
+        None => message,
+    };
+    Problem::error("invalid-json", message)
+        .in_file(file)
+        .at("", at)
+}
+
+/// Why the position index refused a document, as a problem: `invalid-yaml` or
+/// `safety-limit-exceeded` (with `data.limit`).
+fn index_problem(error: IndexError, file: &str) -> Problem {
+    match error {
+        IndexError::Syntax { message, at } => Problem::error("invalid-yaml", message)
+            .in_file(file)
+            .at("", Some(at)),
+        IndexError::Limit {
+            limit,
+            message,
+            at,
+            pointer,
+        } => Problem::error("safety-limit-exceeded", message)
+            .in_file(file)
+            .at(&pointer, Some(at))
+            .with("limit", limit),
     }
 }
 

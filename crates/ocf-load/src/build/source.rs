@@ -6,7 +6,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use super::limits::ReadLimits;
-use super::problem::Problem;
+use super::problem::{Position, Problem};
 
 /// What a source file holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -159,14 +159,29 @@ pub fn read(
         .read_to_end(&mut bytes)
         .map_err(|error| Box::new(problem("unreadable-file", error.to_string())))?;
     check_size(&file.name, bytes.len() as u64, limits, total)?;
+    decode(&file.name, bytes)
+}
+
+/// A file's bytes as UTF-8 text, or `invalid-document` at the line and column of the first byte
+/// that is not UTF-8 (columns in characters, as everywhere).
+pub fn decode(name: &str, bytes: Vec<u8>) -> Result<String, Box<Problem>> {
     String::from_utf8(bytes).map_err(|error| {
-        Box::new(problem(
-            "invalid-document",
-            format!(
-                "the file is not UTF-8 (byte {})",
-                error.utf8_error().valid_up_to()
-            ),
-        ))
+        let valid = error.utf8_error().valid_up_to();
+        // The prefix before the bad byte is UTF-8 by definition.
+        let before = std::str::from_utf8(&error.as_bytes()[..valid]).unwrap_or_default();
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let at = Position {
+            line: before.matches('\n').count() + 1,
+            column: before[line_start..].chars().count() + 1,
+        };
+        Box::new(
+            Problem::error(
+                "invalid-document",
+                format!("the file is not UTF-8 (byte {valid})"),
+            )
+            .in_file(name)
+            .at("", Some(at)),
+        )
     })
 }
 

@@ -1,0 +1,203 @@
+//! A character file for the commands that take one (`ocf check`, `ocf sheet`, `ocf watch`): read
+//! as the build reads a pack's files, its ruleset made from the packs given or its pins, and
+//! checked as computeSheet checks it. Every problem is a build [`Problem`]: a code, the file, a
+//! JSON pointer and, where the file has the node, its line and column.
+
+use std::path::{Path, PathBuf};
+
+use ocf_load::build::{BuildOptions, Problem, ReadLimits, build_report};
+use ocf_load::character::{CharacterFile, read_character_file};
+use ocf_model::{PackRelease, Ruleset};
+use serde_json::Value;
+
+/// Reads the character file at `path`.
+pub fn read(path: &Path) -> Result<CharacterFile, Box<Problem>> {
+    read_character_file(path, &ReadLimits::default())
+}
+
+/// The character's ruleset: the packs given (folders or release `.json` files, in load order),
+/// else each pinned pack's `testdata/packs/<id>` folder found above the file or the current
+/// directory. A pin not found is `missing-dependency` at the pin; a pack that doesn't build or
+/// read gives its problems; a ruleset that doesn't load, its load errors.
+pub fn ruleset(
+    path: &Path,
+    file: &CharacterFile,
+    packs: &[PathBuf],
+) -> Result<Ruleset, Vec<Problem>> {
+    let origin = path.display().to_string();
+    let folders: Vec<PathBuf> = if packs.is_empty() {
+        let mut found = Vec::new();
+        let mut missing = Vec::new();
+        for (i, pin) in file.character.packs.iter().enumerate() {
+            match find_pack(path, pin.id.as_str()) {
+                Some(folder) => found.push(folder),
+                None => {
+                    let pointer = format!("/packs/{i}");
+                    missing.push(
+                        Problem::error(
+                            "missing-dependency",
+                            format!(
+                                "the pinned pack `{}` is not found under testdata/packs/; pass \
+                                 it with --pack",
+                                pin.id.as_str()
+                            ),
+                        )
+                        .in_file(&origin)
+                        .at(&pointer, file.position(&pointer))
+                        .with("pack", pin.id.as_str())
+                        .with("version", pin.version.as_str()),
+                    );
+                }
+            }
+        }
+        if !missing.is_empty() {
+            return Err(missing);
+        }
+        found
+    } else {
+        packs.to_vec()
+    };
+    let mut releases = Vec::new();
+    let mut problems = Vec::new();
+    for folder in &folders {
+        match read_pack(folder) {
+            Ok(release) => releases.push(release),
+            Err(more) => problems.extend(more),
+        }
+    }
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    ocf_load::load_ruleset(&releases, &ocf_load::LoadOptions::default()).map_err(|errors| {
+        errors
+            .iter()
+            .map(|e| {
+                let mut problem = Problem::error(&e.code, &e.message).in_file(&origin);
+                problem.pointer = e.path.clone().unwrap_or_default();
+                problem.data = e.data.clone();
+                problem
+            })
+            .collect()
+    })
+}
+
+/// A pack: a source folder built (its problems with each file joined to the folder), or a release
+/// JSON file read.
+pub fn read_pack(path: &Path) -> Result<PackRelease, Vec<Problem>> {
+    if path.is_dir() {
+        let report = build_report(path, &BuildOptions::default());
+        return report.release.ok_or_else(|| {
+            report
+                .problems
+                .into_iter()
+                .filter(Problem::is_error)
+                .map(|mut p| {
+                    p.file = joined(path, &p.file);
+                    p
+                })
+                .collect()
+        });
+    }
+    let origin = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|error| {
+        let message = if error.kind() == std::io::ErrorKind::NotFound {
+            "the file is missing".to_owned()
+        } else {
+            error.to_string()
+        };
+        vec![Problem::error("unreadable-file", message).in_file(&origin)]
+    })?;
+    ocf_model::from_json_str(&text, &origin).map_err(|error| {
+        let at = error
+            .location
+            .map(|(line, column)| ocf_load::build::Position { line, column });
+        vec![
+            Problem::error("invalid-document", error.to_string())
+                .in_file(&origin)
+                .at(&error.path, at),
+        ]
+    })
+}
+
+fn joined(dir: &Path, file: &str) -> String {
+    if file.is_empty() {
+        dir.display().to_string()
+    } else {
+        dir.join(file).display().to_string()
+    }
+}
+
+fn find_pack(character: &Path, id: &str) -> Option<PathBuf> {
+    let start = character
+        .canonicalize()
+        .ok()
+        .and_then(|p| p.parent().map(Path::to_path_buf));
+    let cwd = std::env::current_dir().ok();
+    for base in start.iter().chain(cwd.iter()) {
+        for dir in base.ancestors() {
+            let candidate = dir.join("testdata").join("packs").join(id);
+            if candidate.is_dir() {
+                return Some(candidate);
+            }
+        }
+    }
+    None
+}
+
+/// computeSheet's `errors` for the character as problems in its file: each at its `path`, with its
+/// line and column where the file writes that node (or its nearest written ancestor).
+pub fn sheet_problems(path: &Path, file: &CharacterFile, sheet: &Value) -> Vec<Problem> {
+    let origin = path.display().to_string();
+    sheet["errors"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|error| {
+            let code = error["code"].as_str().unwrap_or("error");
+            let data = error["data"].as_object().cloned().unwrap_or_default();
+            let message = match error["message"].as_str() {
+                Some(message) => message.to_owned(),
+                None => Value::Object(data.clone()).to_string(),
+            };
+            let pointer = error["path"].as_str().unwrap_or_default();
+            let mut problem = Problem::error(code, message)
+                .in_file(&origin)
+                .at(pointer, written(file, pointer));
+            problem.data = data;
+            problem
+        })
+        .collect()
+}
+
+/// Where the node at `pointer` is written. A saved value's path names the field by its qualified
+/// ID (`/values/core:str`); the file may save it by its bare one (`str`).
+fn written(file: &CharacterFile, pointer: &str) -> Option<ocf_load::build::Position> {
+    if !file.locations.has(pointer)
+        && let Some(field) = pointer.strip_prefix("/values/")
+        && let Some((_, bare)) = field.split_once(':')
+    {
+        let bare = format!("/values/{bare}");
+        if file.locations.has(&bare) {
+            return file.position(&bare);
+        }
+    }
+    file.position(pointer)
+}
+
+/// Every problem of the character file at `path`: its reading, its ruleset's, then computeSheet's
+/// `errors`, in file order.
+pub fn check(path: &Path, packs: &[PathBuf]) -> Vec<Problem> {
+    let file = match read(path) {
+        Ok(file) => file,
+        Err(problem) => return vec![*problem],
+    };
+    let ruleset = match ruleset(path, &file, packs) {
+        Ok(ruleset) => ruleset,
+        Err(problems) => return problems,
+    };
+    let sheet = ocf_engine::compute_sheet_call(&ruleset, &file.character, &[], &Default::default());
+    let mut problems = sheet_problems(path, &file, &sheet);
+    // File order, as the build's problems: by line, then column; unplaced ones first.
+    problems.sort_by_key(|p| (p.line, p.column));
+    problems
+}
