@@ -12,7 +12,7 @@ mod rules;
 pub mod value;
 
 pub use distribution::{Distribution, distribution};
-pub use error::DiceError;
+pub use error::{DiceError, DistributionLimit};
 pub use faces::{DiceFunction, FaceReason, FaceRequest, FixedFaces, OsDice, SeededDice};
 pub use item::{Face, ItemKind, ItemModifier, Roll, RollItem, Sides};
 pub use limits::DiceLimits;
