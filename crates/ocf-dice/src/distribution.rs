@@ -54,6 +54,8 @@ pub struct Distribution {
     /// The safety limits (`maxExplosions`, `maxRerolls`) whose cut-off rolls make up
     /// `truncated`, in that order; empty when nothing is cut off.
     pub cut_by: Vec<&'static str>,
+    /// The word operations working it out took, of [`MAX_WORK`] (`work.rs`).
+    pub work: u64,
 }
 
 impl Distribution {
@@ -250,7 +252,12 @@ impl Weights {
     }
 
     /// The probabilities, reduced by `primes`: every prime the denominator may have.
-    fn into_distribution(self, primes: &[u64], cut_by: Vec<&'static str>) -> Distribution {
+    fn into_distribution(
+        self,
+        primes: &[u64],
+        cut_by: Vec<&'static str>,
+        work: u64,
+    ) -> Distribution {
         let reducer = Reducer::new(&self.denom, primes);
         let outcomes = self.pairs().map(|(k, w)| (k, reducer.reduce(w))).collect();
         Distribution {
@@ -261,6 +268,7 @@ impl Weights {
             } else {
                 cut_by
             },
+            work,
         }
     }
 }
@@ -276,6 +284,7 @@ pub fn distribution_within(
     limits: &DiceLimits,
     work: u64,
 ) -> Result<Distribution, DiceError> {
+    let budget = work;
     let mut work = Work::new(work);
     let mut total = Weights::point(value.flat);
     let mut cut_by = Vec::new();
@@ -301,7 +310,10 @@ pub fn distribution_within(
         .collect();
     primes.sort_unstable();
     primes.dedup();
-    Ok(total.into_distribution(&primes, cut_by))
+    let reduce_cost = (total.w.len() as u64)
+        .saturating_mul(work::STEP * 4 + 4 * work::words_of_bits(total.denom.bits()));
+    work.spend(reduce_cost)?;
+    Ok(total.into_distribution(&primes, cut_by, budget - work.left()))
 }
 
 /// The distinct primes of `n`, by trial division (`n` is a face count, at most `u32::MAX`).
@@ -325,12 +337,14 @@ fn prime_factors(mut n: u64) -> Vec<u64> {
 
 /// Reduces weights over one denominator to lowest terms. The denominator is a product of face
 /// counts, so dividing out the common powers of their primes reduces a fraction fully, for far
-/// less than a gcd of two numbers of thousands of bits each (`1000d20`).
+/// less than a gcd of two numbers of thousands of bits each (`1000d20`). A power is found by
+/// dividing by `p^(2^j)` from the largest `j` down, so that a weight with a thousand factors 10
+/// (`10d10!!`) takes a dozen divisions, not a thousand.
 struct Reducer<'a> {
     denom: &'a BigInt,
-    /// Each prime with its power in the denominator; `None` when the denominator has another
-    /// factor, which a gcd then finds.
-    primes: Option<Vec<(BigInt, u64)>>,
+    /// Each prime's powers `p^(2^j)` that divide the denominator, with the prime's exponent in
+    /// it; `None` when the denominator has another factor, which a gcd then finds.
+    primes: Option<Vec<(Vec<BigInt>, u64)>>,
 }
 
 impl<'a> Reducer<'a> {
@@ -338,14 +352,9 @@ impl<'a> Reducer<'a> {
         let mut rest = denom.clone();
         let mut found = Vec::new();
         for &p in primes {
-            let p = BigInt::from(p);
-            let mut e = 0;
-            while (&rest % &p).is_zero() {
-                rest /= &p;
-                e += 1;
-            }
+            let (e, ladder) = valuation(&mut rest, &BigInt::from(p), u64::MAX);
             if e > 0 {
-                found.push((p, e));
+                found.push((ladder, e));
             }
         }
         Reducer {
@@ -363,17 +372,49 @@ impl<'a> Reducer<'a> {
         }
         let mut numer = w.clone();
         let mut common = BigInt::one();
-        for (p, e) in primes {
-            for _ in 0..*e {
-                if !(&numer % p).is_zero() {
-                    break;
+        for (ladder, e) in primes {
+            if ladder[0] == BigInt::from(2) {
+                let v = numer.trailing_zeros().unwrap_or(0).min(*e);
+                numer >>= v;
+                common <<= v;
+                continue;
+            }
+            // Up the ladder while the powers divide (most weights have few factors), then down.
+            let mut top = 0;
+            while top < ladder.len() && 1u64 << top <= *e && (&numer % &ladder[top]).is_zero() {
+                top += 1;
+            }
+            let mut left = *e;
+            for (j, pj) in ladder[..top].iter().enumerate().rev() {
+                let step = 1u64 << j;
+                while left >= step && (&numer % pj).is_zero() {
+                    numer /= pj;
+                    common *= pj;
+                    left -= step;
                 }
-                numer /= p;
-                common *= p;
             }
         }
         BigRational::new_raw(numer, self.denom / common)
     }
+}
+
+/// Divides the power of `p` (at most `max` of it) out of `x`, returning its exponent and the
+/// powers `p^(2^j)` it tried, from `p` up.
+fn valuation(x: &mut BigInt, p: &BigInt, max: u64) -> (u64, Vec<BigInt>) {
+    let mut ladder = vec![p.clone()];
+    while ladder.last().expect("nonempty").bits() * 2 <= x.bits() + 1 {
+        let next = ladder.last().expect("nonempty").pow(2u32);
+        ladder.push(next);
+    }
+    let mut e = 0u64;
+    for (j, pj) in ladder.iter().enumerate().rev() {
+        let step = 1u64 << j;
+        while e + step <= max && (&*x % pj).is_zero() {
+            *x /= pj;
+            e += step;
+        }
+    }
+    (e, ladder)
 }
 
 fn term_weights(
@@ -566,9 +607,9 @@ fn extend_chain(
     let tail_words = work::words_of_bits(tail.denom.bits());
     for (g, w) in faces {
         if at.matches(g) {
-            // Each pair is a product and a map entry; a wide tail times many exploding faces
-            // (`1d100!>1`) is where this grows.
-            work.steps(tail.w.len() as u64 + 1, tail_words * 2)?;
+            // Each pair is a product and a map entry (about four steps, measured); a wide tail
+            // times many exploding faces (`1d100!>1`) is where this grows.
+            work.steps(4 * (tail.w.len() as u64 + 1), tail_words * 2)?;
             truncated += &w * &tail.truncated;
             for (k, tw) in tail.pairs() {
                 pairs.push((h(g).checked_add(k).ok_or(DiceError::Overflow)?, &w * tw));

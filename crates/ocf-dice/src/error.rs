@@ -77,7 +77,7 @@ impl fmt::Display for DiceError {
                     "the distribution would have about {outcomes} outcomes, more than {max}"
                 ),
                 DistributionLimit::Work => f.write_str(
-                    "the distribution needs more than 1 000 000 000 word operations to work out",
+                    "the distribution needs more than 1 500 000 000 word operations to work out",
                 ),
                 DistributionLimit::Memory => {
                     f.write_str("the distribution's weights would take more than 64 MiB")

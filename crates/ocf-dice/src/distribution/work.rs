@@ -7,12 +7,13 @@
 //! The unit is a 64-bit word operation: a product of an `a`-word by a `b`-word integer costs what
 //! num-bigint's multiplication costs ([`mul_cost`]), a sum of `a` words costs `a`, and each step
 //! of a loop (an allocation, a map lookup) [`STEP`] more. On the machine of `docs/perf.md` a
-//! unit is about a nanosecond, so [`MAX_WORK`] is about a second.
+//! unit is about 0.6 ns of CPU time (the estimates were calibrated there, each method against its
+//! measured time), so [`MAX_WORK`] is about a second.
 
 use crate::error::{DiceError, DistributionLimit};
 
 /// The most work one distribution may take, in word operations.
-pub const MAX_WORK: u64 = 1_000_000_000;
+pub const MAX_WORK: u64 = 1_500_000_000;
 /// What one step costs besides its arithmetic (the allocation of a product, a lookup).
 pub(super) const STEP: u64 = 100;
 /// The most 64-bit words the weights of one distribution may hold at once (64 MiB).
@@ -45,6 +46,11 @@ impl Work {
         self.spend(steps.saturating_mul(STEP.saturating_add(words)))
     }
 
+    /// What is left to spend.
+    pub fn left(&self) -> u64 {
+        self.left
+    }
+
     /// Whether `cost` could still be spent.
     pub fn affords(&self, cost: u64) -> bool {
         cost <= self.left
@@ -57,15 +63,16 @@ pub(super) fn words_of_bits(bits: u64) -> u64 {
 }
 
 /// The work of multiplying an `a`-word by a `b`-word integer as num-bigint does: long
-/// multiplication while the shorter has at most 32 words, beyond that Karatsuba and Toom-3, which
-/// cost about `s^1.47` per `s`-word square block (times a constant measured for `docs/perf.md`).
+/// multiplication while the shorter has at most 32 words, beyond that Karatsuba and Toom-3. Those
+/// were measured (`docs/perf.md`) at about `5·s^1.585` per `s`-word square block, the allocations
+/// and additions of the splits included.
 pub(super) fn mul_cost(a: u64, b: u64) -> u64 {
     let (short, long) = (a.min(b).max(1), a.max(b).max(1));
     if short <= 32 {
         return short.saturating_mul(long);
     }
     let blocks = long.div_ceil(short);
-    let block = 4.0 * (short as f64).powf(1.47);
+    let block = 5.0 * (short as f64).powf(1.585);
     blocks.saturating_mul(block as u64)
 }
 
