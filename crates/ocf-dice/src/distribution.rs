@@ -321,9 +321,9 @@ fn prime_factors(mut n: u64) -> Vec<u64> {
     let mut primes = Vec::new();
     let mut p = 2;
     while p * p <= n {
-        if n % p == 0 {
+        if n.is_multiple_of(p) {
             primes.push(p);
-            while n % p == 0 {
+            while n.is_multiple_of(p) {
                 n /= p;
             }
         }

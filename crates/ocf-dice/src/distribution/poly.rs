@@ -317,7 +317,7 @@ impl Recurrence {
         q.push(num_traits::pow(p[0].clone(), self.n as usize));
         for k in 1..len {
             let mut acc = BigInt::zero();
-            for (j, r) in self.r.iter().take_while(|(j, _)| j + 1 <= k) {
+            for (j, r) in self.r.iter().take_while(|(j, _)| *j < k) {
                 acc += r * &q[k - 1 - j];
             }
             for (j, l) in self.l[1..].iter().take_while(|(j, _)| *j <= k) {
