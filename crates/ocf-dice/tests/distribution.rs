@@ -456,6 +456,14 @@ fn many_dice_are_answered_exactly_or_refused() {
         d.probability(200),
         BigRational::new(BigInt::one(), pow(5, 200)) * (BigRational::one() - &d.truncated)
     );
+    // Faces far from zero span few outcomes: keep and drop rank the values, never zero.
+    let d = distribution(&dice("3d20min1000000kh2"), &limits).unwrap();
+    assert_eq!(d.outcomes.keys().copied().collect::<Vec<_>>(), [2000000]);
+    let d = distribution(&dice("1000d20min5000000dl1"), &limits).unwrap();
+    assert_eq!(
+        d.outcomes.keys().copied().collect::<Vec<_>>(),
+        [4995000000]
+    );
     let code = |n: &str| {
         distribution(&dice(n), &limits)
             .map(|_| ())

@@ -130,11 +130,12 @@ pub(super) fn order_statistic(
         })
         .collect();
     let denom = num_traits::pow(unit.denom.clone(), n);
-    let (cmin, cmax) = values.iter().fold((0i64, 0i64), |(a, b), v| {
+    let (cmin, cmax) = values.iter().fold((i64::MAX, i64::MIN), |(a, b), v| {
         (a.min(v.contribution), b.max(v.contribution))
     });
     let kept = hi.saturating_sub(lo);
-    let width = (kept as u64).saturating_mul((i128::from(cmax) - i128::from(cmin)) as u64) + 1;
+    let spread = u64::try_from(i128::from(cmax) - i128::from(cmin)).unwrap_or(0);
+    let width = (kept as u64).saturating_mul(spread) + 1;
     if width > MAX_OUTCOMES {
         return Err(too_large(width));
     }
@@ -331,10 +332,12 @@ fn by_ranks(
 
 fn few_dropped_cost(values: &[Value], n: usize, d: usize) -> u64 {
     let m = values.len();
-    let (cmin, cmax) = values.iter().fold((0i64, 0i64), |(a, b), v| {
+    let (cmin, cmax) = values.iter().fold((i64::MAX, i64::MIN), |(a, b), v| {
         (a.min(v.contribution), b.max(v.contribution))
     });
-    let spread = (cmax - cmin) as usize + 1;
+    let spread = usize::try_from(i128::from(cmax) - i128::from(cmin) + 1)
+        .unwrap_or(usize::MAX)
+        .min(MAX_OUTCOMES as usize + 1);
     let mut cost = 0u64;
     for t in 0..m {
         // H_t over its contributions, as the powers will see it.
@@ -361,7 +364,7 @@ fn few_dropped_cost(values: &[Value], n: usize, d: usize) -> u64 {
 /// the lowest, the rest kept; `values` in rank order.
 fn few_dropped(values: &[Value], n: usize, d: usize, work: &mut Work) -> Result<Dense, DiceError> {
     let m = values.len();
-    let (cmin, cmax) = values.iter().fold((0i64, 0i64), |(a, b), v| {
+    let (cmin, cmax) = values.iter().fold((i64::MAX, i64::MIN), |(a, b), v| {
         (a.min(v.contribution), b.max(v.contribution))
     });
     let spread = usize::try_from(i128::from(cmax) - i128::from(cmin) + 1)
