@@ -460,10 +460,7 @@ fn many_dice_are_answered_exactly_or_refused() {
     let d = distribution(&dice("3d20min1000000kh2"), &limits).unwrap();
     assert_eq!(d.outcomes.keys().copied().collect::<Vec<_>>(), [2000000]);
     let d = distribution(&dice("1000d20min5000000dl1"), &limits).unwrap();
-    assert_eq!(
-        d.outcomes.keys().copied().collect::<Vec<_>>(),
-        [4995000000]
-    );
+    assert_eq!(d.outcomes.keys().copied().collect::<Vec<_>>(), [4995000000]);
     let code = |n: &str| {
         distribution(&dice(n), &limits)
             .map(|_| ())
