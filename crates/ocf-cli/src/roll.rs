@@ -7,7 +7,12 @@ use ocf_dice::{
     DiceError, DiceFunction, DiceLimits, DiceValue, FixedFaces, OsDice, Roll, SeededDice,
     distribution,
 };
+use ocf_formula::{ErrorCode, Formula, FormulaError, MapContext, TextRange};
 use serde_json::{Map, Value, json};
+
+/// The exit status of a distribution that is answered but cut short by a safety limit: the
+/// rolls that would end with `safety-limit-exceeded` are left out of it (`1d1!`).
+pub const EXIT_CUT: u8 = 3;
 
 #[derive(Debug, Clone, ClapArgs)]
 pub struct Args {
@@ -29,17 +34,35 @@ pub struct Args {
 }
 
 /// `ocf roll`: reads the notation with the formula evaluator, so anything a formula can say about
-/// dice (a computed count, a sum of terms) can be rolled; then rolls it to stdout.
+/// dice (a computed count, a sum of terms) can be rolled; then rolls it to stdout. Every error
+/// has a code: the formula's (`formula-syntax`, `type-mismatch` for a value that is not dice,
+/// with its range), or the dice's (`safety-limit-exceeded`, `distribution-too-large`, …); with
+/// `--json` it is printed as `{"error": {...}}` on stdout, as `ocf formula eval` does.
 pub fn main(args: &Args) -> std::process::ExitCode {
-    let value = match ocf_formula::dice_from_notation(&args.notation) {
+    let value = match read_dice(&args.notation) {
         Ok(value) => value,
-        Err(message) => {
-            eprintln!("ocf: {message}");
+        Err(error) => {
+            if args.json {
+                println!("{}", ocf_cli::output::error_json(&error));
+            } else {
+                eprintln!("ocf: {error}");
+            }
             return std::process::ExitCode::FAILURE;
         }
     };
     match run(&value, args, &mut std::io::stdout().lock()) {
-        Ok(()) => std::process::ExitCode::SUCCESS,
+        Ok(None) => std::process::ExitCode::SUCCESS,
+        Ok(Some(cut)) => {
+            if !args.json {
+                eprintln!("ocf: {cut}");
+            }
+            std::process::ExitCode::from(EXIT_CUT)
+        }
+        Err(RollError::Dice(e)) if args.json => {
+            let error = json!({ "error": { "code": e.code(), "message": e.to_string() } });
+            println!("{error}");
+            std::process::ExitCode::FAILURE
+        }
         Err(e) => {
             eprintln!("ocf: {e}");
             std::process::ExitCode::FAILURE
@@ -47,19 +70,80 @@ pub fn main(args: &Args) -> std::process::ExitCode {
     }
 }
 
-/// Rolls (or, with `--distribution`, describes) `value`, writing to `out`.
-pub fn run(value: &DiceValue, args: &Args, out: &mut dyn Write) -> Result<(), RollError> {
+/// The dice value a notation evaluates to: dice, or an integer (a flat value). Anything else is
+/// `type-mismatch` over the whole notation, as a formula's wrong operand is.
+pub fn read_dice(notation: &str) -> Result<DiceValue, FormulaError> {
+    let formula = Formula::parse(notation).map_err(|errors| {
+        errors
+            .into_iter()
+            .next()
+            .expect("a failed parse has an error")
+    })?;
+    match formula.evaluate(&MapContext::new())? {
+        ocf_formula::Value::Dice(d) => Ok((*d).clone()),
+        ocf_formula::Value::Int(n) => Ok(DiceValue::flat(n)),
+        other => Err(FormulaError::new(
+            ErrorCode::TypeMismatch,
+            format!(
+                "a {} is not dice: `ocf roll` takes dice or an integer",
+                other.type_name()
+            ),
+            TextRange::new(0.into(), (notation.len() as u32).into()),
+        )),
+    }
+}
+
+/// A distribution answered without the rolls a safety limit cuts off: `safety-limit-exceeded`,
+/// the limits, and the probability left out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cut {
+    pub limits: Vec<String>,
+    pub probability: f64,
+}
+
+impl std::fmt::Display for Cut {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "safety-limit-exceeded: rolls of probability {:.3e} need more than {} and are left out",
+            self.probability,
+            self.limits.join(" or ")
+        )
+    }
+}
+
+/// Rolls (or, with `--distribution`, describes) `value`, writing to `out`. A distribution cut
+/// by a safety limit is written, and says so with its [`Cut`].
+pub fn run(value: &DiceValue, args: &Args, out: &mut dyn Write) -> Result<Option<Cut>, RollError> {
     let limits = DiceLimits::default();
     if args.distribution {
         let d = distribution(value, &limits)?;
         let probabilities = d.to_f64();
         let truncated = ocf_dice::distribution::ratio_to_f64(&d.truncated);
+        let cut = (!d.cut_by.is_empty()).then(|| Cut {
+            limits: d
+                .cut_by
+                .iter()
+                .map(|&l| {
+                    let max = match l {
+                        "maxRerolls" => limits.max_rerolls,
+                        _ => limits.max_explosions,
+                    };
+                    format!("{l} ({max})")
+                })
+                .collect(),
+            probability: truncated,
+        });
         if args.json {
             let map: Map<String, Value> = probabilities
                 .iter()
                 .map(|(k, p)| (k.to_string(), json!(p)))
                 .collect();
-            let doc = json!({ "distribution": map, "truncated": truncated });
+            let mut doc = json!({ "distribution": map, "truncated": truncated });
+            if !d.cut_by.is_empty() {
+                doc["code"] = json!("safety-limit-exceeded");
+                doc["limits"] = json!(d.cut_by);
+            }
             writeln!(
                 out,
                 "{}",
@@ -68,7 +152,7 @@ pub fn run(value: &DiceValue, args: &Args, out: &mut dyn Write) -> Result<(), Ro
         } else {
             write_bars(&probabilities, truncated, out)?;
         }
-        return Ok(());
+        return Ok(cut);
     }
     let mut dice: Box<dyn DiceFunction> = match (&args.faces, args.seed) {
         (Some(faces), _) => Box::new(FixedFaces::new(faces.clone())),
@@ -85,7 +169,7 @@ pub fn run(value: &DiceValue, args: &Args, out: &mut dyn Write) -> Result<(), Ro
     } else {
         write_roll(value, &rolled, out)?;
     }
-    Ok(())
+    Ok(None)
 }
 
 /// Why `ocf roll` failed: a dice error (with its code) or an output error.
@@ -196,7 +280,8 @@ mod tests {
     fn output(value: &DiceValue, args: &Args) -> String {
         let mut out = Vec::new();
         match run(value, args, &mut out) {
-            Ok(()) => String::from_utf8(out).unwrap(),
+            Ok(None) => String::from_utf8(out).unwrap(),
+            Ok(Some(cut)) => format!("{}{cut}", String::from_utf8(out).unwrap()),
             Err(e) => format!("error {e}"),
         }
     }
@@ -267,5 +352,48 @@ mod tests {
             }
         "#]]
         .assert_eq(&output(&two, &args(None, None, true, true)));
+    }
+
+    #[test]
+    fn a_value_that_is_not_dice_has_a_code() {
+        let err = |n: &str| {
+            read_dice(n)
+                .map(|v| v.to_string())
+                .unwrap_or_else(|e| e.to_string())
+        };
+        expect!["type-mismatch at 0..3: a string is not dice: `ocf roll` takes dice or an integer"]
+            .assert_eq(&err("'x'"));
+        expect!["type-mismatch at 0..4: a bool is not dice: `ocf roll` takes dice or an integer"]
+            .assert_eq(&err("true"));
+        expect![
+            "formula-syntax at 1..2: expected an operator or the end of the formula, found `d`"
+        ]
+        .assert_eq(&err("1d"));
+        expect!["2d6 + 1"].assert_eq(&err("2d6 + 1"));
+        expect!["7"].assert_eq(&err("7"));
+    }
+
+    #[test]
+    fn a_distribution_cut_by_a_limit_says_so() {
+        let boom = DiceValue::from_term(DiceTerm::new(
+            1,
+            Die::Sides(1),
+            vec![Modifier::Explode(None)],
+        ));
+        expect![[r#"
+            cut off by a safety limit: 1.000e0
+            safety-limit-exceeded: rolls of probability 1.000e0 need more than maxExplosions (100) and are left out"#]]
+        .assert_eq(&output(&boom, &args(None, None, true, false)));
+        expect![[r#"
+            {
+              "distribution": {},
+              "truncated": 1.0,
+              "code": "safety-limit-exceeded",
+              "limits": [
+                "maxExplosions"
+              ]
+            }
+            safety-limit-exceeded: rolls of probability 1.000e0 need more than maxExplosions (100) and are left out"#]]
+        .assert_eq(&output(&boom, &args(None, None, true, true)));
     }
 }

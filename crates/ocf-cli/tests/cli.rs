@@ -265,6 +265,47 @@ fn roll_distribution_is_exact() {
 }
 
 #[test]
+fn roll_of_a_value_that_is_not_dice_has_a_code() {
+    check(
+        &["roll", "'x'"],
+        1,
+        expect![[r#"
+            ocf: type-mismatch at 0..3: a string is not dice: `ocf roll` takes dice or an integer
+        "#]],
+    );
+    check(
+        &["roll", "true", "--json"],
+        1,
+        expect![[r#"
+            {"error":{"code":"type-mismatch","message":"a bool is not dice: `ocf roll` takes dice or an integer","range":[0,4]}}
+        "#]],
+    );
+}
+
+#[test]
+fn a_distribution_cut_by_a_safety_limit_says_so_and_exits_3() {
+    check(
+        &["roll", "--distribution", "1d1!"],
+        3,
+        expect![[r#"
+            cut off by a safety limit: 1.000e0
+            ocf: safety-limit-exceeded: rolls of probability 1.000e0 need more than maxExplosions (100) and are left out
+        "#]],
+    );
+}
+
+#[test]
+fn large_distributions_are_answered_or_refused_with_a_code() {
+    let (text, status) = ocf(&["roll", "--distribution", "1000d1000cs>500", "--json"]);
+    assert_eq!(status, 0, "{text}");
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(json["distribution"].as_object().unwrap().len(), 1001);
+    let (text, status) = ocf(&["roll", "--distribution", "10d10!!"]);
+    assert_eq!(status, 1, "{text}");
+    assert!(text.starts_with("ocf: distribution-too-large"), "{text}");
+}
+
+#[test]
 fn watch_reprints_after_an_edit_recomputing_only_what_it_reaches() {
     let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
     let dir = std::env::temp_dir().join(format!("ocf-watch-{}", std::process::id()));

@@ -52,5 +52,48 @@ fn bench(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench);
+/// The distributions of issue 10: each answered or refused, within about a second, by the work
+/// bound (`distribution/work.rs`). Refusals are measured as well: they must come early.
+fn large() -> Vec<&'static str> {
+    vec![
+        "200d100",
+        "1000d20",
+        "200d6r2",
+        "10d10!!",
+        "1000d6kh999",
+        "1000d6kh3",
+        "1000d20kl1",
+        "1000d20kh3",
+        "1000d1000cs>500",
+        "8d10!!",
+        "1d1!",
+        "3d10!dl1",
+        "4d10!dl1",
+        "1000d100",
+        "1000d6dl1dh1",
+        "1000d20kh999",
+        "1d100!>1",
+        "6d20!>=2kh3",
+    ]
+}
+
+fn bench_large(c: &mut Criterion) {
+    let limits = DiceLimits::default();
+    let mut group = c.benchmark_group("large");
+    group.sample_size(10);
+    for name in large() {
+        let value = DiceValue::from_term(term(name));
+        let outcome = match distribution(&value, &limits) {
+            Ok(d) => format!("{} outcomes", d.outcomes.len()),
+            Err(e) => e.code().to_string(),
+        };
+        eprintln!("{name}: {outcome}");
+        group.bench_function(name, |b| {
+            b.iter(|| distribution(black_box(&value), &limits).map(|d| d.outcomes.len()))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_large);
 criterion_main!(benches);

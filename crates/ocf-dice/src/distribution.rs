@@ -9,9 +9,16 @@
 //! over multisets of unit values instead (`distribution/pool.rs`).
 //!
 //! Internally every distribution is a list of integer weights over one common denominator, so that
-//! the inner loops multiply and add integers and never reduce fractions. A distribution may be
-//! *short*: the weight of the rolls the roller would stop with `safety-limit-exceeded` (too many
-//! explosions or rerolls) is kept apart as `truncated`.
+//! the inner loops multiply and add integers and never reduce fractions; only the final
+//! probabilities are reduced, dividing out the primes of the dice's face counts (the only primes a
+//! denominator can have) rather than by a gcd each. A distribution may be *short*: the weight of
+//! the rolls the roller would stop with `safety-limit-exceeded` (too many explosions or rerolls)
+//! is kept apart as `truncated`.
+//!
+//! Sums of many dice are powers of the unit's polynomial (`poly.rs`: Miller's recurrence, or
+//! repeated squaring by Kronecker substitution); keep and drop are order statistics (`order.rs`).
+//! Every step estimates its work first and spends it from one bound for the whole value
+//! (`work.rs`), so a distribution is answered or refused in about a second, on every machine alike.
 
 use std::collections::BTreeMap;
 
@@ -19,13 +26,19 @@ use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::{One, ToPrimitive, Zero};
 
-use crate::error::DiceError;
+use crate::error::{DiceError, DistributionLimit};
 use crate::limits::DiceLimits;
 use crate::rules::TermRules;
 use crate::value::{DiceTerm, DiceValue};
 
+mod order;
+mod poly;
 mod pool;
 mod sketch;
+mod work;
+
+use work::Work;
+pub use work::{MAX_WORDS, MAX_WORK};
 
 /// The most outcomes (distinct totals, or faces of a die) a distribution may span.
 pub const MAX_OUTCOMES: u64 = 20_000;
@@ -38,6 +51,11 @@ const MAX_CHAIN: u32 = 1_000;
 pub struct Distribution {
     pub outcomes: BTreeMap<i64, BigRational>,
     pub truncated: BigRational,
+    /// The safety limits (`maxExplosions`, `maxRerolls`) whose cut-off rolls make up
+    /// `truncated`, in that order; empty when nothing is cut off.
+    pub cut_by: Vec<&'static str>,
+    /// The word operations working it out took, of [`MAX_WORK`] (`work.rs`).
+    pub work: u64,
 }
 
 impl Distribution {
@@ -93,8 +111,10 @@ struct Weights {
 
 fn too_large(outcomes: u64) -> DiceError {
     DiceError::DistributionTooLarge {
-        outcomes,
-        max: MAX_OUTCOMES,
+        limit: DistributionLimit::Outcomes {
+            outcomes,
+            max: MAX_OUTCOMES,
+        },
     }
 }
 
@@ -168,7 +188,7 @@ impl Weights {
     }
 
     /// The distribution of the sum of independent `self` and `other`.
-    fn convolve(&self, other: &Weights) -> Result<Weights, DiceError> {
+    fn convolve(&self, other: &Weights, work: &mut Work) -> Result<Weights, DiceError> {
         let denom = &self.denom * &other.denom;
         if self.w.is_empty() || other.w.is_empty() {
             return Ok(Weights {
@@ -186,12 +206,7 @@ impl Weights {
         self.hi()
             .checked_add(other.hi())
             .ok_or(DiceError::Overflow)?;
-        let mut w = vec![BigInt::zero(); width as usize];
-        for (i, a) in self.w.iter().enumerate().filter(|(_, a)| !a.is_zero()) {
-            for (j, b) in other.w.iter().enumerate().filter(|(_, b)| !b.is_zero()) {
-                w[i + j] += a * b;
-            }
-        }
+        let w = poly::product(&self.w, &other.w, work)?;
         let kept: BigInt = w.iter().sum();
         Ok(Weights {
             lo,
@@ -201,44 +216,212 @@ impl Weights {
         })
     }
 
-    /// The sum of `n` independent copies, by repeated squaring.
-    fn power(&self, mut n: u32) -> Result<Weights, DiceError> {
-        let mut result = Weights::point(0);
-        let mut base = self.clone();
-        while n > 0 {
-            if n & 1 == 1 {
-                result = result.convolve(&base)?;
-            }
-            n >>= 1;
-            if n > 0 {
-                base = base.convolve(&base)?;
-            }
+    /// The sum of `n` independent copies.
+    fn power(&self, n: u32, work: &mut Work) -> Result<Weights, DiceError> {
+        if n == 0 {
+            return Ok(Weights::point(0));
         }
-        Ok(result)
+        let denom = num_traits::pow(self.denom.clone(), n as usize);
+        if self.w.is_empty() {
+            return Ok(Weights {
+                lo: 0,
+                w: Vec::new(),
+                truncated: denom.clone(),
+                denom,
+            });
+        }
+        let width = (n as u64).saturating_mul(self.w.len() as u64 - 1) + 1;
+        if width > MAX_OUTCOMES {
+            return Err(too_large(width));
+        }
+        let lo = self
+            .lo
+            .checked_mul(i64::from(n))
+            .ok_or(DiceError::Overflow)?;
+        self.hi()
+            .checked_mul(i64::from(n))
+            .ok_or(DiceError::Overflow)?;
+        let w = poly::power(&self.w, n, work)?;
+        let kept: BigInt = w.iter().sum();
+        Ok(Weights {
+            lo,
+            w,
+            truncated: &denom - kept,
+            denom,
+        })
     }
 
-    fn into_distribution(self) -> Distribution {
-        let outcomes = self
-            .pairs()
-            .map(|(k, w)| (k, BigRational::new(w.clone(), self.denom.clone())))
-            .collect();
+    /// The probabilities, reduced by `primes`: every prime the denominator may have.
+    fn into_distribution(
+        self,
+        primes: &[u64],
+        cut_by: Vec<&'static str>,
+        work: u64,
+    ) -> Distribution {
+        let reducer = Reducer::new(&self.denom, primes);
+        let outcomes = self.pairs().map(|(k, w)| (k, reducer.reduce(w))).collect();
         Distribution {
             outcomes,
-            truncated: BigRational::new(self.truncated, self.denom),
+            truncated: reducer.reduce(&self.truncated),
+            cut_by: if self.truncated.is_zero() {
+                Vec::new()
+            } else {
+                cut_by
+            },
+            work,
         }
     }
 }
 
 /// The exact distribution of a dice value's total, as the roller with these limits would give it.
 pub fn distribution(value: &DiceValue, limits: &DiceLimits) -> Result<Distribution, DiceError> {
-    let mut total = Weights::point(value.flat);
-    for term in &value.terms {
-        total = total.convolve(&term_weights(term, limits)?)?;
-    }
-    Ok(total.into_distribution())
+    distribution_within(value, limits, MAX_WORK)
 }
 
-fn term_weights(term: &DiceTerm, limits: &DiceLimits) -> Result<Weights, DiceError> {
+/// [`distribution`] with at most `work` word operations to spend.
+pub fn distribution_within(
+    value: &DiceValue,
+    limits: &DiceLimits,
+    work: u64,
+) -> Result<Distribution, DiceError> {
+    let budget = work;
+    let mut work = Work::new(work);
+    let mut total = Weights::point(value.flat);
+    let mut cut_by = Vec::new();
+    for term in &value.terms {
+        let weights = term_weights(term, limits, &mut work)?;
+        if !weights.truncated.is_zero() {
+            let rules = TermRules::new(term);
+            if rules.explode.is_some() {
+                cut_by.push("maxExplosions");
+            }
+            if rules.reroll.is_some_and(|r| !r.once) {
+                cut_by.push("maxRerolls");
+            }
+        }
+        total = total.convolve(&weights, &mut work)?;
+    }
+    cut_by.sort_by_key(|l| *l != "maxExplosions");
+    cut_by.dedup();
+    let mut primes: Vec<u64> = value
+        .terms
+        .iter()
+        .flat_map(|t| prime_factors(u64::from(t.die.face_count())))
+        .collect();
+    primes.sort_unstable();
+    primes.dedup();
+    let reduce_cost = (total.w.len() as u64)
+        .saturating_mul(work::STEP * 4 + 4 * work::words_of_bits(total.denom.bits()));
+    work.spend(reduce_cost)?;
+    Ok(total.into_distribution(&primes, cut_by, budget - work.left()))
+}
+
+/// The distinct primes of `n`, by trial division (`n` is a face count, at most `u32::MAX`).
+fn prime_factors(mut n: u64) -> Vec<u64> {
+    let mut primes = Vec::new();
+    let mut p = 2;
+    while p * p <= n {
+        if n.is_multiple_of(p) {
+            primes.push(p);
+            while n.is_multiple_of(p) {
+                n /= p;
+            }
+        }
+        p += 1;
+    }
+    if n > 1 {
+        primes.push(n);
+    }
+    primes
+}
+
+/// Reduces weights over one denominator to lowest terms. The denominator is a product of face
+/// counts, so dividing out the common powers of their primes reduces a fraction fully, for far
+/// less than a gcd of two numbers of thousands of bits each (`1000d20`). A power is found by
+/// dividing by `p^(2^j)` from the largest `j` down, so that a weight with a thousand factors 10
+/// (`10d10!!`) takes a dozen divisions, not a thousand.
+struct Reducer<'a> {
+    denom: &'a BigInt,
+    /// Each prime's powers `p^(2^j)` that divide the denominator, with the prime's exponent in
+    /// it; `None` when the denominator has another factor, which a gcd then finds.
+    primes: Option<Vec<(Vec<BigInt>, u64)>>,
+}
+
+impl<'a> Reducer<'a> {
+    fn new(denom: &'a BigInt, primes: &[u64]) -> Reducer<'a> {
+        let mut rest = denom.clone();
+        let mut found = Vec::new();
+        for &p in primes {
+            let (e, ladder) = valuation(&mut rest, &BigInt::from(p), u64::MAX);
+            if e > 0 {
+                found.push((ladder, e));
+            }
+        }
+        Reducer {
+            denom,
+            primes: rest.is_one().then_some(found),
+        }
+    }
+
+    fn reduce(&self, w: &BigInt) -> BigRational {
+        let Some(primes) = &self.primes else {
+            return BigRational::new(w.clone(), self.denom.clone());
+        };
+        if w.is_zero() {
+            return BigRational::zero();
+        }
+        let mut numer = w.clone();
+        let mut common = BigInt::one();
+        for (ladder, e) in primes {
+            if ladder[0] == BigInt::from(2) {
+                let v = numer.trailing_zeros().unwrap_or(0).min(*e);
+                numer >>= v;
+                common <<= v;
+                continue;
+            }
+            // Up the ladder while the powers divide (most weights have few factors), then down.
+            let mut top = 0;
+            while top < ladder.len() && 1u64 << top <= *e && (&numer % &ladder[top]).is_zero() {
+                top += 1;
+            }
+            let mut left = *e;
+            for (j, pj) in ladder[..top].iter().enumerate().rev() {
+                let step = 1u64 << j;
+                while left >= step && (&numer % pj).is_zero() {
+                    numer /= pj;
+                    common *= pj;
+                    left -= step;
+                }
+            }
+        }
+        BigRational::new_raw(numer, self.denom / common)
+    }
+}
+
+/// Divides the power of `p` (at most `max` of it) out of `x`, returning its exponent and the
+/// powers `p^(2^j)` it tried, from `p` up.
+fn valuation(x: &mut BigInt, p: &BigInt, max: u64) -> (u64, Vec<BigInt>) {
+    let mut ladder = vec![p.clone()];
+    while ladder.last().expect("nonempty").bits() * 2 <= x.bits() + 1 {
+        let next = ladder.last().expect("nonempty").pow(2u32);
+        ladder.push(next);
+    }
+    let mut e = 0u64;
+    for (j, pj) in ladder.iter().enumerate().rev() {
+        let step = 1u64 << j;
+        while e + step <= max && (&*x % pj).is_zero() {
+            *x /= pj;
+            e += step;
+        }
+    }
+    (e, ladder)
+}
+
+fn term_weights(
+    term: &DiceTerm,
+    limits: &DiceLimits,
+    work: &mut Work,
+) -> Result<Weights, DiceError> {
     if term.count > limits.max_dice_per_item {
         return Err(DiceError::SafetyLimitExceeded {
             limit: "maxDicePerItem",
@@ -260,14 +443,14 @@ fn term_weights(term: &DiceTerm, limits: &DiceLimits) -> Result<Weights, DiceErr
     if partial_reroll || (separate && !rules.keep_drop.is_empty()) {
         // The dice are no longer independent units (a reroll `count` picks among them), or the
         // number of units keep and drop rank is itself random (`!`).
-        let sum = pool::term_weights(&rules, n, limits)?;
+        let sum = pool::term_weights(&rules, n, limits, work)?;
         return if term.negative {
             sum.map(|v| v.checked_neg().ok_or(DiceError::Overflow))
         } else {
             Ok(sum)
         };
     }
-    let unit = unit_weights(&rules, rerolled_face(&rules, n, limits)?, limits)?;
+    let unit = unit_weights(&rules, rerolled_face(&rules, n, limits)?, limits, work)?;
     // With `!` and counting, a unit's value is already its chain's count.
     let contribution = |v: i64| {
         if rules.counts() && !separate {
@@ -276,14 +459,11 @@ fn term_weights(term: &DiceTerm, limits: &DiceLimits) -> Result<Weights, DiceErr
             v
         }
     };
-    let width = (n as u64).saturating_mul(unit.w.len().saturating_sub(1) as u64) + 1;
-    if width > MAX_OUTCOMES {
-        return Err(too_large(width));
-    }
     let sum = if (lo, hi) == (0, n) {
-        unit.map(|v| Ok(contribution(v)))?.power(term.count)?
+        // Counting maps the unit to its scores first, so `1000d1000cs>500` spans 1001 outcomes.
+        unit.map(|v| Ok(contribution(v)))?.power(term.count, work)?
     } else {
-        order_statistic(&unit, n, lo, hi, contribution)?
+        order::order_statistic(&unit, n, lo, hi, contribution, work)?
     };
     if term.negative {
         sum.map(|v| v.checked_neg().ok_or(DiceError::Overflow))
@@ -360,6 +540,7 @@ fn unit_weights(
     rules: &TermRules,
     first: Weights,
     limits: &DiceLimits,
+    work: &mut Work,
 ) -> Result<Weights, DiceError> {
     let counted_faces = rules.counts() && rules.separate_explosions();
     let h = |face: i64| {
@@ -395,6 +576,7 @@ fn unit_weights(
             &s,
             &explode.at,
             &h,
+            work,
         )?;
     }
     extend_chain(
@@ -403,6 +585,7 @@ fn unit_weights(
         &first.denom,
         &explode.at,
         &h,
+        work,
     )
     .map(|mut w| {
         w.truncated += &first.truncated * &tail.denom;
@@ -417,11 +600,16 @@ fn extend_chain(
     denom: &BigInt,
     at: &ocf_syntax::dice::Compare,
     h: &impl Fn(i64) -> i64,
+    work: &mut Work,
 ) -> Result<Weights, DiceError> {
     let mut pairs = Vec::new();
     let mut truncated = BigInt::zero();
+    let tail_words = work::words_of_bits(tail.denom.bits());
     for (g, w) in faces {
         if at.matches(g) {
+            // Each pair is a product and a map entry (about four steps, measured); a wide tail
+            // times many exploding faces (`1d100!>1`) is where this grows.
+            work.steps(4 * (tail.w.len() as u64 + 1), tail_words * 2)?;
             truncated += &w * &tail.truncated;
             for (k, tw) in tail.pairs() {
                 pairs.push((h(g).checked_add(k).ok_or(DiceError::Overflow)?, &w * tw));
@@ -431,58 +619,4 @@ fn extend_chain(
         }
     }
     Weights::from_pairs(pairs, denom * &tail.denom, truncated)
-}
-
-/// The sum of `contribution` over the dice ranked `lo..hi` (lowest first) among `n` independent
-/// units. Values are taken from lowest to highest; choosing how many of the remaining dice show
-/// each value tells which ranks they fill, so the state is (dice placed, kept sum).
-fn order_statistic(
-    unit: &Weights,
-    n: usize,
-    lo: usize,
-    hi: usize,
-    contribution: impl Fn(i64) -> i64,
-) -> Result<Weights, DiceError> {
-    let values: Vec<(i64, &BigInt)> = unit.pairs().collect();
-    let spread = values
-        .iter()
-        .map(|&(v, _)| contribution(v))
-        .fold((0i64, 0i64), |(a, b), c| (a.min(c), b.max(c)));
-    let width = (hi - lo) as u64 * (spread.1 - spread.0).unsigned_abs() + 1;
-    let work = width
-        .saturating_mul(values.len() as u64)
-        .saturating_mul((n * n) as u64);
-    if width > MAX_OUTCOMES || work > 200 * MAX_OUTCOMES * MAX_OUTCOMES {
-        return Err(too_large(width));
-    }
-    // state[i]: kept sum -> weight, with i dice placed.
-    let mut state: Vec<BTreeMap<i64, BigInt>> = vec![BTreeMap::new(); n + 1];
-    state[0].insert(0, BigInt::one());
-    for &(v, w) in &values {
-        let c_v = contribution(v);
-        let powers: Vec<BigInt> = std::iter::successors(Some(BigInt::one()), |p| Some(p * w))
-            .take(n + 1)
-            .collect();
-        let mut next: Vec<BTreeMap<i64, BigInt>> = vec![BTreeMap::new(); n + 1];
-        for (i, sums) in state.iter().enumerate() {
-            let mut binom = BigInt::one(); // C(n - i, c)
-            for c in 0..=(n - i) {
-                if c > 0 {
-                    binom = binom * (n - i - c + 1) / c;
-                }
-                let kept = (i + c).min(hi).saturating_sub(i.max(lo));
-                let add = (kept as i64).checked_mul(c_v).ok_or(DiceError::Overflow)?;
-                let factor = &binom * &powers[c];
-                for (&sum, weight) in sums {
-                    let key = sum.checked_add(add).ok_or(DiceError::Overflow)?;
-                    *next[i + c].entry(key).or_default() += weight * &factor;
-                }
-            }
-        }
-        state = next;
-    }
-    let denom = num_traits::pow(unit.denom.clone(), n);
-    let pairs = std::mem::take(&mut state[n]);
-    let kept: BigInt = pairs.values().sum();
-    Weights::from_pairs(pairs, denom.clone(), denom - kept)
 }

@@ -22,8 +22,21 @@ pub enum DiceError {
     /// The exact distribution of this combination of modifiers is not worked out (see
     /// `formulas.md`, Rolling dice values).
     DistributionUnsupported { reason: &'static str },
-    /// The exact distribution would have more outcomes than we are willing to compute.
-    DistributionTooLarge { outcomes: u64, max: u64 },
+    /// The exact distribution, or the work of finding it, is past one of our bounds.
+    DistributionTooLarge { limit: DistributionLimit },
+}
+
+/// Which bound a distribution is past (`docs/spec/decisions.md`, "A bound on the work").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DistributionLimit {
+    /// It would have more distinct outcomes (or a die more faces) than `max`.
+    Outcomes { outcomes: u64, max: u64 },
+    /// Finding it takes more than `distribution::MAX_WORK` word operations.
+    Work,
+    /// Its weights would take more than `distribution::MAX_WORDS` words at once.
+    Memory,
+    /// A pool of dice meets more than 100 000 cut-down multisets.
+    States,
 }
 
 impl DiceError {
@@ -58,10 +71,21 @@ impl fmt::Display for DiceError {
             DiceError::DistributionUnsupported { reason } => {
                 write!(f, "no exact distribution: {reason}")
             }
-            DiceError::DistributionTooLarge { outcomes, max } => write!(
-                f,
-                "the distribution would have about {outcomes} outcomes, more than {max}"
-            ),
+            DiceError::DistributionTooLarge { limit } => match limit {
+                DistributionLimit::Outcomes { outcomes, max } => write!(
+                    f,
+                    "the distribution would have about {outcomes} outcomes, more than {max}"
+                ),
+                DistributionLimit::Work => f.write_str(
+                    "the distribution needs more than 1 500 000 000 word operations to work out",
+                ),
+                DistributionLimit::Memory => {
+                    f.write_str("the distribution's weights would take more than 64 MiB")
+                }
+                DistributionLimit::States => {
+                    f.write_str("the pool of dice needs more than 100 000 states")
+                }
+            },
         }
     }
 }

@@ -390,3 +390,107 @@ fn pools_at_the_edges_of_i64() {
         "overflow"
     );
 }
+
+/// Issue 10's distributions: sums of many dice, keep of many dice and counting are answered
+/// exactly; those past the work bound are refused with a code (never a long wait: the bound is
+/// counted in operations, `docs/perf.md` has the times).
+#[test]
+fn many_dice_are_answered_exactly_or_refused() {
+    let limits = DiceLimits::default();
+    let sums_to_one = |d: &ocf_dice::Distribution| {
+        let sum: BigRational = d.outcomes.values().sum();
+        sum + &d.truncated == BigRational::one()
+    };
+    let pow = |b: i64, e: u32| BigInt::from(b).pow(e);
+    let d = distribution(&dice("200d100"), &limits).unwrap();
+    assert_eq!(d.outcomes.len(), 19801);
+    assert_eq!(
+        d.probability(200),
+        BigRational::new(BigInt::one(), pow(100, 200))
+    );
+    assert_eq!(
+        d.probability(201),
+        BigRational::new(BigInt::from(200), pow(100, 200))
+    );
+    assert!(sums_to_one(&d));
+    let d = distribution(&dice("1000d20"), &limits).unwrap();
+    assert_eq!(d.outcomes.len(), 19001);
+    assert_eq!(
+        d.probability(1001),
+        BigRational::new(BigInt::from(1000), pow(20, 1000))
+    );
+    assert!(sums_to_one(&d));
+    // Keep the highest 999 of 1000: the most needs 999 sixes or more (5 · 1000 + 1 ways).
+    let d = distribution(&dice("1000d6kh999"), &limits).unwrap();
+    assert_eq!(
+        d.probability(5994),
+        BigRational::new(BigInt::from(5001), pow(6, 1000))
+    );
+    assert_eq!(
+        d.probability(999),
+        BigRational::new(BigInt::one(), pow(6, 1000))
+    );
+    assert!(sums_to_one(&d));
+    // Keep the highest 3 of 1000: 3 needs every die a 1.
+    let d = distribution(&dice("1000d6kh3"), &limits).unwrap();
+    assert_eq!(
+        d.outcomes.keys().copied().collect::<Vec<_>>(),
+        (3..=18).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        d.probability(3),
+        BigRational::new(BigInt::one(), pow(6, 1000))
+    );
+    assert!(sums_to_one(&d));
+    // Counting successes of 1000 dice has 1001 outcomes: binomial(1000, 1/2).
+    let d = distribution(&dice("1000d1000cs>500"), &limits).unwrap();
+    assert_eq!(d.outcomes.len(), 1001);
+    assert_eq!(
+        d.probability(1000),
+        BigRational::new(BigInt::one(), pow(2, 1000))
+    );
+    // Rerolled dice: every face but 2, each 1/5.
+    let d = distribution(&dice("200d6r2"), &limits).unwrap();
+    assert_eq!(d.outcomes.len(), 1000);
+    assert_eq!(
+        d.probability(200),
+        BigRational::new(BigInt::one(), pow(5, 200)) * (BigRational::one() - &d.truncated)
+    );
+    // Faces far from zero span few outcomes: keep and drop rank the values, never zero.
+    let d = distribution(&dice("3d20min1000000kh2"), &limits).unwrap();
+    assert_eq!(d.outcomes.keys().copied().collect::<Vec<_>>(), [2000000]);
+    let d = distribution(&dice("1000d20min5000000dl1"), &limits).unwrap();
+    assert_eq!(d.outcomes.keys().copied().collect::<Vec<_>>(), [4995000000]);
+    let code = |n: &str| {
+        distribution(&dice(n), &limits)
+            .map(|_| ())
+            .unwrap_err()
+            .code()
+    };
+    assert_eq!(code("10d10!!"), "distribution-too-large");
+    assert_eq!(code("1000d100"), "distribution-too-large");
+    assert_eq!(code("1000d6dl1dh1"), "distribution-too-large");
+}
+
+#[test]
+fn a_distribution_cut_by_a_limit_names_it() {
+    let limits = DiceLimits::default();
+    let d = distribution(&dice("1d1!"), &limits).unwrap();
+    assert!(d.outcomes.is_empty());
+    assert_eq!(d.truncated, BigRational::one());
+    assert_eq!(d.cut_by, ["maxExplosions"]);
+    let d = distribution(&dice("1d20r<=19 + 1d6!"), &limits).unwrap();
+    assert_eq!(d.cut_by, ["maxExplosions", "maxRerolls"]);
+    assert!(
+        distribution(&dice("2d6"), &limits)
+            .unwrap()
+            .cut_by
+            .is_empty()
+    );
+    assert!(
+        distribution(&dice("1d6ro6"), &limits)
+            .unwrap()
+            .cut_by
+            .is_empty()
+    );
+}

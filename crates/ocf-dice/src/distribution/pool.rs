@@ -10,9 +10,9 @@
 //! are a dense list over that total, so that merging two independent pools pairs their cores once
 //! and convolves the totals in a tight loop.
 //!
-//! The work is bounded: one term may meet at most `MAX_CORES` (100 000) cores, and its merges may
-//! take at most [`MAX_WORK`] steps; past either the distribution is `unsupported-distribution`,
-//! saying which bound it met, rather than a long wait.
+//! The work is bounded: one term may meet at most `MAX_CORES` (100 000) cores, and its merges
+//! spend from the distribution's bound on work (`work.rs`); past either the distribution is
+//! `distribution-too-large`, saying which bound it met, rather than a long wait.
 
 use std::collections::BTreeMap;
 
@@ -26,27 +26,11 @@ use crate::error::DiceError;
 use crate::limits::DiceLimits;
 use crate::rules::{RerollRule, TermRules};
 
-/// The most work one term's merges may take, in 64-bit word operations: a product of weights of
-/// `a` and `b` words costs `a * b`, a sum `a`, and every step [`STEP`] more. About a nanosecond
-/// each on the machine of `docs/perf.md`, so the bound is two or three seconds.
-pub(super) const MAX_WORK: u64 = 3_000_000_000;
-/// What one step costs besides its arithmetic (the lookups of a merge).
-const STEP: u64 = 150;
-
 pub(super) fn term_weights(
     rules: &TermRules,
     n: usize,
     limits: &DiceLimits,
-) -> Result<Weights, DiceError> {
-    term_weights_within(rules, n, limits, MAX_WORK)
-}
-
-/// [`term_weights`] with at most `work` to spend.
-fn term_weights_within(
-    rules: &TermRules,
-    n: usize,
-    limits: &DiceLimits,
-    work: u64,
+    budget: &mut Budget,
 ) -> Result<Weights, DiceError> {
     let separate = rules.separate_explosions();
     if separate && limits.max_explosions > MAX_CHAIN {
@@ -61,18 +45,17 @@ fn term_weights_within(
         n
     };
     let mut cores = Cores::new(Shape::new(rules, n, n_max)?);
-    let mut budget = Budget { work };
     let partial = rules
         .reroll
         .filter(|r| r.count.is_some_and(|c| c > 0 && (c as usize) < n));
     let pool = match partial {
-        Some(reroll) => partial_reroll_pool(rules, reroll, n, &mut cores, limits, &mut budget)?,
+        Some(reroll) => partial_reroll_pool(rules, reroll, n, &mut cores, limits, budget)?,
         None => {
             let first = rerolled_face(rules, n, limits)?;
-            let die = die_pool(rules, first, &mut cores, limits, &mut budget)?;
+            let die = die_pool(rules, first, &mut cores, limits, budget)?;
             let mut pool = Pool::empty();
             for _ in 0..n {
-                pool = pool.merge(&die, &mut cores, &mut budget)?;
+                pool = pool.merge(&die, &mut cores, budget)?;
             }
             pool
         }
@@ -278,24 +261,8 @@ struct Pool {
     denom: BigInt,
 }
 
-/// What the merges of one term may still spend ([`MAX_WORK`]).
-struct Budget {
-    work: u64,
-}
-
-impl Budget {
-    /// Spends `steps` steps of `words` word operations each.
-    fn spend(&mut self, steps: usize, words: u64) -> Result<(), DiceError> {
-        let cost = (steps as u64).saturating_mul(STEP.saturating_add(words));
-        self.work = self
-            .work
-            .checked_sub(cost)
-            .ok_or(DiceError::DistributionUnsupported {
-                reason: "the pool of dice needs more than 3 000 000 000 word operations",
-            })?;
-        Ok(())
-    }
-}
+/// What the distribution may still spend (`work.rs`); a pool's steps are its merges.
+use super::work::Work as Budget;
 
 /// How many 64-bit words the largest of `weights` takes.
 fn words<'a>(weights: impl IntoIterator<Item = &'a BigInt>) -> u64 {
@@ -325,8 +292,10 @@ impl Pool {
         for (&a, ta) in &self.cores {
             let ours = ta.nonzero();
             for (b, tb) in &theirs {
-                budget.spend(1, 0)?;
-                budget.spend(ours.len().saturating_mul(tb.len()), product)?;
+                // A merge of two cores is a lookup in a table that grows to millions of pairs:
+                // measured at about three steps once it no longer fits the caches.
+                budget.steps(3, 0)?;
+                budget.steps(ours.len().saturating_mul(tb.len()) as u64, product)?;
                 merged
                     .entry(cores.merge(a, *b)?)
                     .or_default()
@@ -347,9 +316,9 @@ impl Pool {
         budget: &mut Budget,
     ) -> Result<(), DiceError> {
         debug_assert_eq!(self.denom, other.denom);
-        let entries = other.cores.values().map(|t| t.w.len()).sum();
-        budget.spend(
-            entries,
+        let entries: usize = other.cores.values().map(|t| t.w.len()).sum();
+        budget.steps(
+            entries as u64,
             words(other.cores.values().flat_map(|t| &t.w)) * words([factor]),
         )?;
         for (core, totals) in &other.cores {
@@ -397,7 +366,7 @@ fn die_pool(
     };
     let Some(explode) = rules.explode.filter(|e| !e.compound) else {
         // One unit per die: its face with any `!!` chain, clamped.
-        let unit = unit_weights(rules, first, limits)?;
+        let unit = unit_weights(rules, first, limits, budget)?;
         let mut pool = FxHashMap::<CoreId, Totals>::default();
         for (value, w) in unit.pairs() {
             pool.entry(cores.unit(value)?).or_default().add(
@@ -458,7 +427,10 @@ fn die_pool(
         }
         let mut again = FxHashMap::<CoreId, Totals>::default();
         for (&core, totals) in &pending {
-            budget.spend(faces.len().saturating_mul(1 + totals.w.len()), per_face)?;
+            budget.steps(
+                faces.len().saturating_mul(1 + totals.w.len()) as u64,
+                per_face,
+            )?;
             for &(unit, shift, explodes) in &faces {
                 let (into, factor) = if explodes {
                     (&mut again, &BigInt::one())
@@ -493,10 +465,11 @@ mod tests {
         );
         let rules = TermRules::new(&term);
         let limits = DiceLimits::DEFAULT;
-        assert!(term_weights_within(&rules, 4, &limits, MAX_WORK).is_ok());
-        let err = term_weights_within(&rules, 4, &limits, 100_000).unwrap_err();
+        let mut plenty = Budget::new(super::super::MAX_WORK);
+        assert!(term_weights(&rules, 4, &limits, &mut plenty).is_ok());
+        let err = term_weights(&rules, 4, &limits, &mut Budget::new(100_000)).unwrap_err();
         expect_test::expect![
-            "no exact distribution: the pool of dice needs more than 3 000 000 000 word operations"
+            "the distribution needs more than 1 500 000 000 word operations to work out"
         ]
         .assert_eq(&err.to_string());
     }

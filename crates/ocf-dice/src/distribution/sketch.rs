@@ -241,8 +241,8 @@ impl Cores {
             return Ok(id);
         }
         if self.list.len() >= self.limit {
-            return Err(DiceError::DistributionUnsupported {
-                reason: "the pool of dice needs more than 100 000 states",
+            return Err(DiceError::DistributionTooLarge {
+                limit: crate::error::DistributionLimit::States,
             });
         }
         let id = self.list.len() as CoreId;
@@ -355,9 +355,7 @@ mod tests {
         let units: Vec<CoreId> = (1..=3).map(|v| cores.unit(v).unwrap()).collect();
         assert_eq!(cores.merge(units[0], units[1]), Ok(4));
         let err = cores.merge(units[0], units[2]).unwrap_err();
-        expect_test::expect![
-            "no exact distribution: the pool of dice needs more than 100 000 states"
-        ]
-        .assert_eq(&err.to_string());
+        expect_test::expect!["the pool of dice needs more than 100 000 states"]
+            .assert_eq(&err.to_string());
     }
 }
