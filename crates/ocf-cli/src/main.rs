@@ -69,6 +69,7 @@ enum Command {
 
 fn main() -> ExitCode {
     restore_sigpipe();
+    trace_from_env();
     match Cli::parse().command {
         Command::Formula(command) => formula::run(command),
         Command::Roll(args) => roll::main(&args),
@@ -123,6 +124,21 @@ fn conform(paths: &[PathBuf]) -> ExitCode {
     } else {
         ExitCode::FAILURE
     }
+}
+
+/// Spans of the engine's calls (loadRuleset, build, computeSheet, a session's edits and sheets) on
+/// stderr, each with its time when it closes, as `RUST_LOG` selects them (`RUST_LOG=info`,
+/// `RUST_LOG=ocf_engine=debug`); nothing without it, so the commands' output is unchanged.
+fn trace_from_env() {
+    let Ok(filter) = tracing_subscriber::EnvFilter::try_from_default_env() else {
+        return;
+    };
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_span_events(tracing_subscriber::fmt::format::FmtSpan::CLOSE)
+        .init();
 }
 
 /// Rust ignores SIGPIPE, so writing to a closed pipe (`ocf schema rules | head`) would fail every

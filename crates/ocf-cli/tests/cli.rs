@@ -7,6 +7,7 @@ fn ocf(args: &[&str]) -> (String, i32) {
     let output = Command::new(env!("CARGO_BIN_EXE_ocf"))
         .args(args)
         .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+        .env_remove("RUST_LOG")
         .output()
         .expect("ocf runs");
     let mut text = String::from_utf8(output.stdout).unwrap();

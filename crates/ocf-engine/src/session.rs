@@ -163,6 +163,7 @@ impl Session {
     /// Opens `character`, its homebrew loaded on top of the session's ruleset (EC, "A character's
     /// homebrew"), as computeSheet does. A homebrew that fails to load gives a sheet of empty
     /// `values` and its `homebrew-error`s ([`Session::sheet_json`]).
+    #[tracing::instrument(name = "session.open", level = "info", skip_all, fields(character = %character.id))]
     pub fn open(&mut self, character: &Character, competing: &[String]) -> CharacterId {
         let (ruleset, errors) = self.load_homebrew(character);
         let mut file = character.clone();
@@ -220,6 +221,7 @@ impl Session {
     }
 
     /// Forgets a character. Its memos go at the next rebuild.
+    #[tracing::instrument(name = "session.close", level = "info", skip_all, fields(character = id.0))]
     pub fn close(&mut self, id: CharacterId) {
         if let Some(slot) = self.characters.get_mut(id.0)
             && slot.take().is_some()
@@ -299,6 +301,7 @@ impl Session {
     /// "Durability"). The held file saves it under the ID it was written with. Only when the
     /// character's ruleset has activation rounds can a value change its standard copies or kept
     /// templates (an activation condition reads input fields), and only then are they found again.
+    #[tracing::instrument(name = "session.edit", level = "info", skip_all, fields(edit = "set_value", character = id.0, field = field))]
     pub fn set_value(
         &mut self,
         id: CharacterId,
@@ -340,6 +343,7 @@ impl Session {
         Ok(())
     }
 
+    #[tracing::instrument(name = "session.edit", level = "info", skip_all, fields(edit = "add_copy", character = id.0))]
     pub fn add_copy(
         &mut self,
         id: CharacterId,
@@ -357,6 +361,7 @@ impl Session {
 
     /// Removes a copy from the file. An unsaved standard copy can't be removed: it is there while
     /// the content holding it is active ([`EditError::StandardCopy`]).
+    #[tracing::instrument(name = "session.edit", level = "info", skip_all, fields(edit = "remove_copy", character = id.0))]
     pub fn remove_copy(&mut self, id: CharacterId, copy_id: &str) -> Result<(), EditError> {
         self.edit_file(id, |file, unsaved| {
             for list in [&mut file.features, &mut file.inventory] {
@@ -372,6 +377,7 @@ impl Session {
         })
     }
 
+    #[tracing::instrument(name = "session.edit", level = "info", skip_all, fields(edit = "equip", character = id.0))]
     pub fn equip(
         &mut self,
         id: CharacterId,
@@ -389,6 +395,7 @@ impl Session {
     }
 
     /// Sets one state key of a copy (`None` removes it).
+    #[tracing::instrument(name = "session.edit", level = "info", skip_all, fields(edit = "set_state", character = id.0))]
     pub fn set_state(
         &mut self,
         id: CharacterId,
@@ -407,6 +414,7 @@ impl Session {
     }
 
     /// Replaces the picks of a choice: a copy's (`copy_id`), or a rules-level one (`None`).
+    #[tracing::instrument(name = "session.edit", level = "info", skip_all, fields(edit = "pick", character = id.0))]
     pub fn pick(
         &mut self,
         id: CharacterId,
@@ -430,6 +438,7 @@ impl Session {
         }
     }
 
+    #[tracing::instrument(name = "session.edit", level = "info", skip_all, fields(edit = "set_applied", character = id.0))]
     pub fn set_applied(
         &mut self,
         id: CharacterId,
@@ -443,6 +452,7 @@ impl Session {
 
     /// The views passed for link slots (`{ slot: { id, values } }`), replacing earlier ones. They
     /// are the call's, not the file's: the held file keeps its saved links.
+    #[tracing::instrument(name = "session.edit", level = "info", skip_all, fields(edit = "set_links", character = id.0))]
     pub fn set_links(
         &mut self,
         id: CharacterId,
@@ -457,6 +467,7 @@ impl Session {
     }
 
     /// Replaces the picks among competing options (the file's and the call's at open).
+    #[tracing::instrument(name = "session.edit", level = "info", skip_all, fields(edit = "set_competing", character = id.0))]
     pub fn set_competing(&mut self, id: CharacterId, picks: Vec<String>) -> Result<(), EditError> {
         self.edit_file(id, |file, _| {
             file.competing = picks;
@@ -467,6 +478,7 @@ impl Session {
     /// Brings an open character to `file`, setting only the inputs that differ: a saved value, a
     /// copy's property, a list, the applied entries, the picks. What `ocf watch` calls on each save.
     /// A changed `homebrew` reloads the character ([`Session::reload_homebrew`]).
+    #[tracing::instrument(name = "session.edit", level = "info", skip_all, fields(edit = "update", character = id.0))]
     pub fn update(&mut self, id: CharacterId, file: &Character) -> Result<(), EditError> {
         let c = self.input(id)?;
         let held = self.held_mut(id)?;
@@ -703,6 +715,7 @@ impl Session {
 
     /// The sheet: every field's value, the effects, activations and issues. Its
     /// [`Sheet::to_json`](crate::sheet::Sheet::to_json) is computeSheet's output.
+    #[tracing::instrument(name = "session.sheet", level = "info", skip_all, fields(character = id.0))]
     pub fn sheet(&self, id: CharacterId) -> Result<crate::sheet::Sheet, EditError> {
         let c = self.input(id)?;
         Ok(self.deep(move |db| crate::sheet::collect(db, c)))
@@ -727,6 +740,7 @@ impl Session {
     }
 
     /// One field's value, computing only what it reads.
+    #[tracing::instrument(name = "session.field", level = "debug", skip_all, fields(character = id.0, field = field))]
     pub fn field(&self, id: CharacterId, field: &str) -> Result<Arc<FieldValue>, EditError> {
         let c = self.input(id)?;
         let field = field.to_owned();
@@ -742,7 +756,10 @@ impl Session {
     pub fn deep<T: Send + 'static>(&self, f: impl FnOnce(&Database) -> T + Send + 'static) -> T {
         let db = self.db.clone();
         let (reply, answer) = std::sync::mpsc::channel();
+        // The worker's work belongs to the caller's span (a sheet, an edit), not to no span.
+        let span = tracing::Span::current();
         let job: Job = Box::new(move || {
+            let _entered = span.enter();
             let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&db)));
             drop(db);
             let _ = reply.send(result);

@@ -34,6 +34,7 @@ const ISSUE_ORDER: [&str; 10] = [
 /// computeSheet as a call (docs/spec/engine-interface.md): `character`'s homebrew loaded on top of
 /// `ruleset` (EC, "A character's homebrew") by [`crate::Session::open`], then the sheet. A
 /// homebrew that fails to load gives empty `values` and its `homebrew-error`s.
+#[tracing::instrument(name = "computeSheet", level = "info", skip_all, fields(character = %character.id))]
 pub fn compute_sheet_call(
     ruleset: &ocf_model::Ruleset,
     character: &ocf_model::Character,

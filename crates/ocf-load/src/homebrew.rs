@@ -38,6 +38,7 @@ pub fn load_homebrew(
     )
 }
 
+#[tracing::instrument(name = "homebrew", level = "info", skip_all, fields(character = %character.id))]
 pub fn load_homebrew_with(
     ruleset: &Ruleset,
     character: &Character,

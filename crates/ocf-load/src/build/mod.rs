@@ -59,6 +59,7 @@ pub fn build_pack(dir: &Path, options: &BuildOptions) -> Result<PackRelease, Vec
 }
 
 /// Builds the folder: the release (unless there is an error) with the warnings.
+#[tracing::instrument(name = "build", level = "info", skip_all, fields(dir = %dir.display()))]
 pub fn build_report(dir: &Path, options: &BuildOptions) -> BuildReport {
     let mut problems = Vec::new();
     let files = source::discover(dir, &options.limits, &mut problems);

@@ -42,6 +42,7 @@ impl Default for LoadOptions {
 }
 
 /// Loads `releases` (in load order, later packs win) into a ruleset.
+#[tracing::instrument(name = "loadRuleset", level = "info", skip_all, fields(packs = releases.len()))]
 pub fn load_ruleset(
     releases: &[PackRelease],
     options: &LoadOptions,
