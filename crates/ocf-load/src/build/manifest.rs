@@ -19,7 +19,7 @@ pub fn check(
     let pack = manifest.id.as_str();
     let written = manifest.spec_version.as_str();
     let engine = parse_version(SPEC_VERSION).unwrap_or((0, 0, 0));
-    if !parse_version(written).is_some_and(|v| v <= engine) {
+    if parse_version(written).is_none_or(|v| v > engine) {
         problems.push(
             Problem::error(
                 "spec-version-unsupported",
