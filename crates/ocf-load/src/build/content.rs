@@ -33,6 +33,32 @@ impl Placed<'_> {
     }
 }
 
+/// An item with neither an `id` nor an `override` (`id: null`, an empty document): loadRuleset
+/// refuses it ("a content item needs an `id`"), so the build says it where the item is.
+pub fn missing_ids(pack: &str, items: &[Placed<'_>], problems: &mut Vec<Problem>) {
+    for placed in items {
+        if placed.item.id.is_some() || placed.item.r#override.is_some() {
+            continue;
+        }
+        let message = if placed.locations.has(&placed.pointer) {
+            "a content item needs an `id`"
+        } else {
+            "the document is empty: a content file holds an item or a list of items, each with an `id`"
+        };
+        let pointer = format!("{}/id", placed.pointer);
+        let at = placed
+            .locations
+            .key(&pointer)
+            .or_else(|| placed.locations.value(&placed.pointer));
+        problems.push(
+            Problem::error("unknown-reference", message)
+                .in_file(placed.file)
+                .at(&pointer, at)
+                .with("pack", pack),
+        );
+    }
+}
+
 pub fn duplicate_ids(items: &[Placed<'_>], problems: &mut Vec<Problem>) {
     let mut first: FxHashMap<&str, &Placed<'_>> = FxHashMap::default();
     for placed in items {

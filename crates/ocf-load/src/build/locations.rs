@@ -105,6 +105,7 @@ impl Locations {
             locations: Locations::default(),
             stack: Vec::new(),
             anchor_sizes: FxHashMap::default(),
+            cursor: (0, 0),
         }
         .run()
     }
@@ -132,6 +133,10 @@ struct Indexer<'a> {
     locations: Locations,
     stack: Vec<Open>,
     anchor_sizes: FxHashMap<usize, u64>,
+    /// A character index of `text` and its byte offset: the parser gives positions in characters,
+    /// and scalars come in source order, so walking on from the last one keeps finding their text
+    /// linear in the document (from the start each time, it was quadratic).
+    cursor: (usize, usize),
 }
 
 impl Indexer<'_> {
@@ -296,7 +301,7 @@ impl Indexer<'_> {
     }
 
     /// Where a scalar's characters start in the source, when they are its value as written.
-    fn text_start(&self, value: &str, style: ScalarStyle, span: Span) -> Option<Position> {
+    fn text_start(&mut self, value: &str, style: ScalarStyle, span: Span) -> Option<Position> {
         if value.contains('\n') {
             return None;
         }
@@ -305,14 +310,26 @@ impl Indexer<'_> {
             ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted => 1,
             _ => return None,
         };
-        let start = span.start.index() + offset;
-        let source: String = self
-            .text
-            .chars()
-            .skip(start)
-            .take(value.chars().count())
-            .collect();
-        (source == value).then(|| position(span.start.line(), span.start.col() + offset))
+        let byte = self.byte_of(span.start.index() + offset)?;
+        self.text[byte..]
+            .starts_with(value)
+            .then(|| position(span.start.line(), span.start.col() + offset))
+    }
+
+    /// The byte offset of character `index` of the text, walking on from the cursor (back to the
+    /// start only if the parser ever went back).
+    fn byte_of(&mut self, index: usize) -> Option<usize> {
+        if index < self.cursor.0 {
+            self.cursor = (0, 0);
+        }
+        let (mut chars, mut byte) = self.cursor;
+        let mut rest = self.text[byte..].chars();
+        while chars < index {
+            byte += rest.next()?.len_utf8();
+            chars += 1;
+        }
+        self.cursor = (chars, byte);
+        Some(byte)
     }
 }
 

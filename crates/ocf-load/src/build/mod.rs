@@ -6,12 +6,14 @@
 //! the build ([`checks`], [`content`]): references, tags, formulas, activation conditions, duplicate
 //! IDs and `extends` loops.
 
+mod agreement;
 mod checks;
 mod content;
 mod cycles;
 mod expand;
 mod limits;
 mod locations;
+mod manifest;
 mod merge;
 mod names;
 mod problem;
@@ -191,6 +193,7 @@ fn build_texts(
         declared: declared.clone(),
     };
     if let Some((manifest, locations)) = &manifest {
+        manifest::check(manifest, locations, &options.dependencies, &mut problems);
         unchecked_dependencies(&scope, &manifest.dependencies, locations, &mut problems);
     }
 
@@ -220,11 +223,16 @@ fn build_texts(
             });
         }
     }
+    content::missing_ids(&pack, &placed, &mut problems);
     content::duplicate_ids(&placed, &mut problems);
     content::extends(&pack, &placed, limits.max_extends_depth, &mut problems);
 
     // The release as it would be, to type-check its formulas with loadRuleset's checker.
-    let mut release = manifest.map(|(manifest, _)| PackRelease {
+    let (manifest, manifest_locations) = match manifest {
+        Some((manifest, locations)) => (Some(manifest), Some(locations)),
+        None => (None, None),
+    };
+    let mut release = manifest.map(|manifest| PackRelease {
         id: manifest.id,
         version: manifest.version,
         spec_version: manifest.spec_version,
@@ -266,6 +274,25 @@ fn build_texts(
             names_incomplete: !rules_complete || !scope.missing.is_empty(),
         }
         .run(&mut problems);
+        // What loadRuleset would still refuse, when the build has found nothing and could load
+        // the pack (every declared dependency given).
+        if !problems.iter().any(Problem::is_error) && scope.missing.is_empty() {
+            let sources = agreement::Sources {
+                origins: &origins,
+                rules: rules
+                    .iter()
+                    .map(|(file, _, locations)| (*file, locations))
+                    .collect(),
+                content: &placed,
+                manifest: manifest_locations.as_ref(),
+            };
+            let given: Vec<&PackRelease> = options
+                .dependencies
+                .iter()
+                .filter(|d| d.id != release.id)
+                .collect();
+            agreement::check(release, &given, &sources, &mut problems);
+        }
     }
 
     sort(&mut problems, &order);
@@ -304,8 +331,12 @@ fn unchecked_dependencies(
 
 /// File order (as found), then line, column, then code: the order a reader goes through the files.
 fn sort(problems: &mut [Problem], order: &[String]) {
-    let rank = |file: &str| order.iter().position(|f| f == file).unwrap_or(usize::MAX);
-    problems.sort_by(|a, b| {
-        (rank(&a.file), a.line, a.column, &a.code).cmp(&(rank(&b.file), b.line, b.column, &b.code))
-    });
+    let ranks: rustc_hash::FxHashMap<&str, usize> = order
+        .iter()
+        .enumerate()
+        .rev()
+        .map(|(i, f)| (f.as_str(), i))
+        .collect();
+    let rank = |file: &str| ranks.get(file).copied().unwrap_or(usize::MAX);
+    problems.sort_by_cached_key(|p| (rank(&p.file), p.line, p.column, p.code.clone()));
 }

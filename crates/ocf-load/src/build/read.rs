@@ -23,9 +23,10 @@ pub fn document<T: DeserializeOwned>(
     let text = without_bom(text);
     let locations =
         Locations::index(text, limits).map_err(|error| Box::new(index_problem(error, file)))?;
-    // An empty file is an empty document: serde_yaml reads it as null, which no type takes; an
-    // empty rules file or manifest is better reported by what it lacks.
-    let text = if text.trim().is_empty() { "{}" } else { text };
+    // A file with no node (empty, or only comments) is an empty document: serde_yaml reads it as
+    // null, which no type takes; an empty rules file or manifest is better reported by what it
+    // lacks, an empty content file as an item without an `id` (as loadRuleset reports it).
+    let text = if locations.has("") { text } else { "{}" };
     match from_yaml_str::<T>(text, file) {
         Ok(value) => Ok(Document { value, locations }),
         Err(error) => Err(Box::new(load_problem(error, file, &locations))),

@@ -5,6 +5,7 @@
 
 use ocf_formula::Ty;
 use ocf_model::{ContentItem, FieldType, PackRelease, RulesDocument};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::locations::Locations;
 use super::merge::Origins;
@@ -37,7 +38,17 @@ impl TypeCheck<'_> {
         let fields = self.fields();
         let pack = self.release.id.as_str();
         let mut envs = formulas::Envs::new(&fields);
-        let item_field_type = |item: &ContentItem, name: &str| self.item_field_type(item, name);
+        // An `extends` parent found by ID in constant time: a search of the content per item
+        // field was quadratic in the items.
+        let by_id: FxHashMap<&str, &ContentItem> = self
+            .release
+            .content
+            .iter()
+            .rev()
+            .filter_map(|item| Some((item.id.as_ref()?.as_str(), item)))
+            .collect();
+        let item_field_type =
+            |item: &ContentItem, name: &str| self.item_field_type(&by_id, item, name);
         for found in formulas::collect_with(self.release, &item_field_type) {
             // Syntax errors are reported, with their ranges, by the build's own parse, which does
             // not see item field values (their declaration says whether they are formulas).
@@ -113,7 +124,12 @@ impl TypeCheck<'_> {
     /// The declared type of an item's field: its content type's (the item's `type`, else the
     /// nearest parent's through `extends` in the pack), else a template field's; `None` when the
     /// declaration is not in the pack or a given dependency.
-    fn item_field_type(&self, item: &ContentItem, name: &str) -> Option<FieldType> {
+    fn item_field_type(
+        &self,
+        by_id: &FxHashMap<&str, &ContentItem>,
+        item: &ContentItem,
+        name: &str,
+    ) -> Option<FieldType> {
         let own = self.release.id.as_str();
         let mut current = item;
         let mut steps = 0;
@@ -127,11 +143,7 @@ impl TypeCheck<'_> {
                 Some(_) => return None,
                 None => parent,
             };
-            current = self
-                .release
-                .content
-                .iter()
-                .find(|i| i.id.as_ref().is_some_and(|id| id.as_str() == local))?;
+            current = by_id.get(local)?;
             steps += 1;
             if steps > self.release.content.len() {
                 return None;
@@ -156,10 +168,12 @@ impl TypeCheck<'_> {
     /// dependencies' (a local ID resolves in the pack first).
     fn fields(&self) -> Vec<(String, Ty)> {
         let mut out = Vec::new();
+        // Local IDs already given, so a pack of many fields is not quadratic.
+        let mut local = FxHashSet::default();
         let mut add = |pack: &str, rules: &RulesDocument| {
             for (id, field) in rules.fields.iter() {
                 if let Some(ty) = formulas::field_ty(field.r#type) {
-                    if !out.iter().any(|(known, _)| known == id) {
+                    if local.insert(id.to_owned()) {
                         out.push((id.to_owned(), ty.clone()));
                     }
                     out.push((format!("{pack}:{id}"), ty));
