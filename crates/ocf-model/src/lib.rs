@@ -29,6 +29,7 @@ pub mod ruleset;
 mod shape;
 mod step;
 mod suggest;
+pub mod written;
 
 pub use action::{Action, ActionScope, ParamDecl, ParamEntry, Results, Role};
 pub use change::{
