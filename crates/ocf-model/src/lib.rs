@@ -23,6 +23,7 @@ mod formula;
 mod id;
 mod keyed;
 mod pack;
+pub mod refs;
 mod roll_modifier;
 mod rules;
 pub mod ruleset;

@@ -7,10 +7,10 @@
 
 mod merge;
 mod packs;
+mod qualify;
 mod queries;
 mod resolve;
 mod scope;
-mod walk;
 
 use ocf_model::{ContentItem, Namespace, PackRelease, Ruleset};
 
