@@ -6,7 +6,7 @@
 use expect_test::expect;
 use ocf_load::{LoadOptions, load_ruleset};
 use ocf_model::refs::{RefKind, TagRole, Visit, Walk};
-use ocf_model::{Change, Id, Keyed, Literal, PackRelease, Tag};
+use ocf_model::{Change, Id, Keyed, Literal, PackRelease, RulesDocument, Tag};
 
 const PACK: &str = r#"
 id: core
@@ -75,6 +75,9 @@ rules:
   followUps:
   - {id: recruit, create: true, while: 'false', link: crew}
   - {id: warn, while: 'false', to: {link: crew}, changes: [{type: adjust, field: 'core:hp', by: 1}]}
+  creation: [{id: new, action: rest}]
+  displayGroups: [{id: kit, type: gear}]
+  fieldHints: [{id: hp, field: hp, group: kit}]
   standardCopies: [{type: gear, where: 'false'}]
   immuneTo: [{id: undead, items: [poisoned], query: {type: condition}}]
   effects:
@@ -186,6 +189,12 @@ fn a_local_id_at_every_position_is_qualified() {
             w.creation_start(&mut d.decl)
         });
     }
+    for (key, d) in ruleset.display_groups.0.iter_mut() {
+        walk("displayGroups", key, &mut |w| w.display_group(&mut d.decl));
+    }
+    for (key, d) in ruleset.field_hints.0.iter_mut() {
+        walk("fieldHints", key, &mut |w| w.field_hint(&mut d.decl));
+    }
     for (key, d) in ruleset.content.0.iter_mut() {
         walk("content", key, &mut |w| w.item(&mut d.item));
     }
@@ -251,6 +260,9 @@ fn a_local_id_at_every_position_is_qualified() {
         effects 4/value/to/link LinkSlot core:crew
         effects 4/value/changes link changes: 1
         effects 5/value/changes/0/field Field core:hp
+        creation 0/action Action core:rest
+        displayGroups kit/type ContentType core:gear
+        fieldHints hp/field Field core:hp
         content core:rope/type ContentType core:gear
         content core:old/type ContentType core:gear
         content core:poisoned/type ContentType core:condition
@@ -273,4 +285,104 @@ fn a_local_id_at_every_position_is_qualified() {
         content core:satchel/hides/0 Content core:old
         content core:satchel/followUps/0/link LinkSlot core:crew"#]]
     .assert_eq(&out.join("\n"));
+}
+
+/// Renames the `target`-th reference the walk reports to `nope`, and counts them.
+struct Rename {
+    target: usize,
+    seen: usize,
+    renamed: Option<String>,
+}
+
+impl Visit for Rename {
+    fn reference(&mut self, pointer: &str, kind: RefKind, id: &mut Id) {
+        if self.seen == self.target {
+            self.renamed = Some(format!("{pointer} {kind:?} {id}"));
+            *id = Id::from("nope");
+        }
+        self.seen += 1;
+    }
+
+    /// The pack's item fields all name content.
+    fn item_fields(&mut self, pointer: &str, fields: &mut Keyed<Literal>) {
+        for (name, value) in fields.0.iter_mut() {
+            self.value(&format!("{pointer}/{name}"), RefKind::Content, value);
+        }
+    }
+}
+
+/// The walk over a pack as written: the rules document's parts, then the items.
+fn walk_release(release: &mut PackRelease, visit: &mut dyn Visit) {
+    let mut walk = Walk::new(visit);
+    let RulesDocument {
+        fields,
+        content_types,
+        template_fields,
+        situational,
+        actions,
+        choices,
+        constraints,
+        creation,
+        follow_ups,
+        display_groups,
+        field_hints,
+        standard_copies,
+        immune_to,
+        effects,
+        ..
+    } = &mut release.rules;
+    fields.0.values_mut().for_each(|d| walk.field(d));
+    content_types
+        .0
+        .values_mut()
+        .for_each(|d| walk.content_type(d));
+    template_fields
+        .0
+        .values_mut()
+        .for_each(|d| walk.item_field(d));
+    situational.0.values_mut().for_each(|d| walk.situational(d));
+    actions.iter_mut().for_each(|d| walk.action(d));
+    choices.iter_mut().for_each(|d| walk.choice(d));
+    constraints.0.values_mut().for_each(|d| walk.constraint(d));
+    creation.iter_mut().for_each(|d| walk.creation_start(d));
+    follow_ups.iter_mut().for_each(|d| walk.follow_up(d));
+    display_groups
+        .iter_mut()
+        .for_each(|d| walk.display_group(d));
+    field_hints.iter_mut().for_each(|d| walk.field_hint(d));
+    standard_copies
+        .iter_mut()
+        .for_each(|d| walk.standard_copies(d));
+    immune_to.iter_mut().for_each(|d| walk.immunity(d));
+    effects.iter_mut().for_each(|d| walk.effect(d));
+    release.content.iter_mut().for_each(|item| walk.item(item));
+}
+
+/// EC step 3: "Every reference in a pack resolves in that pack, then its dependencies, nearest first
+/// (`unknown-reference` if nothing matches)": a reference renamed to an ID nothing declares, at each
+/// position in turn, fails the load with `unknown-reference` naming it.
+#[test]
+fn an_unknown_id_at_every_position_is_unknown_reference() {
+    let written: PackRelease = serde_yaml::from_str(PACK).unwrap();
+    let mut target = 0;
+    loop {
+        let mut release = written.clone();
+        let mut rename = Rename {
+            target,
+            seen: 0,
+            renamed: None,
+        };
+        walk_release(&mut release, &mut rename);
+        let Some(renamed) = rename.renamed else {
+            break;
+        };
+        let errors = load_ruleset(&[release], &LoadOptions::default())
+            .expect_err(&format!("loads with {renamed} renamed"));
+        let reported = errors
+            .iter()
+            .any(|e| e.code == "unknown-reference" && e.data.get("id") == Some(&"nope".into()));
+        assert!(reported, "{renamed} renamed: {errors:#?}");
+        target += 1;
+    }
+    assert!(target > 60, "{target} positions");
 }
