@@ -372,76 +372,23 @@ fn qualify_rules(
     tags: &mut FxHashMap<String, Vec<Tag>>,
     errors: &mut Vec<LoadErrorRecord>,
 ) {
-    qualify_each(ruleset, |r| &mut r.fields, |w, d| w.field(d), tags, errors);
-    qualify_each(
-        ruleset,
-        |r| &mut r.content_types,
-        |w, d| w.content_type(d),
-        tags,
-        errors,
-    );
-    qualify_each(
-        ruleset,
-        |r| &mut r.template_fields,
-        |w, d| w.item_field(d),
-        tags,
-        errors,
-    );
-    qualify_each(
-        ruleset,
-        |r| &mut r.situational,
-        |w, d| w.situational(d),
-        tags,
-        errors,
-    );
-    qualify_each(
-        ruleset,
-        |r| &mut r.actions,
-        |w, d| w.action(d),
-        tags,
-        errors,
-    );
-    qualify_each(
-        ruleset,
-        |r| &mut r.choices,
-        |w, d| w.choice(d),
-        tags,
-        errors,
-    );
-    qualify_each(
-        ruleset,
-        |r| &mut r.constraints,
-        |w, d| w.constraint(d),
-        tags,
-        errors,
-    );
-    qualify_each(
-        ruleset,
-        |r| &mut r.follow_ups,
-        |w, d| w.follow_up(d),
-        tags,
-        errors,
-    );
-    qualify_each(
-        ruleset,
-        |r| &mut r.standard_copies,
-        |w, d| w.standard_copies(d),
-        tags,
-        errors,
-    );
-    qualify_each(
-        ruleset,
-        |r| &mut r.immune_to,
-        |w, d| w.immunity(d),
-        tags,
-        errors,
-    );
-    qualify_each(
-        ruleset,
-        |r| &mut r.effects,
-        |w, d| w.effect(d),
-        tags,
-        errors,
+    macro_rules! each {
+        ($($part:ident => $walk:ident),* $(,)?) => {$(
+            qualify_each(ruleset, |r| &mut r.$part, |w, d| w.$walk(d), tags, errors);
+        )*};
+    }
+    each!(
+        fields => field,
+        content_types => content_type,
+        template_fields => item_field,
+        situational => situational,
+        actions => action,
+        choices => choice,
+        constraints => constraint,
+        follow_ups => follow_up,
+        standard_copies => standard_copies,
+        immune_to => immunity,
+        effects => effect,
     );
 }
 
