@@ -94,6 +94,37 @@ pub fn values_kind(ty: FieldType, of: Option<&Id>) -> Option<RefKind> {
     }
 }
 
+/// A step of a JSON pointer, written onto the pointer in place: the walk visits every node of every
+/// declaration, so it allocates nothing per step.
+trait Segment {
+    fn push_to(&self, pointer: &mut String);
+}
+
+impl Segment for &str {
+    fn push_to(&self, pointer: &mut String) {
+        for c in self.chars() {
+            match c {
+                '~' => pointer.push_str("~0"),
+                '/' => pointer.push_str("~1"),
+                c => pointer.push(c),
+            }
+        }
+    }
+}
+
+impl Segment for &String {
+    fn push_to(&self, pointer: &mut String) {
+        self.as_str().push_to(pointer);
+    }
+}
+
+impl Segment for usize {
+    fn push_to(&self, pointer: &mut String) {
+        use std::fmt::Write as _;
+        let _ = write!(pointer, "{self}");
+    }
+}
+
 /// The walk: the pointer so far and the visitor.
 pub struct Walk<'v> {
     pointer: String,
@@ -108,12 +139,10 @@ impl<'v> Walk<'v> {
         }
     }
 
-    fn at<R>(&mut self, segment: impl ToString, f: impl FnOnce(&mut Walk<'v>) -> R) -> R {
+    fn at<R>(&mut self, segment: impl Segment, f: impl FnOnce(&mut Walk<'v>) -> R) -> R {
         let len = self.pointer.len();
         self.pointer.push('/');
-        let segment = segment.to_string();
-        self.pointer
-            .push_str(&segment.replace('~', "~0").replace('/', "~1"));
+        segment.push_to(&mut self.pointer);
         let out = f(self);
         self.pointer.truncate(len);
         out
@@ -224,7 +253,7 @@ impl<'v> Walk<'v> {
 
     pub fn field(&mut self, field: &mut FieldDecl) {
         self.of(&mut field.of);
-        self.default(field.r#type, &field.of.clone(), &mut field.default);
+        self.default(field.r#type, &field.of, &mut field.default);
         self.tag_entries("tags", TagRole::Other, &field.tags);
         self.members(&field.members);
         self.optional("nameFrom", RefKind::Field, &mut field.name_from);
@@ -232,7 +261,7 @@ impl<'v> Walk<'v> {
 
     pub fn item_field(&mut self, field: &mut ItemFieldDecl) {
         self.of(&mut field.of);
-        self.default(field.r#type, &field.of.clone(), &mut field.default);
+        self.default(field.r#type, &field.of, &mut field.default);
         self.members(&field.members);
     }
 
@@ -441,7 +470,7 @@ impl<'v> Walk<'v> {
         self.keyed("params", &mut action.params, |w, param| {
             if let ParamEntry::Declared(decl) = param {
                 w.of(&mut decl.of);
-                w.default(decl.r#type, &decl.of.clone(), &mut decl.default);
+                w.default(decl.r#type, &decl.of, &mut decl.default);
                 w.members(&decl.members);
             }
         });
@@ -496,10 +525,8 @@ impl<'v> Walk<'v> {
             self.at("situational", |w| {
                 let written = std::mem::take(&mut step.situational.0);
                 for (key, formula) in written {
-                    let mut id = Id(key);
-                    w.at(id.0.clone(), |w| {
-                        w.reference_here(RefKind::Situational, &mut id)
-                    });
+                    let mut id = Id(key.clone());
+                    w.at(&key, |w| w.reference_here(RefKind::Situational, &mut id));
                     step.situational.0.insert(id.0, formula);
                 }
             });
