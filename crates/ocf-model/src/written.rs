@@ -139,13 +139,17 @@ macro_rules! written_struct {
             fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                 use serde::ser::SerializeMap as _;
                 use $crate::written::Written as _;
+                // The keys, camelCase, worked out once: loading serialises every release.
+                static KEYS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+                let keys = KEYS.get_or_init(|| {
+                    vec![$($crate::checked::key_name(stringify!($field))),*]
+                });
+                let mut keys = keys.iter();
                 let mut map = serializer.serialize_map(None)?;
                 $(
+                    let key = keys.next().expect("one key per field");
                     if self.$field.is_written(stringify!($field), &self.written_empty) {
-                        map.serialize_entry(
-                            &$crate::checked::key_name(stringify!($field)),
-                            &self.$field,
-                        )?;
+                        map.serialize_entry(key, &self.$field)?;
                     }
                 )*
                 map.end()
