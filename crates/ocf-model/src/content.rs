@@ -5,6 +5,7 @@ use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::shape::{self, Never, Shape};
+use crate::written::written_struct;
 use crate::{
     Action, Choice, ComputedDecl, Effect, FollowUp, Formula, Id, ItemFieldDecl, Keyed, Literal,
     Scope, StateDecl, Tag,
@@ -53,10 +54,12 @@ pub struct CopyLimits {
     pub per_item: Option<u32>,
 }
 
+// Its lists remember being written empty, which `extends` and `override` need (see `crate::written`).
+written_struct! {
 /// A content item: a class, a feature, a spell, a weapon, a condition, a template.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Default, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ContentItem {
+pub struct ContentItem read as RawContentItem {
     /// Required, except on an `override` (which names the item it changes).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<Id>,
@@ -115,6 +118,7 @@ pub struct ContentItem {
     /// May be picked again in the same `unique` group.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repeatable: Option<bool>,
+}
 }
 
 /// An effect named by its `id` or its index in the list.

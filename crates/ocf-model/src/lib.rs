@@ -23,12 +23,14 @@ mod formula;
 mod id;
 mod keyed;
 mod pack;
+pub mod refs;
 mod roll_modifier;
 mod rules;
 pub mod ruleset;
 mod shape;
 mod step;
 mod suggest;
+pub mod written;
 
 pub use action::{Action, ActionScope, ParamDecl, ParamEntry, Results, Role};
 pub use change::{

@@ -4,7 +4,11 @@
 use ocf_model::{Declared, FollowUp, Namespace, PackRelease, ParamEntry, Ruleset, Settings, Tag};
 use serde_json::{Map, Value};
 
+use ocf_model::refs::Walk;
+use rustc_hash::FxHashMap;
+
 use super::done;
+use super::qualify::Qualifier;
 use crate::error::{LoadErrorRecord, content_path, rules_path};
 
 pub fn merge(ruleset: &mut Ruleset, releases: &[PackRelease]) -> Result<(), Vec<LoadErrorRecord>> {
@@ -244,96 +248,76 @@ fn unknown_reference(pack: &str, path: String, what: &str, id: &str) -> LoadErro
     .with("pack", pack)
 }
 
+/// Qualifies a declaration of step 2 in its declaring pack, as step 3 qualifies the rest (see
+/// [`Qualifier`]).
+fn qualify<T>(
+    ruleset: &Ruleset,
+    declared: &mut Declared<T>,
+    walk: fn(&mut Walk, &mut T),
+    errors: &mut Vec<LoadErrorRecord>,
+) {
+    let path = rules_path(&declared.pack);
+    let mut tags = FxHashMap::default();
+    let mut qualifier = Qualifier::new(ruleset, &declared.pack, &path, errors, &mut tags);
+    walk(&mut Walk::new(&mut qualifier), &mut declared.decl);
+}
+
 /// Each start's action is qualified and must have every required parameter.
 fn check_creation(ruleset: &mut Ruleset, errors: &mut Vec<LoadErrorRecord>) {
     for i in 0..ruleset.creation.len() {
-        let start = &ruleset.creation[i];
-        let pack = start.pack.clone();
-        let Some(action) = ruleset.resolve(&pack, start.decl.action.as_str(), Namespace::Action)
-        else {
-            errors.push(unknown_reference(
-                &pack,
-                rules_path(&pack),
-                "creation action",
-                start.decl.action.as_str(),
-            ));
+        let mut start = ruleset.creation[i].clone();
+        qualify(ruleset, &mut start, |w, s| w.creation_start(s), errors);
+        let Some(action) = ruleset.actions.get(start.decl.action.as_str()) else {
             continue;
         };
-        let params = ruleset
-            .actions
-            .get(&action)
-            .map(|a| a.decl.params.clone())
-            .unwrap_or_default();
-        for (name, param) in params.iter() {
+        let pack = start.pack.as_str();
+        for (name, param) in action.decl.params.iter() {
             let required = match param {
                 ParamEntry::Declared(d) => d.optional != Some(true) && d.default.is_none(),
                 ParamEntry::Fixed(_) => false,
             };
-            if required && ruleset.creation[i].decl.params.get(name).is_none() {
+            if required && start.decl.params.get(name).is_none() {
                 errors.push(
                     LoadErrorRecord::new(
                         "missing-param",
                         format!(
-                            "creation start `{}` does not give `{name}`, which `{action}` requires",
-                            ruleset.creation[i].decl.id
+                            "creation start `{}` does not give `{name}`, which `{}` requires",
+                            start.decl.id, start.decl.action
                         ),
                     )
-                    .at(rules_path(&pack))
+                    .at(rules_path(pack))
                     .with("param", name)
-                    .with("creation", ruleset.creation[i].decl.id.as_str())
-                    .with("pack", pack.as_str()),
+                    .with("creation", start.decl.id.as_str())
+                    .with("pack", pack),
                 );
             }
         }
-        ruleset.creation[i].decl.action = ocf_model::Id(action);
+        ruleset.creation[i] = start;
     }
 }
 
 /// Qualifies each display group's `type` and each field hint's `field` in the declaring pack; a
 /// hint's `group` must be a merged display group.
 fn check_display(ruleset: &mut Ruleset, errors: &mut Vec<LoadErrorRecord>) {
-    let mut types = Vec::new();
-    for (i, (_, group)) in ruleset.display_groups.iter().enumerate() {
-        if let Some(ty) = &group.decl.r#type {
-            match ruleset.resolve(&group.pack, ty.as_str(), Namespace::ContentType) {
-                Some(q) => types.push((i, q)),
-                None => errors.push(unknown_reference(
-                    &group.pack,
-                    rules_path(&group.pack),
-                    "display group type",
-                    ty.as_str(),
-                )),
-            }
-        }
+    for i in 0..ruleset.display_groups.len() {
+        let mut group = ruleset.display_groups.0[i].clone();
+        qualify(ruleset, &mut group, |w, g| w.display_group(g), errors);
+        ruleset.display_groups.0[i] = group;
     }
-    for (i, q) in types {
-        ruleset.display_groups.0[i].decl.r#type = Some(ocf_model::Id(q));
-    }
-    let mut fields = Vec::new();
-    for (i, (_, hint)) in ruleset.field_hints.iter().enumerate() {
-        let pack = &hint.pack;
-        match ruleset.resolve(pack, hint.decl.field.as_str(), Namespace::Field) {
-            Some(q) => fields.push((i, q)),
-            None => errors.push(unknown_reference(
-                pack,
-                rules_path(pack),
-                "hinted field",
-                hint.decl.field.as_str(),
-            )),
-        }
+    for i in 0..ruleset.field_hints.len() {
+        let mut hint = ruleset.field_hints.0[i].clone();
+        qualify(ruleset, &mut hint, |w, h| w.field_hint(h), errors);
         if let Some(group) = &hint.decl.group
             && ruleset.display_groups.get(group).is_none()
         {
             errors.push(unknown_reference(
-                pack,
-                rules_path(pack),
+                &hint.pack,
+                rules_path(&hint.pack),
                 "display group",
                 group,
             ));
         }
-    }
-    for (i, q) in fields {
-        ruleset.field_hints.0[i].decl.field = ocf_model::Id(q);
+        ruleset.field_hints.0[i] = hint;
     }
 }
 

@@ -9,10 +9,10 @@ mod action_checks;
 mod effect_checks;
 mod merge;
 mod packs;
+mod qualify;
 mod queries;
 mod resolve;
 mod scope;
-mod walk;
 
 use ocf_model::{ContentItem, Namespace, PackRelease, Ruleset};
 

@@ -4,13 +4,13 @@
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 
+use ocf_model::refs::Walk;
 use ocf_model::{
-    ChoiceOptions, ChoiceSource, Conflict, ContentEntry, ContentItem, EffectValue, GrantValue, Id,
-    Namespace, PackRelease, Ruleset, Step, Tag, Target,
+    Conflict, ContentEntry, ContentItem, Declared, Id, Keyed, Namespace, PackRelease, Ruleset, Tag,
 };
 use serde_json::{Map, Value};
 
-use super::walk::Qualify;
+use super::qualify::Qualifier;
 use super::{LoadOptions, done};
 use crate::error::{LoadErrorRecord, content_path, rules_path};
 
@@ -131,12 +131,9 @@ pub fn resolve(
         let entry = &ruleset.content.0[qualified];
         let pack = entry.pack_of("hides").to_owned();
         for h in &entry.item.hides {
-            match ruleset.resolve(&pack, h.as_str(), Namespace::Content) {
-                Some(q) => hidden.push(q),
-                None => {
-                    let index = by_id.get(qualified.as_str()).map_or(0, |w| w.index);
-                    errors.push(unknown(&pack, content_path(&entry.pack, index), h.as_str()));
-                }
+            // An unknown one is reported where references are qualified, below.
+            if let Some(q) = ruleset.resolve(&pack, h.as_str(), Namespace::Content) {
+                hidden.push(q);
             }
         }
     }
@@ -146,15 +143,21 @@ pub fn resolve(
         }
     }
     // Qualify references, check tags.
-    let ids: Vec<String> = declared.iter().map(|(q, _)| q.clone()).collect();
+    let mut tags = FxHashMap::default();
     for (qualified, w) in declared.iter() {
         let mut entry = ruleset.content.0[qualified].clone();
         let path = content_path(&entry.pack, w.index);
-        qualify_item(ruleset, &mut entry, qualified, &path, &mut errors);
+        qualify_item(
+            ruleset,
+            &mut entry,
+            qualified,
+            &path,
+            &mut tags,
+            &mut errors,
+        );
         ruleset.content.0.insert(qualified.clone(), entry);
     }
-    let _ = ids;
-    qualify_rules(ruleset, releases, &mut errors);
+    qualify_rules(ruleset, &mut tags, &mut errors);
     done(errors)
 }
 
@@ -283,482 +286,110 @@ fn merge_items(base: &ContentItem, patch: &ContentItem) -> (Option<ContentItem>,
     (serde_json::from_value(Value::Object(base)).ok(), leaves)
 }
 
-/// Qualifies the references of one item and checks its choice tags and members.
+/// Qualifies the references of one item (see [`Qualifier`]), each property in the pack that wrote it.
 fn qualify_item(
     ruleset: &Ruleset,
     entry: &mut ContentEntry,
     qualified: &str,
     path: &str,
+    tags: &mut FxHashMap<String, Vec<Tag>>,
     errors: &mut Vec<LoadErrorRecord>,
 ) {
-    let pack = entry.pack.clone();
-    let at = |property: &str| {
-        entry
-            .origins
-            .get(property)
-            .cloned()
-            .unwrap_or_else(|| pack.clone())
-    };
-    let item = &mut entry.item;
-    item.id = Some(Id(qualified.to_owned()));
-    let q = |p: &str, id: &mut Id, ns: Namespace, errors: &mut Vec<LoadErrorRecord>| match ruleset
-        .resolve(p, id.as_str(), ns)
-    {
-        Some(found) => *id = Id(found),
-        None => errors.push(unknown(p, path.to_owned(), id.as_str())),
-    };
-    match &mut item.r#type {
-        Some(t) => q(&at("type"), t, Namespace::ContentType, errors),
-        None => errors.push(
+    entry.item.id = Some(Id(qualified.to_owned()));
+    if entry.item.r#type.is_none() {
+        errors.push(
             LoadErrorRecord::new(
                 "unknown-reference",
                 format!("content item `{qualified}` has no `type`"),
             )
             .at(path)
             .with("id", qualified)
-            .with("pack", pack.as_str()),
-        ),
-    }
-    let hides_pack = at("hides");
-    for h in &mut item.hides {
-        q(&hides_pack, h, Namespace::Content, errors);
-    }
-    let grants_pack = at("grants");
-    for g in &mut item.grants {
-        q(&grants_pack, &mut g.item, Namespace::Content, errors);
-    }
-    let effects_pack = at("effects");
-    for e in &mut item.effects {
-        if let Target::Field(f) = &mut e.target {
-            q(&effects_pack, f, Namespace::Field, errors);
-        }
-        if let Target::Choices { choices, .. } = &e.target {
-            for tag in choices {
-                check_tag(ruleset, &effects_pack, tag, path, errors);
-            }
-        }
-        match &mut e.value {
-            Some(EffectValue::Grant(GrantValue::Item { item })) => {
-                q(&effects_pack, item, Namespace::Content, errors)
-            }
-            Some(EffectValue::Grant(GrantValue::Field { field })) => {
-                q(&effects_pack, field, Namespace::Field, errors)
-            }
-            Some(EffectValue::Grant(GrantValue::Query { query })) => q(
-                &effects_pack,
-                &mut query.r#type,
-                Namespace::ContentType,
-                errors,
-            ),
-            _ => {}
-        }
-    }
-    let choices_pack = at("choices");
-    qualify_choices(ruleset, &choices_pack, &mut item.choices, path, errors);
-    let sc_pack = at("standardCopies");
-    for s in &mut item.standard_copies {
-        q(&sc_pack, &mut s.r#type, Namespace::ContentType, errors);
-    }
-    let imm_pack = at("immuneTo");
-    for i in &mut item.immune_to {
-        for id in &mut i.items {
-            q(&imm_pack, id, Namespace::Content, errors);
-        }
-        if let Some(query) = &mut i.query {
-            q(&imm_pack, &mut query.r#type, Namespace::ContentType, errors);
-        }
-    }
-    let kt_pack = at("keepsTemplates");
-    for k in &mut item.keeps_templates {
-        q(&kt_pack, &mut k.template, Namespace::Content, errors);
-        q(
-            &kt_pack,
-            &mut k.copies.r#type,
-            Namespace::ContentType,
-            errors,
+            .with("pack", entry.pack.as_str()),
         );
     }
-    let actions_pack = at("actions");
-    for a in &mut item.actions {
-        if let Some(u) = &mut a.r#use {
-            q(&actions_pack, u, Namespace::Action, errors);
-        }
-        check_steps(ruleset, &actions_pack, &a.steps, path, errors);
+    let item_type =
+        entry.item.r#type.as_ref().and_then(|t| {
+            ruleset.resolve(entry.pack_of("type"), t.as_str(), Namespace::ContentType)
+        });
+    let mut qualifier = Qualifier::new(ruleset, &entry.pack, path, errors, tags)
+        .for_item(&entry.origins, item_type);
+    Walk::new(&mut qualifier).item(&mut entry.item);
+    let options = qualifier.tag_options;
+    entry.tag_options.extend(options);
+}
+
+/// A part of the ruleset holding declarations, by position.
+trait Slots<T> {
+    fn count(&self) -> usize;
+    fn slot(&mut self, index: usize) -> &mut Declared<T>;
+}
+
+impl<T> Slots<T> for Keyed<Declared<T>> {
+    fn count(&self) -> usize {
+        self.len()
     }
-    // Choice-step types, destinations and changes sent to links, each in the pack that wrote it.
-    for (property, pack) in [
-        ("actions", at("actions")),
-        ("effects", at("effects")),
-        ("choices", at("choices")),
-        ("followUps", at("followUps")),
-    ] {
-        let mut walk = Qualify {
-            ruleset,
-            pack: &pack,
-            path,
-            errors,
-        };
-        match property {
-            "actions" => walk.actions(&mut item.actions),
-            "effects" => walk.effects(&mut item.effects),
-            "choices" => walk.choices(&mut item.choices),
-            _ => walk.follow_ups(&mut item.follow_ups),
-        }
-    }
-    for (i, a) in item.actions.iter_mut().enumerate() {
-        let options = params(ruleset, &actions_pack, a, path, errors);
-        for (name, tags) in options {
-            entry
-                .tag_options
-                .insert(format!("/actions/{i}/params/{name}"), tags);
-        }
-    }
-    let state_pack = at("state");
-    for (_, decl) in item.state.0.iter_mut() {
-        qualify_of(ruleset, &state_pack, &mut decl.of, path, errors);
-    }
-    for (key, decl) in item.state.iter() {
-        if !decl.members.is_empty() {
-            check_members(ruleset, &state_pack, &decl.members, path, errors);
-            entry
-                .tag_options
-                .insert(format!("/state/{key}"), ruleset.tag_options(&decl.members));
-        }
+
+    fn slot(&mut self, index: usize) -> &mut Declared<T> {
+        self.0.get_index_mut(index).expect("in range").1
     }
 }
 
-fn qualify_choices(
-    ruleset: &Ruleset,
-    pack: &str,
-    choices: &mut [ocf_model::Choice],
-    path: &str,
+impl<T> Slots<T> for Vec<Declared<T>> {
+    fn count(&self) -> usize {
+        self.len()
+    }
+
+    fn slot(&mut self, index: usize) -> &mut Declared<T> {
+        &mut self[index]
+    }
+}
+
+/// Qualifies each declaration of one part of the ruleset in its declaring pack. Each is walked as
+/// a copy against the ruleset, then put back: resolving reads only which IDs exist, which no
+/// qualification changes.
+fn qualify_each<T: Clone, S: Slots<T>>(
+    ruleset: &mut Ruleset,
+    part: fn(&mut Ruleset) -> &mut S,
+    walk: fn(&mut Walk, &mut T),
+    tags: &mut FxHashMap<String, Vec<Tag>>,
     errors: &mut Vec<LoadErrorRecord>,
 ) {
-    for choice in choices {
-        match &mut choice.options {
-            ChoiceOptions::Source(ChoiceSource::Content { content }) => {
-                match ruleset.resolve(pack, content.r#type.as_str(), Namespace::ContentType) {
-                    Some(found) => content.r#type = Id(found),
-                    None => errors.push(unknown(pack, path.to_owned(), content.r#type.as_str())),
-                }
-            }
-            ChoiceOptions::Inline(options) => {
-                for option in options {
-                    for g in &mut option.grants {
-                        match ruleset.resolve(pack, g.item.as_str(), Namespace::Content) {
-                            Some(found) => g.item = Id(found),
-                            None => errors.push(unknown(pack, path.to_owned(), g.item.as_str())),
-                        }
-                    }
-                    qualify_choices(ruleset, pack, &mut option.choices, path, errors);
-                }
-            }
-            _ => {}
-        }
+    for index in 0..part(ruleset).count() {
+        let mut declared = part(ruleset).slot(index).clone();
+        let path = rules_path(&declared.pack);
+        let mut qualifier = Qualifier::new(ruleset, &declared.pack, &path, errors, tags);
+        walk(&mut Walk::new(&mut qualifier), &mut declared.decl);
+        let options = qualifier.tag_options;
+        declared.tag_options.extend(options);
+        *part(ruleset).slot(index) = declared;
     }
 }
 
-/// A choice step's static tags must be declared by the pack or its dependencies.
-fn check_steps(
-    ruleset: &Ruleset,
-    pack: &str,
-    steps: &[Step],
-    path: &str,
-    errors: &mut Vec<LoadErrorRecord>,
-) {
-    for step in steps {
-        if step.kind == ocf_model::StepKind::Choice {
-            for tag in &step.tags {
-                if let ocf_model::Computed::Literal(tag) = tag {
-                    check_tag(ruleset, pack, tag, path, errors);
-                }
-            }
-        }
-        for case in &step.cases {
-            check_steps(ruleset, pack, &case.steps, path, errors);
-        }
-        if let Some(otherwise) = &step.r#else {
-            check_steps(ruleset, pack, &otherwise.steps, path, errors);
-        }
-    }
-}
-
-/// Qualifies an `of` naming a content type (`field` stays as it is), as written in `pack`.
-fn qualify_of(
-    ruleset: &Ruleset,
-    pack: &str,
-    of: &mut Option<Id>,
-    path: &str,
-    errors: &mut Vec<LoadErrorRecord>,
-) {
-    let Some(of) = of else { return };
-    if of.as_str() == "field" {
-        return;
-    }
-    match ruleset.resolve(pack, of.as_str(), Namespace::ContentType) {
-        Some(found) => *of = Id(found),
-        None => errors.push(unknown(pack, path.to_owned(), of.as_str())),
-    }
-}
-
-/// An action's declared parameters: each `of` qualified, `members` checked. Gives the tag options
-/// of each parameter with `members`, by name.
-fn params(
-    ruleset: &Ruleset,
-    pack: &str,
-    action: &mut ocf_model::Action,
-    path: &str,
-    errors: &mut Vec<LoadErrorRecord>,
-) -> Vec<(String, Vec<Tag>)> {
-    let mut options = Vec::new();
-    for (name, param) in action.params.0.iter_mut() {
-        let ocf_model::ParamEntry::Declared(decl) = param else {
-            continue;
-        };
-        qualify_of(ruleset, pack, &mut decl.of, path, errors);
-        if !decl.members.is_empty() {
-            check_members(ruleset, pack, &decl.members, path, errors);
-            options.push((name.clone(), ruleset.tag_options(&decl.members)));
-        }
-    }
-    options
-}
-
-/// The tags `pack` and its dependencies declare, with the tags above each.
-fn declared_tags(ruleset: &Ruleset, pack: &str) -> Vec<Tag> {
-    let mut tags = Vec::new();
-    let scope = ruleset
-        .pack(pack)
-        .map(|p| p.scope.clone())
-        .unwrap_or_default();
-    for release in &ruleset.sources {
-        if scope.iter().any(|s| s == release.id.as_str()) {
-            for tag in &release.rules.tags {
-                super::merge::add_tag(&mut tags, tag);
-            }
-        }
-    }
-    tags
-}
-
-fn check_tag(
-    ruleset: &Ruleset,
-    pack: &str,
-    tag: &Tag,
-    path: &str,
-    errors: &mut Vec<LoadErrorRecord>,
-) {
-    if !declared_tags(ruleset, pack).contains(tag) {
-        errors.push(
-            LoadErrorRecord::new(
-                "unknown-tag",
-                format!("tag `{tag}` is not declared by `{pack}` or its dependencies"),
-            )
-            .at(path)
-            .with("tag", tag.as_str())
-            .with("pack", pack),
-        );
-    }
-}
-
-fn check_members(
-    ruleset: &Ruleset,
-    pack: &str,
-    members: &[Tag],
-    path: &str,
-    errors: &mut Vec<LoadErrorRecord>,
-) {
-    for tag in members {
-        check_tag(ruleset, pack, tag, path, errors);
-    }
-}
-
-/// The rules' references: field and type `of`s, members, rules actions' steps, rules choices,
-/// standard copies and immunities.
+/// The rules' references: every declaration the merge keyed, walked as [`ocf_model::refs`] lists
+/// them. Creation starts, display groups and field hints were qualified by the merge (step 2).
 fn qualify_rules(
     ruleset: &mut Ruleset,
-    releases: &[PackRelease],
+    tags: &mut FxHashMap<String, Vec<Tag>>,
     errors: &mut Vec<LoadErrorRecord>,
 ) {
-    let snapshot = ruleset.clone();
-    for release in releases {
-        let pack = release.id.as_str();
-        let path = rules_path(pack);
-        for (id, field) in release.rules.fields.iter() {
-            if !field.members.is_empty() {
-                check_members(&snapshot, pack, &field.members, &path, errors);
-                if let Some(d) = ruleset.fields.0.get_mut(&format!("{pack}:{id}")) {
-                    d.tag_options
-                        .insert(String::new(), snapshot.tag_options(&field.members));
-                }
-            }
-        }
-        for (name, t) in release.rules.content_types.iter() {
-            let key = format!("{pack}:{name}");
-            for (f, decl) in t.fields.iter() {
-                if !decl.members.is_empty() {
-                    check_members(&snapshot, pack, &decl.members, &path, errors);
-                    if let Some(d) = ruleset.content_types.0.get_mut(&key) {
-                        d.tag_options
-                            .insert(format!("/fields/{f}"), snapshot.tag_options(&decl.members));
-                    }
-                }
-            }
-            for (s, decl) in t.state.iter() {
-                if !decl.members.is_empty() {
-                    check_members(&snapshot, pack, &decl.members, &path, errors);
-                    if let Some(d) = ruleset.content_types.0.get_mut(&key) {
-                        d.tag_options
-                            .insert(format!("/state/{s}"), snapshot.tag_options(&decl.members));
-                    }
-                }
-            }
-            for a in &t.actions {
-                check_steps(&snapshot, pack, &a.steps, &path, errors);
-            }
-        }
-        for (name, decl) in release.rules.template_fields.iter() {
-            if !decl.members.is_empty() {
-                check_members(&snapshot, pack, &decl.members, &path, errors);
-                if let Some(d) = ruleset.template_fields.0.get_mut(name) {
-                    d.tag_options
-                        .insert(String::new(), snapshot.tag_options(&decl.members));
-                }
-            }
-        }
-        for a in &release.rules.actions {
-            check_steps(&snapshot, pack, &a.steps, &path, errors);
-        }
-        for e in &release.rules.effects {
-            if let Target::Choices { choices, .. } = &e.target {
-                for tag in choices {
-                    check_tag(&snapshot, pack, tag, &path, errors);
-                }
-            }
-        }
+    macro_rules! each {
+        ($($part:ident => $walk:ident),* $(,)?) => {$(
+            qualify_each(ruleset, |r| &mut r.$part, |w, d| w.$walk(d), tags, errors);
+        )*};
     }
-    for c in ruleset.choices.0.values_mut() {
-        let pack = c.pack.clone();
-        qualify_choices(
-            &snapshot,
-            &pack,
-            std::slice::from_mut(&mut c.decl),
-            &rules_path(&pack),
-            errors,
-        );
-    }
-    qualify_rules_walk(ruleset, &snapshot, errors);
-    qualify_rules_of(ruleset, &snapshot, errors);
-    for s in ruleset.standard_copies.iter_mut() {
-        match snapshot.resolve(&s.pack, s.decl.r#type.as_str(), Namespace::ContentType) {
-            Some(found) => s.decl.r#type = Id(found),
-            None => errors.push(unknown(
-                &s.pack,
-                rules_path(&s.pack),
-                s.decl.r#type.as_str(),
-            )),
-        }
-    }
-    for e in ruleset.effects.iter_mut() {
-        if let Target::Field(f) = &mut e.decl.target {
-            match snapshot.resolve(&e.pack, f.as_str(), Namespace::Field) {
-                Some(found) => *f = Id(found),
-                None => errors.push(unknown(&e.pack, rules_path(&e.pack), f.as_str())),
-            }
-        }
-    }
-}
-
-/// The rules' actions, effects, choices and follow-ups, and the content types' (see [`Qualify`]).
-fn qualify_rules_walk(
-    ruleset: &mut Ruleset,
-    snapshot: &Ruleset,
-    errors: &mut Vec<LoadErrorRecord>,
-) {
-    fn walk<'a>(
-        snapshot: &'a Ruleset,
-        pack: &'a str,
-        path: &'a str,
-        errors: &'a mut Vec<LoadErrorRecord>,
-    ) -> Qualify<'a> {
-        Qualify {
-            ruleset: snapshot,
-            pack,
-            path,
-            errors,
-        }
-    }
-    for a in ruleset.actions.0.values_mut() {
-        let path = rules_path(&a.pack);
-        walk(snapshot, &a.pack, &path, errors).actions(std::slice::from_mut(&mut a.decl));
-    }
-    for t in ruleset.content_types.0.values_mut() {
-        let path = rules_path(&t.pack);
-        let mut w = walk(snapshot, &t.pack, &path, errors);
-        w.actions(&mut t.decl.actions);
-        w.effects(&mut t.decl.effects);
-        w.follow_ups(&mut t.decl.follow_ups);
-    }
-    for e in ruleset.effects.iter_mut() {
-        let path = rules_path(&e.pack);
-        walk(snapshot, &e.pack, &path, errors).effects(std::slice::from_mut(&mut e.decl));
-    }
-    for s in ruleset.situational.0.values_mut() {
-        let path = rules_path(&s.pack);
-        walk(snapshot, &s.pack, &path, errors).effects(&mut s.decl.effects);
-    }
-    for c in ruleset.choices.0.values_mut() {
-        let path = rules_path(&c.pack);
-        walk(snapshot, &c.pack, &path, errors).choices(std::slice::from_mut(&mut c.decl));
-    }
-    for f in ruleset.follow_ups.0.values_mut() {
-        let path = rules_path(&f.pack);
-        walk(snapshot, &f.pack, &path, errors).follow_ups(std::slice::from_mut(&mut f.decl));
-    }
-}
-
-/// The `of`s of the rules' fields, content types' fields and state, template fields and action
-/// parameters; the parameters' `members` and their tag options.
-fn qualify_rules_of(ruleset: &mut Ruleset, snapshot: &Ruleset, errors: &mut Vec<LoadErrorRecord>) {
-    for f in ruleset.fields.0.values_mut() {
-        qualify_of(
-            snapshot,
-            &f.pack,
-            &mut f.decl.of,
-            &rules_path(&f.pack),
-            errors,
-        );
-    }
-    for f in ruleset.template_fields.0.values_mut() {
-        qualify_of(
-            snapshot,
-            &f.pack,
-            &mut f.decl.of,
-            &rules_path(&f.pack),
-            errors,
-        );
-    }
-    for t in ruleset.content_types.0.values_mut() {
-        let path = rules_path(&t.pack);
-        for decl in t.decl.fields.0.values_mut() {
-            qualify_of(snapshot, &t.pack, &mut decl.of, &path, errors);
-        }
-        for decl in t.decl.state.0.values_mut() {
-            qualify_of(snapshot, &t.pack, &mut decl.of, &path, errors);
-        }
-        for (i, a) in t.decl.actions.iter_mut().enumerate() {
-            for (name, tags) in params(snapshot, &t.pack, a, &path, errors) {
-                t.tag_options
-                    .insert(format!("/actions/{i}/params/{name}"), tags);
-            }
-        }
-    }
-    for a in ruleset.actions.0.values_mut() {
-        let path = rules_path(&a.pack);
-        for (name, tags) in params(snapshot, &a.pack, &mut a.decl, &path, errors) {
-            a.tag_options.insert(format!("/params/{name}"), tags);
-        }
-    }
+    each!(
+        fields => field,
+        content_types => content_type,
+        template_fields => item_field,
+        situational => situational,
+        actions => action,
+        choices => choice,
+        constraints => constraint,
+        follow_ups => follow_up,
+        standard_copies => standard_copies,
+        immune_to => immunity,
+        effects => effect,
+    );
 }
 
 #[cfg(test)]
