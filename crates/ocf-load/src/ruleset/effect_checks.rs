@@ -27,7 +27,9 @@ pub fn check(ruleset: &Ruleset, releases: &[PackRelease]) -> Result<(), Vec<Load
                 false,
             );
         }
-        c.choices("", &rules.choices);
+        // A rules-level choice's owner is the rules, which have no copy (EC "Activation": a
+        // picked inline option's `self` and owner are "the owner of the choice").
+        c.choices("", &rules.choices, false);
         for (name, ty) in rules.content_types.iter() {
             c.effects(
                 &format!("/contentTypes/{}/effects", escape(name)),
@@ -38,7 +40,7 @@ pub fn check(ruleset: &Ruleset, releases: &[PackRelease]) -> Result<(), Vec<Load
         for (index, item) in release.content.iter().enumerate() {
             c.path = content_path(pack, index);
             c.effects("/effects", &item.effects, true);
-            c.choices("", &item.choices);
+            c.choices("", &item.choices, true);
         }
     }
     if errors.is_empty() {
@@ -98,7 +100,8 @@ impl Checker<'_> {
         }
     }
 
-    fn choices(&mut self, at: &str, choices: &[Choice]) {
+    /// `owned`: the choices' owner is a copy (content's choices), not the rules.
+    fn choices(&mut self, at: &str, choices: &[Choice], owned: bool) {
         for (i, choice) in choices.iter().enumerate() {
             let at = format!("{at}/choices/{i}");
             self.effects(&format!("{at}/effects"), &choice.effects, false);
@@ -106,8 +109,8 @@ impl Checker<'_> {
                 for (j, option) in options.iter().enumerate() {
                     let at = format!("{at}/options/{j}");
                     // An inline option's own effects apply with its owner's `self`.
-                    self.effects(&format!("{at}/effects"), &option.effects, true);
-                    self.choices(&at, &option.choices);
+                    self.effects(&format!("{at}/effects"), &option.effects, owned);
+                    self.choices(&at, &option.choices, owned);
                 }
             }
         }
