@@ -34,6 +34,9 @@ pub struct FoundFormula {
     pub roots: &'static [Root],
     /// The type its value must fit, where the chapters fix one.
     pub expected: Option<Ty>,
+    /// An activation condition (EC "Activation": grant and choice `when`, an immunity's `when` and
+    /// query `where`), which may read input fields only.
+    pub activation: bool,
 }
 
 /// What content formulas read: the copy, its item (and a template's `base`/`prior`), the character,
@@ -224,8 +227,10 @@ pub fn collect_with(
     }
     for (i, immunity) in rules.immune_to.iter().enumerate() {
         let at = format!("/immuneTo/{i}");
+        let from = c.out.len();
         c.opt(&at, "when", &immunity.when, CONTENT, Some(Ty::Bool));
         c.query(&format!("{at}/query"), immunity.query.as_ref(), CONTENT);
+        c.conditions_from(from);
     }
     c.effects("", &rules.effects);
     for (index, item) in release.content.iter().enumerate() {
@@ -311,20 +316,32 @@ impl<'a> Envs<'a> {
 /// `formula-error` per failing formula (EC: `data.cause`, `data.pack`, `data.formula`, `path` the
 /// document), its first error's code as the cause.
 pub fn check_pack(release: &PackRelease, fields: &[(String, Ty)]) -> Vec<LoadErrorRecord> {
-    check_pack_with(release, fields, &|_, _| None)
+    check_pack_with(release, fields, &|_, _| None, &|_| None)
 }
 
-/// [`check_pack`], with item field values typed by `item_field_type` ([`collect_with`]).
+/// Whether the field a formula names (as written) is an input field, when the caller can tell.
+pub type FieldIsInput<'a> = &'a dyn Fn(&str) -> Option<bool>;
+
+/// [`check_pack`], with item field values typed by `item_field_type` ([`collect_with`]) and
+/// activation conditions reading only fields `field_is_input` calls inputs.
 pub fn check_pack_with(
     release: &PackRelease,
     fields: &[(String, Ty)],
     item_field_type: ItemFieldType<'_>,
+    field_is_input: FieldIsInput<'_>,
 ) -> Vec<LoadErrorRecord> {
     let pack = release.id.as_str();
     let mut errors = Vec::new();
     let mut envs = Envs::new(fields);
     for found in collect_with(release, item_field_type) {
-        if let Err(error) = check_one(&found.text, envs.get(found.roots), found.expected.as_ref()) {
+        let checked = check_one(&found.text, envs.get(found.roots), found.expected.as_ref())
+            .and_then(|ty| {
+                if found.activation {
+                    derived_read(&found.text, field_is_input)?;
+                }
+                Ok(ty)
+            });
+        if let Err(error) = checked {
             let path = match found.document {
                 Document::Rules => crate::error::rules_path(pack),
                 Document::Content(i) => crate::error::content_path(pack, i),
@@ -342,6 +359,30 @@ pub fn check_pack_with(
         }
     }
     errors
+}
+
+/// EC "Activation": "A condition that reads a derived field is rejected by the build
+/// (`type-mismatch`)", and loadRuleset type-checks "as in the build": the first field the condition
+/// reads that is not an input.
+fn derived_read(text: &str, field_is_input: FieldIsInput<'_>) -> Result<(), (ErrorCode, String)> {
+    let Ok(formula) = ocf_formula::Formula::parse(text) else {
+        return Ok(());
+    };
+    let lowered = formula.lowered();
+    for (_, expr) in lowered.exprs.iter() {
+        if let ocf_formula::lowered::Expr::Field(field) = expr
+            && field_is_input(field) == Some(false)
+        {
+            return Err((
+                ErrorCode::TypeMismatch,
+                format!(
+                    "an activation condition reads `{field}`, which is not an input field: \
+                     activation is decided before fields are computed"
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Parses and checks one formula: the first error's code and message.
@@ -390,7 +431,15 @@ impl Collector<'_> {
             text: formula.as_str().to_owned(),
             roots,
             expected,
+            activation: false,
         });
+    }
+
+    /// Marks the formulas found since `from` as activation conditions.
+    fn conditions_from(&mut self, from: usize) {
+        for found in &mut self.out[from..] {
+            found.activation = true;
+        }
     }
 
     fn opt(
@@ -466,8 +515,10 @@ impl Collector<'_> {
         }
         for (i, immunity) in item.immune_to.iter().enumerate() {
             let at = format!("/immuneTo/{i}");
+            let from = self.out.len();
             self.opt(&at, "when", &immunity.when, CONTENT, Some(Ty::Bool));
             self.query(&format!("{at}/query"), immunity.query.as_ref(), CONTENT);
+            self.conditions_from(from);
         }
         for (i, kept) in item.keeps_templates.iter().enumerate() {
             let at = format!("/keepsTemplates/{i}");
@@ -513,6 +564,7 @@ impl Collector<'_> {
 
     fn grants(&mut self, at: &str, grants: &[ocf_model::Grant]) {
         for (i, grant) in grants.iter().enumerate() {
+            let from = self.out.len();
             self.opt(
                 &format!("{at}/grants/{i}"),
                 "when",
@@ -520,6 +572,7 @@ impl Collector<'_> {
                 CONTENT,
                 Some(Ty::Bool),
             );
+            self.conditions_from(from);
         }
     }
 
@@ -584,7 +637,9 @@ impl Collector<'_> {
     fn choices(&mut self, at: &str, choices: &[Choice]) {
         for (i, choice) in choices.iter().enumerate() {
             let at = format!("{at}/choices/{i}");
+            let from = self.out.len();
             self.opt(&at, "when", &choice.when, CONTENT, Some(Ty::Bool));
+            self.conditions_from(from);
             self.opt(&at, "eligible", &choice.eligible, CONTENT, Some(Ty::Bool));
             self.opt(&at, "slots", &choice.slots, CONTENT, Some(Ty::Int));
             self.opt(&at, "recommend", &choice.recommend, CONTENT, None);

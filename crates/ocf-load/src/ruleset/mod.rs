@@ -90,10 +90,15 @@ fn check_formulas(ruleset: &Ruleset, releases: &[PackRelease]) -> Result<(), Vec
                 .or_else(|| ruleset.template_fields.get(name).map(|t| &t.decl))?;
             Some(declared.r#type)
         };
+        let field_is_input = |name: &str| {
+            let qualified = ruleset.resolve(pack, name, Namespace::Field)?;
+            Some(ruleset.field(&qualified)?.decl.input == Some(true))
+        };
         errors.extend(crate::formulas::check_pack_with(
             release,
             &fields,
             &item_field_type,
+            &field_is_input,
         ));
     }
     if errors.is_empty() {
