@@ -99,14 +99,8 @@ pub fn read_pack(path: &Path) -> Result<PackRelease, Vec<Problem>> {
         });
     }
     let origin = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|error| {
-        let message = if error.kind() == std::io::ErrorKind::NotFound {
-            "the file is missing".to_owned()
-        } else {
-            error.to_string()
-        };
-        vec![Problem::error("unreadable-file", message).in_file(&origin)]
-    })?;
+    let text = ocf_load::source::read_release_text(path, &ReadLimits::default())
+        .map_err(|problem| vec![*problem])?;
     ocf_model::from_json_str(&text, &origin).map_err(|error| {
         let at = error
             .location
