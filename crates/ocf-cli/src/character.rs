@@ -28,7 +28,23 @@ pub fn ruleset(
     let folders: Vec<PathBuf> = if packs.is_empty() {
         let mut found = Vec::new();
         let mut missing = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         for (i, pin) in file.character.packs.iter().enumerate() {
+            // A pack pinned twice would be loaded twice, and loadRuleset's `duplicate-pack` has no
+            // place in the file: it is said at the second pin instead.
+            if !seen.insert(pin.id.as_str()) {
+                let pointer = format!("/packs/{i}");
+                missing.push(
+                    Problem::error(
+                        "duplicate-pack",
+                        format!("pack `{}` is pinned twice", pin.id.as_str()),
+                    )
+                    .in_file(&origin)
+                    .at(&pointer, file.position(&pointer))
+                    .with("pack", pin.id.as_str()),
+                );
+                continue;
+            }
             match find_pack(path, pin.id.as_str()) {
                 Some(folder) => found.push(folder),
                 None => {

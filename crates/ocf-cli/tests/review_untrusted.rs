@@ -106,3 +106,25 @@ fn review_an_empty_content_file_is_reported_with_a_line_and_column() {
     assert!(text.starts_with(&expected), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 10: every problem of a character file has "a code, a JSON pointer and line:col". A pack
+/// pinned twice was loaded twice and refused by loadRuleset as `duplicate-pack` with no place in
+/// the file; it is now said at the second pin.
+#[test]
+fn review_a_pack_pinned_twice_is_reported_at_the_second_pin() {
+    let dir = scratch("pinned-twice");
+    let file = dir.join("pc.yaml");
+    std::fs::write(
+        &file,
+        "id: pc\nspecVersion: 1.0.0\npacks:\n  - { id: fitd-scoundrel, version: 0.1.0 }\n  - { id: fitd-scoundrel, version: 0.1.0 }\n",
+    )
+    .unwrap();
+    let (text, status) = ocf(&["check", file.to_str().unwrap()]);
+    assert_eq!(status, 1, "{text}");
+    let expected = format!(
+        "{}:5:5: duplicate-pack: pack `fitd-scoundrel` is pinned twice",
+        file.display()
+    );
+    assert!(text.starts_with(&expected), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
