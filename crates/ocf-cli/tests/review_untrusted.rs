@@ -102,7 +102,10 @@ fn review_an_empty_content_file_is_reported_with_a_line_and_column() {
     std::fs::write(&file, "# nothing yet\n").unwrap();
     let (text, status) = ocf(&["check", pack.to_str().unwrap()]);
     assert_eq!(status, 1, "{text}");
-    let expected = format!("{}:1:1: unknown-reference: the document is empty", file.display());
+    let expected = format!(
+        "{}:1:1: unknown-reference: the document is empty",
+        file.display()
+    );
     assert!(text.starts_with(&expected), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }

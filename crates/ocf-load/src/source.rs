@@ -13,7 +13,8 @@ pub fn read_pack(path: &Path) -> Result<PackRelease, String> {
     if path.is_dir() {
         return read_folder(path);
     }
-    let text = read_release_text(path, &ReadLimits::default()).map_err(|p| p.headline(Path::new("")))?;
+    let text =
+        read_release_text(path, &ReadLimits::default()).map_err(|p| p.headline(Path::new("")))?;
     ocf_model::from_json_str(&text, &path.display().to_string()).map_err(|e| e.to_string())
 }
 
