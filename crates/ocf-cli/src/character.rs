@@ -28,7 +28,23 @@ pub fn ruleset(
     let folders: Vec<PathBuf> = if packs.is_empty() {
         let mut found = Vec::new();
         let mut missing = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         for (i, pin) in file.character.packs.iter().enumerate() {
+            // A pack pinned twice would be loaded twice, and loadRuleset's `duplicate-pack` has no
+            // place in the file: it is said at the second pin instead.
+            if !seen.insert(pin.id.as_str()) {
+                let pointer = format!("/packs/{i}");
+                missing.push(
+                    Problem::error(
+                        "duplicate-pack",
+                        format!("pack `{}` is pinned twice", pin.id.as_str()),
+                    )
+                    .in_file(&origin)
+                    .at(&pointer, file.position(&pointer))
+                    .with("pack", pin.id.as_str()),
+                );
+                continue;
+            }
             match find_pack(path, pin.id.as_str()) {
                 Some(folder) => found.push(folder),
                 None => {
@@ -99,14 +115,8 @@ pub fn read_pack(path: &Path) -> Result<PackRelease, Vec<Problem>> {
         });
     }
     let origin = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|error| {
-        let message = if error.kind() == std::io::ErrorKind::NotFound {
-            "the file is missing".to_owned()
-        } else {
-            error.to_string()
-        };
-        vec![Problem::error("unreadable-file", message).in_file(&origin)]
-    })?;
+    let text = ocf_load::source::read_release_text(path, &ReadLimits::default())
+        .map_err(|problem| vec![*problem])?;
     ocf_model::from_json_str(&text, &origin).map_err(|error| {
         let at = error
             .location

@@ -145,9 +145,9 @@ pub(super) fn order_statistic(
     } else {
         let ranks = by_ranks_cost(&values, n, lo, hi, width);
         let few = if hi == n {
-            Some((few_dropped_cost(&values, n, lo), false))
+            Some((few_dropped_cost(&values, n, lo, work.left()), false))
         } else if lo == 0 {
-            Some((few_dropped_cost(&values, n, n - hi), true))
+            Some((few_dropped_cost(&values, n, n - hi, work.left()), true))
         } else {
             None
         };
@@ -330,32 +330,48 @@ fn by_ranks(
     Ok(result.trimmed())
 }
 
-fn few_dropped_cost(values: &[Value], n: usize, d: usize) -> u64 {
-    let m = values.len();
+/// The estimate of [`few_dropped`], given up once it passes `budget` (then refused anyway): the
+/// restricted units `H_t` are built from the highest value down, one value added per step, so the
+/// estimate itself is linear in the unit's values and never the quadratic work it guards against
+/// (`2d20000kh1` took seconds to be refused when each `H_t` was summed afresh).
+fn few_dropped_cost(values: &[Value], n: usize, d: usize, budget: u64) -> u64 {
     let (cmin, cmax) = values.iter().fold((i64::MAX, i64::MIN), |(a, b), v| {
         (a.min(v.contribution), b.max(v.contribution))
     });
     let spread = usize::try_from(i128::from(cmax) - i128::from(cmin) + 1)
         .unwrap_or(usize::MAX)
         .min(MAX_OUTCOMES as usize + 1);
+    let mut h = vec![BigInt::zero(); spread];
+    // The nonzero span of `h` (what trimming it would keep), and its mass.
+    let mut span: Option<(usize, usize)> = None;
+    let mut mass = BigInt::zero();
     let mut cost = 0u64;
-    for t in 0..m {
-        // H_t over its contributions, as the powers will see it.
-        let mut h = vec![BigInt::zero(); spread];
-        for v in &values[t..] {
-            h[(v.contribution - cmin) as usize] += &v.weight;
+    for v in values.iter().rev() {
+        let at = usize::try_from(v.contribution - cmin).unwrap_or(usize::MAX);
+        if let Some(slot) = h.get_mut(at) {
+            *slot += &v.weight;
+            if !slot.is_zero() {
+                span = Some(span.map_or((at, at), |(a, b)| (a.min(at), b.max(at))));
+            }
         }
-        let h = Dense { lo: 0, w: h }.trimmed().w;
-        let power = poly::power_cost(&h, (n - d).max(1) as u32);
-        let width = (h.len() as u64 - 1) * n as u64 + 1;
-        let words =
-            words_of_bits(values[t..].iter().map(|v| &v.weight).sum::<BigInt>().bits()) * n as u64;
-        let steps = d as u64 * (h.len() as u64) + ((d + 1) * (d + 2) / 2) as u64;
+        mass += &v.weight;
+        let trimmed = match span {
+            Some((a, b)) => &h[a..=b],
+            None => &h[..0],
+        };
+        let len = trimmed.len() as u64;
+        let power = poly::power_cost(trimmed, (n - d).max(1) as u32);
+        let width = len.saturating_sub(1) * n as u64 + 1;
+        let words = words_of_bits(mass.bits()) * n as u64;
+        let steps = d as u64 * len + ((d + 1) * (d + 2) / 2) as u64;
         cost = cost.saturating_add(power).saturating_add(
             steps
                 .saturating_mul(width)
                 .saturating_mul(STEP + mul_cost(words, words_of_bits(64 * d as u64))),
         );
+        if cost > budget {
+            break;
+        }
     }
     cost
 }

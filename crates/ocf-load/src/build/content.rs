@@ -5,7 +5,7 @@ use ocf_model::ContentItem;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::locations::Locations;
-use super::problem::Problem;
+use super::problem::{Position, Problem};
 
 /// A content item where it was read.
 pub struct Placed<'a> {
@@ -49,7 +49,10 @@ pub fn missing_ids(pack: &str, items: &[Placed<'_>], problems: &mut Vec<Problem>
         let at = placed
             .locations
             .key(&pointer)
-            .or_else(|| placed.locations.value(&placed.pointer));
+            .or_else(|| placed.locations.value(&placed.pointer))
+            // An empty or comment-only file has no node: the document is where the file starts,
+            // so `ocf check` still gives a line and column (issue 10: "with file:line:col").
+            .or(Some(Position { line: 1, column: 1 }));
         problems.push(
             Problem::error("unknown-reference", message)
                 .in_file(placed.file)
