@@ -3,17 +3,8 @@
 use expect_test::{Expect, expect};
 use std::process::Command;
 
-fn ocf(args: &[&str]) -> (String, i32) {
-    let output = Command::new(env!("CARGO_BIN_EXE_ocf"))
-        .args(args)
-        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
-        .env_remove("RUST_LOG")
-        .output()
-        .expect("ocf runs");
-    let mut text = String::from_utf8(output.stdout).unwrap();
-    text.push_str(&String::from_utf8(output.stderr).unwrap());
-    (text, output.status.code().unwrap_or(-1))
-}
+mod support;
+use support::ocf;
 
 fn check(args: &[&str], code: i32, expect: Expect) {
     let (text, status) = ocf(args);

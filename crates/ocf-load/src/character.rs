@@ -6,13 +6,12 @@
 //! computeSheet `errors`, each with a `path` into the file); [`CharacterFile::locations`] turns such
 //! a path into a line and column.
 
-use std::io::Read;
 use std::path::Path;
 
 use ocf_model::Character;
 
 use crate::build::read::{Document, document, json_document};
-use crate::build::source::{check_size, decode};
+use crate::build::source::{check_size, decode, read_bounded};
 use crate::build::{Locations, Position, Problem, ReadLimits};
 
 /// How a character file is written.
@@ -77,20 +76,7 @@ pub fn read_character_file(
     limits: &ReadLimits,
 ) -> Result<CharacterFile, Box<Problem>> {
     let file = path.display().to_string();
-    let unreadable = |error: std::io::Error| {
-        let message = if error.kind() == std::io::ErrorKind::NotFound {
-            "the file is missing".to_owned()
-        } else {
-            error.to_string()
-        };
-        Box::new(Problem::error("unreadable-file", message).in_file(&file))
-    };
-    let handle = std::fs::File::open(path).map_err(unreadable)?;
-    let mut bytes = Vec::new();
-    handle
-        .take(limits.max_file_bytes + 1)
-        .read_to_end(&mut bytes)
-        .map_err(unreadable)?;
+    let bytes = read_bounded(path, &file, limits.max_file_bytes)?;
     read_character(bytes, &file, Format::of(path), limits)
 }
 

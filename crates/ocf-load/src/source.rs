@@ -1,10 +1,9 @@
 //! Reading packs from disk: a release `.json` file, or a pack source folder (`pack.yaml`,
 //! `rules/**/*.yaml`, `content/**/*.yaml`), which the build turns into its release.
 
-use std::io::Read;
 use std::path::Path;
 
-use crate::build::source::{check_size, decode};
+use crate::build::source::{check_size, decode, read_bounded};
 use crate::build::{BuildOptions, Problem, ReadLimits, build_pack};
 use ocf_model::PackRelease;
 
@@ -24,20 +23,7 @@ pub fn read_pack(path: &Path) -> Result<PackRelease, String> {
 /// write) dropped, as for source and character files.
 pub fn read_release_text(path: &Path, limits: &ReadLimits) -> Result<String, Box<Problem>> {
     let file = path.display().to_string();
-    let unreadable = |error: std::io::Error| {
-        let message = if error.kind() == std::io::ErrorKind::NotFound {
-            "the file is missing".to_owned()
-        } else {
-            error.to_string()
-        };
-        Box::new(Problem::error("unreadable-file", message).in_file(&file))
-    };
-    let handle = std::fs::File::open(path).map_err(unreadable)?;
-    let mut bytes = Vec::new();
-    handle
-        .take(limits.max_total_bytes + 1)
-        .read_to_end(&mut bytes)
-        .map_err(unreadable)?;
+    let bytes = read_bounded(path, &file, limits.max_total_bytes)?;
     let release_limits = ReadLimits {
         max_file_bytes: limits.max_total_bytes,
         ..*limits

@@ -144,22 +144,30 @@ pub fn read(
     limits: &ReadLimits,
     total: &mut u64,
 ) -> Result<String, Box<Problem>> {
-    let problem = |code: &str, message: String| Problem::error(code, message).in_file(&file.name);
-    let handle = fs::File::open(&file.path).map_err(|error| {
+    let bytes = read_bounded(&file.path, &file.name, limits.max_file_bytes)?;
+    check_size(&file.name, bytes.len() as u64, limits, total)?;
+    decode(&file.name, bytes)
+}
+
+/// A file's bytes, never more than one past `max` (so a caller's size check sees it is too large
+/// without the whole file in memory); a missing or unreadable file is `unreadable-file`, named
+/// `name` in the problem. Source, release and character files are all read through here.
+pub fn read_bounded(path: &Path, name: &str, max: u64) -> Result<Vec<u8>, Box<Problem>> {
+    let unreadable = |error: std::io::Error| {
         let message = if error.kind() == std::io::ErrorKind::NotFound {
             "the file is missing".to_owned()
         } else {
             error.to_string()
         };
-        Box::new(problem("unreadable-file", message))
-    })?;
+        Box::new(Problem::error("unreadable-file", message).in_file(name))
+    };
     let mut bytes = Vec::new();
-    handle
-        .take(limits.max_file_bytes + 1)
+    fs::File::open(path)
+        .map_err(unreadable)?
+        .take(max.saturating_add(1))
         .read_to_end(&mut bytes)
-        .map_err(|error| Box::new(problem("unreadable-file", error.to_string())))?;
-    check_size(&file.name, bytes.len() as u64, limits, total)?;
-    decode(&file.name, bytes)
+        .map_err(unreadable)?;
+    Ok(bytes)
 }
 
 /// A file's bytes as UTF-8 text, or `invalid-document` at the line and column of the first byte
