@@ -24,6 +24,11 @@ pub struct Case {
     /// The errors, in order, each a code or an object whose keys are compared as a subset.
     #[serde(default)]
     pub expect_error: Option<Vec<Value>>,
+    /// Lists of the output that must hold some elements, by JSON pointer (`/effects`): each given
+    /// element matches (as a subset) a distinct element of the list, in the same order, others
+    /// between them allowed. For long lists (every effect of a sheet) a case is about a few of.
+    #[serde(default)]
+    pub expect_includes: Option<serde_json::Map<String, Value>>,
 }
 
 impl Case {
@@ -33,6 +38,9 @@ impl Case {
         match (&case.expect, &case.expect_error) {
             (Some(_), Some(_)) => Err("a case gives `expect` or `expectError`, not both".into()),
             (None, None) => Err("a case gives `expect` or `expectError`".into()),
+            (None, Some(_)) if case.expect_includes.is_some() => {
+                Err("`expectIncludes` goes with `expect`, not `expectError`".into())
+            }
             _ => Ok(case),
         }
     }

@@ -72,6 +72,40 @@ fn walk(expected: &Value, actual: Option<&Value>, pointer: &mut String, out: &mu
     }
 }
 
+/// `expectIncludes`: for each JSON pointer, the given elements in the list there, in order, each
+/// matching a later element than the one before it. One line per element not found.
+pub fn missing_inclusions(
+    includes: &serde_json::Map<String, Value>,
+    actual: &Value,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for (pointer, wanted) in includes {
+        let Value::Array(wanted) = wanted else {
+            out.push(format!("at {pointer}: `expectIncludes` gives a list"));
+            continue;
+        };
+        let Some(Value::Array(have)) = actual.pointer(pointer) else {
+            out.push(format!("at {pointer}: expected a list, got (absent or not a list)"));
+            continue;
+        };
+        let mut next = 0;
+        for want in wanted {
+            match have[next..]
+                .iter()
+                .position(|h| mismatches(want, h).is_empty())
+            {
+                Some(i) => next += i + 1,
+                None => out.push(format!(
+                    "at {pointer}: expected to include {} (after element {}), not found",
+                    short(want),
+                    next
+                )),
+            }
+        }
+    }
+    out
+}
+
 /// Numbers compare by value whatever their JSON spelling: integers exactly, others as doubles.
 fn same_number(a: &serde_json::Number, b: &serde_json::Number) -> bool {
     match (a.as_i64(), b.as_i64()) {
@@ -139,6 +173,21 @@ mod tests {
         let report = mismatches(&json!([0.000002, 7.0]), &json!([0.000001, 7.5]));
         let texts: Vec<_> = report.iter().map(|m| (&*m.expected, &*m.actual)).collect();
         assert_eq!(texts, [("0.000002", "0.000001"), ("7.0", "7.5")]);
+    }
+
+    #[test]
+    fn inclusions_match_in_order_with_others_between() {
+        let includes = |v: Value| v.as_object().unwrap().clone();
+        let actual = json!({"l": [{"a": 1}, {"a": 2, "b": 0}, {"a": 3}]});
+        assert!(missing_inclusions(&includes(json!({"/l": [{"a": 1}, {"a": 3}]})), &actual).is_empty());
+        assert_eq!(
+            missing_inclusions(&includes(json!({"/l": [{"a": 3}, {"a": 1}]})), &actual).len(),
+            1
+        );
+        assert_eq!(
+            missing_inclusions(&includes(json!({"/nowhere": [1]})), &actual).len(),
+            1
+        );
     }
 
     #[test]

@@ -88,7 +88,20 @@ fn run_case(path: &Path) -> Result<(), (Option<String>, String)> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let outcome = calls::call(&case, dir).map_err(|e| (case.description.clone(), e))?;
     let report = match (&outcome, case.expect.as_ref(), case.expected_errors()) {
-        (Outcome::Output(actual), Some(expected), _) => diff(expected, actual),
+        (Outcome::Output(actual), Some(expected), _) => {
+            let mut report = diff(expected, actual);
+            if let Some(includes) = &case.expect_includes {
+                let missing = compare::missing_inclusions(includes, actual);
+                if !missing.is_empty() {
+                    let text = missing.join("\n");
+                    report = Some(match report {
+                        Some(r) => format!("{r}\n{text}"),
+                        None => text,
+                    });
+                }
+            }
+            report
+        }
         (Outcome::Errors(errors), None, Some(expected)) => {
             diff(&expected, &serde_json::Value::Array(errors.clone()))
         }
