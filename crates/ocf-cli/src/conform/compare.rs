@@ -85,7 +85,9 @@ pub fn missing_inclusions(
             continue;
         };
         let Some(Value::Array(have)) = actual.pointer(pointer) else {
-            out.push(format!("at {pointer}: expected a list, got (absent or not a list)"));
+            out.push(format!(
+                "at {pointer}: expected a list, got (absent or not a list)"
+            ));
             continue;
         };
         let mut next = 0;
@@ -179,7 +181,9 @@ mod tests {
     fn inclusions_match_in_order_with_others_between() {
         let includes = |v: Value| v.as_object().unwrap().clone();
         let actual = json!({"l": [{"a": 1}, {"a": 2, "b": 0}, {"a": 3}]});
-        assert!(missing_inclusions(&includes(json!({"/l": [{"a": 1}, {"a": 3}]})), &actual).is_empty());
+        assert!(
+            missing_inclusions(&includes(json!({"/l": [{"a": 1}, {"a": 3}]})), &actual).is_empty()
+        );
         assert_eq!(
             missing_inclusions(&includes(json!({"/l": [{"a": 3}, {"a": 1}]})), &actual).len(),
             1
