@@ -1,136 +1,15 @@
 //! The service over loopback, as an app uses it: a SQLite store in a temporary folder, the 5E pack,
 //! requests by plain HTTP/1.1.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpStream};
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+mod support;
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpStream;
 use std::time::Duration;
 
-use ocf_service::rulesets::Fixed;
-use ocf_service::store::SqliteStore;
-use ocf_service::{App, Limits};
+use ocf_service::Limits;
 use serde_json::{Value, json};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn ruleset() -> Arc<ocf_model::Ruleset> {
-    static RULESET: std::sync::OnceLock<Arc<ocf_model::Ruleset>> = std::sync::OnceLock::new();
-    RULESET
-        .get_or_init(|| {
-            let report = ocf_load::build::build_report(
-                &repo().join("testdata/packs/5e-srd-5.1"),
-                &Default::default(),
-            );
-            let release = report.release.expect("the 5E pack builds");
-            Arc::new(ocf_load::load_ruleset(&[release], &Default::default()).expect("it loads"))
-        })
-        .clone()
-}
-
-/// A folder of its own under the system's temporary folder.
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ocf-service-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// A service on a free loopback port over the SQLite file `db`, running until the test ends.
-fn start(db: &Path, limits: Limits) -> SocketAddr {
-    let store = SqliteStore::open(db.to_str().unwrap()).unwrap();
-    let app = Arc::new(App::new(
-        Box::new(Fixed(ruleset())),
-        Box::new(store),
-        limits,
-    ));
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .unwrap();
-        runtime.block_on(async move {
-            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-            tx.send(listener.local_addr().unwrap()).unwrap();
-            ocf_service::serve(listener, app).await.unwrap();
-        });
-    });
-    rx.recv().unwrap()
-}
-
-/// One request; the status and the body as JSON.
-fn request(addr: SocketAddr, method: &str, path: &str, body: Option<&str>) -> (u16, Value) {
-    let mut stream = TcpStream::connect(addr).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(60)))
-        .unwrap();
-    let body = body.unwrap_or("");
-    write!(
-        stream,
-        "{method} {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut answer = Vec::new();
-    stream.read_to_end(&mut answer).unwrap();
-    let answer = String::from_utf8(answer).unwrap();
-    let (head, rest) = answer.split_once("\r\n\r\n").unwrap();
-    let status: u16 = head.split(' ').nth(1).unwrap().parse().unwrap();
-    let text = if head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked")
-    {
-        unchunk(rest)
-    } else {
-        rest.to_owned()
-    };
-    (
-        status,
-        serde_json::from_str(&text).unwrap_or(Value::String(text)),
-    )
-}
-
-fn unchunk(mut rest: &str) -> String {
-    let mut out = String::new();
-    loop {
-        let (size, after) = rest.split_once("\r\n").unwrap();
-        let size = usize::from_str_radix(size.trim(), 16).unwrap();
-        if size == 0 {
-            return out;
-        }
-        out.push_str(&after[..size]);
-        rest = &after[size + 2..];
-    }
-}
-
-fn post_fighter(addr: SocketAddr, id: &str) -> Value {
-    let text = std::fs::read_to_string(repo().join("testdata/characters/fighter-5.yaml")).unwrap();
-    let body = json!({ "id": id, "character": text }).to_string();
-    let (status, answer) = request(addr, "POST", "/api/characters", Some(&body));
-    assert_eq!(status, 200, "{answer}");
-    answer
-}
-
-fn set(addr: SocketAddr, id: &str, field: &str, revision: u64, value: Value) -> (u16, Value) {
-    let body = json!({ "revision": revision, "value": value }).to_string();
-    request(
-        addr,
-        "PUT",
-        &format!("/api/characters/{id}/values/{field}"),
-        Some(&body),
-    )
-}
-
-fn codes(answer: &Value) -> Vec<&str> {
-    answer["errors"]
-        .as_array()
-        .map(|errors| errors.iter().filter_map(|e| e["code"].as_str()).collect())
-        .unwrap_or_default()
-}
+use support::*;
 
 #[test]
 fn a_character_is_stored_read_and_edited_and_an_edit_answers_only_what_changed() {

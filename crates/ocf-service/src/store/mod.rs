@@ -3,8 +3,10 @@
 //! (`conflict`), never applied on top of another: two tabs, or two service instances behind a load
 //! balancer, cannot overwrite each other's edits unseen.
 
+mod postgres;
 mod sqlite;
 
+pub use postgres::PostgresStore;
 pub use sqlite::SqliteStore;
 
 /// A stored character.
@@ -56,12 +58,16 @@ pub trait Store: Send + Sync {
     fn list(&self) -> Result<Vec<(String, u64)>, StoreError>;
 }
 
-/// Opens the store a `--store` URL names: `sqlite:PATH` (the default is `sqlite:ocf.sqlite3`).
+/// Opens the store a `--store` URL names: `sqlite:PATH` (the default is `sqlite:ocf.sqlite3`), or
+/// `postgres://…` / `postgresql://…`.
 pub fn open(url: &str) -> Result<Box<dyn Store>, StoreError> {
     if let Some(path) = url.strip_prefix("sqlite:") {
         return Ok(Box::new(SqliteStore::open(path)?));
     }
+    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        return Ok(Box::new(PostgresStore::open(url)?));
+    }
     Err(StoreError::Backend(format!(
-        "unknown store `{url}`: give `sqlite:PATH`"
+        "unknown store `{url}`: give `sqlite:PATH` or `postgres://…`"
     )))
 }
