@@ -65,18 +65,20 @@ function renderRow(field, value) {
   name.textContent = field;
   const cell = document.createElement("td");
   cell.className = "value";
-  const input = state.inputs[field];
-  if (input) {
+  cell.textContent = show(value.value);
+  const editing = document.createElement("td");
+  editing.className = "input";
+  // An input field's box holds its saved value (the base the effects start from); the value
+  // beside it is the result.
+  if (state.inputs[field]) {
     const box = document.createElement("input");
     box.className = "edit";
-    box.value = show(value.value);
+    box.value = show(value.base);
     box.setAttribute("aria-label", field);
     box.addEventListener("change", () => edit(field, box));
-    cell.appendChild(box);
-  } else {
-    cell.textContent = show(value.value);
+    editing.appendChild(box);
   }
-  row.append(name, cell);
+  row.append(name, cell, editing);
   // A tap shows the breakdown for devices without hover.
   row.addEventListener("click", (event) => {
     if (event.target.tagName === "INPUT") return;
@@ -85,7 +87,7 @@ function renderRow(field, value) {
     const detail = document.createElement("tr");
     detail.className = "breakdown";
     const td = document.createElement("td");
-    td.colSpan = 2;
+    td.colSpan = 3;
     td.textContent = breakdownText(value).replace(/\n/g, " · ");
     detail.appendChild(td);
     row.after(detail);

@@ -64,49 +64,66 @@ pub fn start_on(store: Box<dyn ocf_service::store::Store>, limits: Limits) -> So
     rx.recv().unwrap()
 }
 
-/// One request; the status and the body as JSON.
+/// One request; the status and the body as JSON (a string when it is not JSON). The answer is read
+/// by its `Content-Length` (or its chunks), not to the connection's end: a server may keep the
+/// connection open whatever the request asks.
 pub fn request(addr: SocketAddr, method: &str, path: &str, body: Option<&str>) -> (u16, Value) {
     let mut stream = TcpStream::connect(addr).unwrap();
     stream
-        .set_read_timeout(Some(Duration::from_secs(60)))
+        .set_read_timeout(Some(Duration::from_secs(120)))
         .unwrap();
     let body = body.unwrap_or("");
     write!(
         stream,
-        "{method} {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
         body.len()
     )
     .unwrap();
-    let mut answer = Vec::new();
-    stream.read_to_end(&mut answer).unwrap();
-    let answer = String::from_utf8(answer).unwrap();
-    let (head, rest) = answer.split_once("\r\n\r\n").unwrap();
-    let status: u16 = head.split(' ').nth(1).unwrap().parse().unwrap();
-    let text = if head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked")
-    {
-        unchunk(rest)
+    let mut reader = std::io::BufReader::new(stream);
+    let mut status = 0;
+    let mut length = None;
+    let mut chunked = false;
+    loop {
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut reader, &mut line).unwrap();
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        if status == 0 {
+            status = line.split(' ').nth(1).unwrap().parse().unwrap();
+        } else if let Some((name, value)) = line.split_once(':') {
+            match name.to_ascii_lowercase().as_str() {
+                "content-length" => length = value.trim().parse::<usize>().ok(),
+                "transfer-encoding" => chunked = value.trim().eq_ignore_ascii_case("chunked"),
+                _ => {}
+            }
+        }
+    }
+    let mut bytes = Vec::new();
+    if chunked {
+        loop {
+            let mut size = String::new();
+            std::io::BufRead::read_line(&mut reader, &mut size).unwrap();
+            let size = usize::from_str_radix(size.trim(), 16).unwrap();
+            let mut chunk = vec![0; size + 2];
+            reader.read_exact(&mut chunk).unwrap();
+            if size == 0 {
+                break;
+            }
+            bytes.extend_from_slice(&chunk[..size]);
+        }
+    } else if let Some(length) = length {
+        bytes.resize(length, 0);
+        reader.read_exact(&mut bytes).unwrap();
     } else {
-        rest.to_owned()
-    };
+        reader.read_to_end(&mut bytes).unwrap();
+    }
+    let text = String::from_utf8(bytes).unwrap();
     (
         status,
         serde_json::from_str(&text).unwrap_or(Value::String(text)),
     )
-}
-
-pub fn unchunk(mut rest: &str) -> String {
-    let mut out = String::new();
-    loop {
-        let (size, after) = rest.split_once("\r\n").unwrap();
-        let size = usize::from_str_radix(size.trim(), 16).unwrap();
-        if size == 0 {
-            return out;
-        }
-        out.push_str(&after[..size]);
-        rest = &after[size + 2..];
-    }
 }
 
 pub fn post_fighter(addr: SocketAddr, id: &str) -> Value {
