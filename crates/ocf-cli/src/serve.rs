@@ -28,6 +28,10 @@ pub struct Args {
     /// Characters open at once (the least recently used unwatched one is closed past it).
     #[arg(long, default_value_t = 1000)]
     max_open: usize,
+    /// Character files to store at start, each under its `id`, unless a character of that ID is
+    /// stored already (then the stored one, with its edits, is kept).
+    #[arg(long = "character")]
+    characters: Vec<PathBuf>,
 }
 
 pub fn run(args: Args) -> ExitCode {
@@ -44,6 +48,34 @@ pub fn run(args: Args) -> ExitCode {
     };
     let rulesets = PackRulesets::new(args.packs);
     let app = ocf_service::App::new(Box::new(rulesets), store, limits);
+    for path in &args.characters {
+        let file = match crate::character::read(path) {
+            Ok(file) => file,
+            Err(problem) => {
+                eprintln!("{}", crate::build::render(Path::new(""), &problem));
+                return ExitCode::FAILURE;
+            }
+        };
+        match app.create(None, file.character) {
+            Ok(made) => eprintln!(
+                "ocf serve: stored `{}` from {}",
+                made["id"].as_str().unwrap_or_default(),
+                path.display()
+            ),
+            Err(error) if error.errors.iter().any(|e| e["code"] == "duplicate-id") => {}
+            Err(error) => {
+                for e in &error.errors {
+                    eprintln!(
+                        "{}: {}: {}",
+                        path.display(),
+                        e["code"].as_str().unwrap_or_default(),
+                        e["message"].as_str().unwrap_or_default()
+                    );
+                }
+                return ExitCode::FAILURE;
+            }
+        }
+    }
     match ocf_service::run(args.addr, app) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
