@@ -202,7 +202,6 @@ pub fn run(server: Server, clients: usize, edits: usize, kill_after: Option<usiz
     let elapsed = started.elapsed();
     let finals = (0..clients)
         .map(|i| read(addr, &format!("load-{i}")))
-        .map(|(value, revision)| (value, revision))
         .collect();
     drop(server);
     Report {
