@@ -6,3 +6,4 @@ pub mod character;
 pub mod conform;
 pub mod output;
 pub mod schema;
+pub mod serve;

@@ -60,6 +60,8 @@ enum Command {
     /// Time one edit of a generated large character: cold, incremental and from scratch, and
     /// how many field values it re-executes against how many depend on the edited field.
     BenchEdit(ocf_cli::bench_edit::Args),
+    /// Serve the engine over HTTP (JSON API, server-sent events, the web sheet editor).
+    Serve(ocf_cli::serve::Args),
     /// Run conformance cases (YAML files, or folders of them) and report each failure.
     Conform {
         #[arg(required = true)]
@@ -88,6 +90,7 @@ fn main() -> ExitCode {
         Command::Watch(args) => sheet::run_watch(args),
         Command::Conform { paths } => conform(&paths),
         Command::BenchEdit(args) => ocf_cli::bench_edit::run(args),
+        Command::Serve(args) => ocf_cli::serve::run(args),
     }
 }
 

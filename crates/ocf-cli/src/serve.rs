@@ -1,0 +1,143 @@
+//! `ocf serve [--addr ADDR] [--packs DIR…] [--store URL] [--max-open N]`: the engine as a service
+//! (crate `ocf-service`). Which ruleset a character computes on is decided here, as `ocf sheet`
+//! decides it: the `--packs` given, else each pin's `testdata/packs/<id>` folder.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+
+use ocf_load::character::CharacterFile;
+use ocf_model::{Character, Ruleset};
+use ocf_service::rulesets::Rulesets;
+use serde_json::Value;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The address to listen on.
+    #[arg(long, default_value = "127.0.0.1:7878")]
+    addr: SocketAddr,
+    /// Pack source folders or release `.json` files, in load order, for every character; without
+    /// them each character's pins are read from `testdata/packs/<id>` above the current directory.
+    #[arg(long = "packs", alias = "pack", num_args = 1..)]
+    packs: Vec<PathBuf>,
+    /// Where characters are stored: `sqlite:PATH`.
+    #[arg(long, default_value = "sqlite:ocf.sqlite3")]
+    store: String,
+    /// Characters open at once (the least recently used unwatched one is closed past it).
+    #[arg(long, default_value_t = 1000)]
+    max_open: usize,
+    /// Character files to store at start, each under its `id`, unless a character of that ID is
+    /// stored already (then the stored one, with its edits, is kept).
+    #[arg(long = "character")]
+    characters: Vec<PathBuf>,
+}
+
+pub fn run(args: Args) -> ExitCode {
+    let store = match ocf_service::store::open(&args.store) {
+        Ok(store) => store,
+        Err(error) => {
+            eprintln!("ocf serve: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let limits = ocf_service::Limits {
+        max_open: args.max_open.max(1),
+        ..Default::default()
+    };
+    let rulesets = PackRulesets::new(args.packs);
+    let app = ocf_service::App::new(Box::new(rulesets), store, limits);
+    for path in &args.characters {
+        let file = match crate::character::read(path) {
+            Ok(file) => file,
+            Err(problem) => {
+                eprintln!("{}", crate::build::render(Path::new(""), &problem));
+                return ExitCode::FAILURE;
+            }
+        };
+        match app.create(None, file.character) {
+            Ok(made) => eprintln!(
+                "ocf serve: stored `{}` from {}",
+                made["id"].as_str().unwrap_or_default(),
+                path.display()
+            ),
+            Err(error) if error.errors.iter().any(|e| e["code"] == "duplicate-id") => {}
+            Err(error) => {
+                for e in &error.errors {
+                    eprintln!(
+                        "{}: {}: {}",
+                        path.display(),
+                        e["code"].as_str().unwrap_or_default(),
+                        e["message"].as_str().unwrap_or_default()
+                    );
+                }
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    match ocf_service::run(args.addr, app) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("ocf serve: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Rulesets made from pack folders, each made once and shared by the characters that pin the same
+/// packs.
+pub struct PackRulesets {
+    packs: Vec<PathBuf>,
+    made: Mutex<HashMap<String, Arc<Ruleset>>>,
+}
+
+impl PackRulesets {
+    pub fn new(packs: Vec<PathBuf>) -> PackRulesets {
+        PackRulesets {
+            packs,
+            made: Mutex::new(HashMap::new()),
+        }
+    }
+}
+
+impl Rulesets for PackRulesets {
+    fn ruleset_for(&self, character: &Character) -> Result<(String, Arc<Ruleset>), Vec<Value>> {
+        let key = if self.packs.is_empty() {
+            character
+                .packs
+                .iter()
+                .map(|pin| format!("{}@{}", pin.id.as_str(), pin.version.as_str()))
+                .collect::<Vec<_>>()
+                .join(" ")
+        } else {
+            "--packs".to_owned()
+        };
+        let mut made = self.made.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(ruleset) = made.get(&key) {
+            return Ok((key, ruleset.clone()));
+        }
+        let file = CharacterFile {
+            character: character.clone(),
+            locations: Default::default(),
+        };
+        let ruleset = crate::character::ruleset(Path::new("."), &file, &self.packs)
+            .map_err(|problems| problems.iter().map(problem_json).collect::<Vec<_>>())?;
+        let ruleset = Arc::new(ruleset);
+        made.insert(key.clone(), ruleset.clone());
+        Ok((key, ruleset))
+    }
+}
+
+/// A build or load problem as the service's errors are written: `code`, `message`, `path` (the
+/// problem's pointer into the character), with the file and position where it has them.
+fn problem_json(problem: &ocf_load::build::Problem) -> Value {
+    let mut value = serde_json::to_value(problem).unwrap_or_default();
+    if let Value::Object(map) = &mut value {
+        let pointer = map
+            .remove("pointer")
+            .unwrap_or(Value::String(String::new()));
+        map.insert("path".into(), pointer);
+    }
+    value
+}

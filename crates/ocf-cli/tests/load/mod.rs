@@ -1,0 +1,236 @@
+//! A load on `ocf serve` over loopback, as many apps would put on it: clients, each editing its own
+//! character, one edit after another, each made against the revision the last one answered. The
+//! service can be killed (SIGKILL) and restarted part way; a client whose answer was lost reads the
+//! character again and counts its edit done only if the store has it. Shared by the test (small,
+//! asserting nothing is lost or doubled) and the benchmark (figures for docs/perf.md).
+#![allow(dead_code)]
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// `ocf serve` as a process of its own over a SQLite file.
+pub struct Server {
+    child: Child,
+    pub addr: SocketAddr,
+    store: PathBuf,
+}
+
+impl Server {
+    pub fn start(store: &Path, addr: SocketAddr) -> Server {
+        let child = Command::new(env!("CARGO_BIN_EXE_ocf"))
+            .args([
+                "serve",
+                "--addr",
+                &addr.to_string(),
+                "--packs",
+                "testdata/packs/5e-srd-5.1",
+            ])
+            .arg("--store")
+            .arg(format!("sqlite:{}", store.display()))
+            .current_dir(repo())
+            .env_remove("RUST_LOG")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("ocf serve starts");
+        let started = Instant::now();
+        while TcpStream::connect(addr).is_err() {
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "ocf serve did not listen"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Server {
+            child,
+            addr,
+            store: store.to_owned(),
+        }
+    }
+
+    /// Kills the process at once (no shutdown of its own) and starts it again on the same
+    /// address and store.
+    pub fn kill_and_restart(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        *self = Server::start(&self.store.clone(), self.addr);
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub fn free_addr() -> SocketAddr {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+}
+
+/// One request: the status and the JSON body, or `None` when the connection failed (the server
+/// is down or died mid-answer).
+pub fn request(addr: SocketAddr, method: &str, path: &str, body: &str) -> Option<(u16, Value)> {
+    let mut stream = TcpStream::connect(addr).ok()?;
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .ok()?;
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: load\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .ok()?;
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer).ok()?;
+    let answer = String::from_utf8(answer).ok()?;
+    let (head, rest) = answer.split_once("\r\n\r\n")?;
+    let status: u16 = head.split(' ').nth(1)?.parse().ok()?;
+    Some((status, serde_json::from_str(rest).ok()?))
+}
+
+#[derive(Debug, Default)]
+pub struct Report {
+    /// Each acknowledged edit's latency.
+    pub latencies: Vec<Duration>,
+    /// Edits whose answer was lost to a kill and found in the store afterwards.
+    pub recovered: usize,
+    /// Per client: the final stored value and revision.
+    pub finals: Vec<(i64, u64)>,
+    pub elapsed: Duration,
+}
+
+impl Report {
+    pub fn percentile(&self, p: f64) -> Duration {
+        let mut sorted = self.latencies.clone();
+        sorted.sort();
+        sorted
+            .get(((sorted.len() as f64 - 1.0) * p).round() as usize)
+            .copied()
+            .unwrap_or_default()
+    }
+}
+
+const FIELD: &str = "hp.current";
+
+/// `clients` threads, each creating `load-<i>` and setting its hit points to 1, 2, … `edits`; with
+/// `kill_after`, the server is killed and restarted once that many edits are acknowledged.
+pub fn run(server: Server, clients: usize, edits: usize, kill_after: Option<usize>) -> Report {
+    let fighter =
+        std::fs::read_to_string(repo().join("testdata/characters/fighter-5.yaml")).unwrap();
+    let addr = server.addr;
+    let server = Arc::new(Mutex::new(server));
+    let acknowledged = Arc::new(AtomicUsize::new(0));
+    let latencies = Arc::new(Mutex::new(Vec::new()));
+    let recovered = Arc::new(AtomicUsize::new(0));
+    let started = Instant::now();
+    let killer = kill_after.map(|after| {
+        let (server, acknowledged) = (server.clone(), acknowledged.clone());
+        std::thread::spawn(move || {
+            while acknowledged.load(Ordering::SeqCst) < after {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            server.lock().unwrap().kill_and_restart();
+        })
+    });
+    let threads: Vec<_> = (0..clients)
+        .map(|i| {
+            let fighter = fighter.clone();
+            let (acknowledged, latencies, recovered) =
+                (acknowledged.clone(), latencies.clone(), recovered.clone());
+            std::thread::spawn(move || {
+                let id = format!("load-{i}");
+                let create = json!({ "id": id, "character": fighter }).to_string();
+                loop {
+                    match request(addr, "POST", "/api/characters", &create) {
+                        Some((200, _)) | Some((409, _)) => break,
+                        _ => std::thread::sleep(Duration::from_millis(50)),
+                    }
+                }
+                let mut revision = read(addr, &id).1;
+                for k in 1..=edits as i64 {
+                    loop {
+                        let body = json!({ "revision": revision, "value": k }).to_string();
+                        let path = format!("/api/characters/{id}/values/{FIELD}");
+                        let sent = Instant::now();
+                        match request(addr, "PUT", &path, &body) {
+                            Some((200, answer)) => {
+                                latencies.lock().unwrap().push(sent.elapsed());
+                                revision = answer["revision"].as_u64().unwrap();
+                                acknowledged.fetch_add(1, Ordering::SeqCst);
+                                break;
+                            }
+                            Some((409, _)) | None => {
+                                // The answer may have been lost after the write was stored: the
+                                // store says whether it was.
+                                let (value, now) = read(addr, &id);
+                                if value == k && now == revision + 1 {
+                                    recovered.fetch_add(1, Ordering::SeqCst);
+                                    acknowledged.fetch_add(1, Ordering::SeqCst);
+                                    revision = now;
+                                    break;
+                                }
+                                revision = now;
+                            }
+                            Some((status, answer)) => panic!("edit answered {status}: {answer}"),
+                        }
+                    }
+                }
+            })
+        })
+        .collect();
+    for thread in threads {
+        thread.join().unwrap();
+    }
+    if let Some(killer) = killer {
+        killer.join().unwrap();
+    }
+    let elapsed = started.elapsed();
+    let finals = (0..clients)
+        .map(|i| read(addr, &format!("load-{i}")))
+        .collect();
+    drop(server);
+    Report {
+        latencies: Arc::try_unwrap(latencies).unwrap().into_inner().unwrap(),
+        recovered: recovered.load(Ordering::SeqCst),
+        finals,
+        elapsed,
+    }
+}
+
+/// The character's hit points and revision, waiting out a restart.
+fn read(addr: SocketAddr, id: &str) -> (i64, u64) {
+    let started = Instant::now();
+    loop {
+        if let Some((200, answer)) = request(
+            addr,
+            "GET",
+            &format!("/api/characters/{id}/fields/{FIELD}"),
+            "",
+        ) {
+            return (
+                answer["value"]["value"].as_i64().unwrap(),
+                answer["revision"].as_u64().unwrap(),
+            );
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "`{id}` cannot be read"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}

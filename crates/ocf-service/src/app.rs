@@ -1,0 +1,538 @@
+//! The service's state: one [`Session`] per ruleset, the characters open in them, and the store
+//! behind them. Every operation here is synchronous (the engine's calls are CPU work); the HTTP
+//! layer runs them off the async threads.
+//!
+//! An open character is a cache of its stored file: before any read or write the stored revision is
+//! checked, and a character another instance changed is brought to the stored file first (its
+//! subscribers are told). A write is made against the revision the client read; it is applied to the
+//! session, saved over exactly that revision, and taken back if the store refuses it.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use axum::http::StatusCode;
+use ocf_engine::{CharacterId, Session};
+use ocf_model::Character;
+use serde_json::{Value, json};
+use tokio::sync::broadcast;
+
+use crate::changes::{Changes, diff};
+use crate::error::ApiError;
+use crate::rulesets::Rulesets;
+use crate::store::Store;
+
+/// What the service bounds, so that no client can make it hold unbounded memory.
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// Characters open at once; past it the least recently used one without subscribers is
+    /// closed (it is stored, so nothing is lost), or the open is refused (`too-many-open`).
+    pub max_open: usize,
+    /// The largest request body, in bytes (a character file's own limit, 4 MiB, by default).
+    pub max_body_bytes: usize,
+    /// The longest character ID.
+    pub max_id_len: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_open: 1000,
+            max_body_bytes: 4 << 20,
+            max_id_len: 200,
+        }
+    }
+}
+
+pub struct App {
+    rulesets: Box<dyn Rulesets>,
+    store: Box<dyn Store>,
+    pub limits: Limits,
+    open: Mutex<Open>,
+}
+
+#[derive(Default)]
+struct Open {
+    sessions: HashMap<String, Session>,
+    characters: HashMap<String, OpenCharacter>,
+    /// Counts uses, for closing the least recently used character.
+    clock: u64,
+}
+
+struct OpenCharacter {
+    session: String,
+    id: CharacterId,
+    revision: u64,
+    /// The sheet as last sent: what the next change is told against.
+    sheet: Value,
+    events: broadcast::Sender<Arc<Value>>,
+    used: u64,
+}
+
+/// A pushed event: `{ "kind": "changed", "id", "revision", "values", "removed", "parts" }`.
+pub type Event = Arc<Value>;
+
+impl App {
+    pub fn new(rulesets: Box<dyn Rulesets>, store: Box<dyn Store>, limits: Limits) -> App {
+        App {
+            rulesets,
+            store,
+            limits,
+            open: Mutex::new(Open::default()),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Open> {
+        // The engine's calls catch their own panics on the session's worker; a panic here would be
+        // a bug of the service, and the sessions it left are still consistent with the store.
+        self.open.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Every stored character: `[{ id, revision, open }]`.
+    pub fn list(&self) -> Result<Value, ApiError> {
+        let open = self.lock();
+        let stored = self.store.list()?;
+        Ok(Value::Array(
+            stored
+                .into_iter()
+                .map(|(id, revision)| {
+                    let is_open = open.characters.contains_key(&id);
+                    json!({ "id": id, "revision": revision, "open": is_open })
+                })
+                .collect(),
+        ))
+    }
+
+    /// Stores a new character under `id` (its file's `id` when not given) and opens it:
+    /// `{ id, revision, sheet }`.
+    pub fn create(&self, id: Option<String>, character: Character) -> Result<Value, ApiError> {
+        let id = id.unwrap_or_else(|| character.id.clone());
+        self.check_id(&id)?;
+        // Refuse a character whose ruleset can't be made before anything is stored.
+        self.rulesets
+            .ruleset_for(&character)
+            .map_err(|errors| ApiError::many(StatusCode::UNPROCESSABLE_ENTITY, errors))?;
+        let body = to_body(&character)?;
+        self.store.create(&id, &body)?;
+        let mut open = self.lock();
+        self.open_character(&mut open, &id)?;
+        Ok(sheet_answer(&open, &id))
+    }
+
+    fn check_id(&self, id: &str) -> Result<(), ApiError> {
+        if id.is_empty()
+            || id.len() > self.limits.max_id_len
+            || id.chars().any(|c| c.is_control() || c == '/')
+        {
+            return Err(ApiError::bad_request(
+                "invalid-id",
+                format!(
+                    "a character ID is 1 to {} characters, with no `/` and no control character",
+                    self.limits.max_id_len
+                ),
+                "/id",
+            ));
+        }
+        Ok(())
+    }
+
+    /// `{ id, revision, sheet }`: computeSheet's output for the stored file.
+    pub fn sheet(&self, id: &str) -> Result<Value, ApiError> {
+        let mut open = self.lock();
+        self.current(&mut open, id)?;
+        Ok(sheet_answer(&open, id))
+    }
+
+    /// `{ id, revision, field, value }`: one field of the sheet. A bare field ID (no `pack:`) names
+    /// the one field of that ID in any pack.
+    pub fn field(&self, id: &str, field: &str) -> Result<Value, ApiError> {
+        let mut open = self.lock();
+        let c = self.current(&mut open, id)?;
+        let values = c.sheet.get("values").and_then(Value::as_object);
+        let found = values.and_then(|values| {
+            values.get_key_value(field).or_else(|| {
+                let suffix = format!(":{field}");
+                let mut matching = values.iter().filter(|(k, _)| k.ends_with(&suffix));
+                match (matching.next(), matching.next()) {
+                    (Some(one), None) => Some(one),
+                    _ => None,
+                }
+            })
+        });
+        match found {
+            Some((key, value)) => Ok(json!({
+                "id": id, "revision": c.revision, "field": key, "value": value
+            })),
+            None => Err(ApiError::new(
+                StatusCode::NOT_FOUND,
+                "unknown-field",
+                format!("the sheet of `{id}` has no field `{field}`"),
+                "",
+            )
+            .with("field", field)),
+        }
+    }
+
+    /// `{ id, revision, character }`: the stored file.
+    pub fn file(&self, id: &str) -> Result<Value, ApiError> {
+        let mut open = self.lock();
+        let revision = self.current(&mut open, id)?.revision;
+        let c = &open.characters[id];
+        let file = open.sessions[&c.session]
+            .file(c.id)
+            .map_err(|e| ApiError::internal(e.to_string()))?;
+        Ok(json!({ "id": id, "revision": revision, "character": file }))
+    }
+
+    /// Sets (or, with `None`, clears) an input field's saved value, made against `revision`.
+    /// A value the engine does not take (not an input field, the wrong type, out of range) is
+    /// refused with the sheet's own error for it, and nothing changes. `{ id, revision, changes }`.
+    pub fn set_value(
+        &self,
+        id: &str,
+        revision: u64,
+        field: &str,
+        value: Option<Value>,
+    ) -> Result<Value, ApiError> {
+        self.write(id, revision, |session, cid| {
+            session
+                .set_value(cid, field, value)
+                .map_err(|e| ApiError::internal(e.to_string()))
+        })
+    }
+
+    /// Replaces the character's file with `character`, made against `revision`: what an app that
+    /// edits the file as a whole sends. `{ id, revision, changes }`.
+    pub fn replace(
+        &self,
+        id: &str,
+        revision: u64,
+        character: Character,
+    ) -> Result<Value, ApiError> {
+        self.write(id, revision, |session, cid| {
+            session
+                .update(cid, &character)
+                .map_err(|e| ApiError::internal(e.to_string()))
+        })
+    }
+
+    /// Closes an open character (it stays stored); a character not open is left as it is.
+    pub fn close(&self, id: &str) -> Result<Value, ApiError> {
+        let mut open = self.lock();
+        if self.store.revision(id)?.is_none() && !open.characters.contains_key(id) {
+            return Err(ApiError::not_found("character", id));
+        }
+        let closed = close_character(&mut open, id);
+        Ok(json!({ "id": id, "closed": closed }))
+    }
+
+    /// A stream of the character's changes, and the sheet it starts from (`{ id, revision, sheet }`).
+    pub fn subscribe(&self, id: &str) -> Result<(Value, broadcast::Receiver<Event>), ApiError> {
+        let mut open = self.lock();
+        let receiver = self.current(&mut open, id)?.events.subscribe();
+        Ok((sheet_answer(&open, id), receiver))
+    }
+
+    /// Brings every open character that has subscribers to its stored revision (another instance
+    /// may have written it), pushing what changed. Run every second by the service.
+    pub fn refresh_watched(&self) {
+        let mut open = self.lock();
+        let watched: Vec<String> = open
+            .characters
+            .iter()
+            .filter(|(_, c)| c.events.receiver_count() > 0)
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in watched {
+            if let Err(error) = self.current(&mut open, &id) {
+                tracing::warn!(character = %id, errors = ?error.errors, "refreshing a watched character");
+            }
+        }
+    }
+
+    /// The open character `id`, at its stored revision: opened from the store if it is not open,
+    /// brought to the stored file if another writer moved it on.
+    fn current<'a>(&self, open: &'a mut Open, id: &str) -> Result<&'a mut OpenCharacter, ApiError> {
+        open.clock += 1;
+        let now = open.clock;
+        if !open.characters.contains_key(id) {
+            self.open_character(open, id)?;
+        } else {
+            let stored = self.store.revision(id)?;
+            match stored {
+                None => {
+                    close_character(open, id);
+                    return Err(ApiError::not_found("character", id));
+                }
+                Some(stored) if stored != open.characters[id].revision => {
+                    self.reload(open, id)?;
+                }
+                Some(_) => {}
+            }
+        }
+        let c = open.characters.get_mut(id).expect("opened above");
+        c.used = now;
+        Ok(c)
+    }
+
+    /// Opens the stored character `id` in its ruleset's session.
+    fn open_character(&self, open: &mut Open, id: &str) -> Result<(), ApiError> {
+        let stored = self
+            .store
+            .load(id)?
+            .ok_or_else(|| ApiError::not_found("character", id))?;
+        let character = from_body(&stored.body)?;
+        let (key, ruleset) = self
+            .rulesets
+            .ruleset_for(&character)
+            .map_err(|errors| ApiError::many(StatusCode::UNPROCESSABLE_ENTITY, errors))?;
+        if open.characters.len() >= self.limits.max_open {
+            let idle = open
+                .characters
+                .iter()
+                .filter(|(_, c)| c.events.receiver_count() == 0)
+                .min_by_key(|(_, c)| c.used)
+                .map(|(id, _)| id.clone());
+            match idle {
+                Some(idle) => {
+                    close_character(open, &idle);
+                }
+                None => {
+                    return Err(ApiError::new(
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        "too-many-open",
+                        format!(
+                            "{} characters are open and each is watched; close one first",
+                            self.limits.max_open
+                        ),
+                        "",
+                    )
+                    .with("limit", self.limits.max_open));
+                }
+            }
+        }
+        let session = open
+            .sessions
+            .entry(key.clone())
+            .or_insert_with(|| Session::new((*ruleset).clone()));
+        let cid = session.open(&character, &[]);
+        let sheet = sheet_json(session, cid)?;
+        let (events, _) = broadcast::channel(64);
+        let used = open.clock;
+        open.characters.insert(
+            id.to_owned(),
+            OpenCharacter {
+                session: key,
+                id: cid,
+                revision: stored.revision,
+                sheet,
+                events,
+                used,
+            },
+        );
+        Ok(())
+    }
+
+    /// Brings an open character to its stored file, telling its subscribers what changed.
+    fn reload(&self, open: &mut Open, id: &str) -> Result<(), ApiError> {
+        let Some(stored) = self.store.load(id)? else {
+            close_character(open, id);
+            return Err(ApiError::not_found("character", id));
+        };
+        let character = from_body(&stored.body)?;
+        let c = open.characters.get_mut(id).expect("open");
+        let session = open.sessions.get_mut(&c.session).expect("its session");
+        session
+            .update(c.id, &character)
+            .map_err(|e| ApiError::internal(e.to_string()))?;
+        let sheet = sheet_json(session, c.id)?;
+        let changes = diff(&c.sheet, &sheet);
+        c.sheet = sheet;
+        c.revision = stored.revision;
+        push(c, id, &changes);
+        Ok(())
+    }
+
+    /// One write: `edit` applied to the open character at `revision`, refused with the sheet's
+    /// errors it makes at `/values/…`, saved over `revision`, pushed to subscribers.
+    fn write(
+        &self,
+        id: &str,
+        revision: u64,
+        edit: impl FnOnce(&mut Session, CharacterId) -> Result<(), ApiError>,
+    ) -> Result<Value, ApiError> {
+        let mut open = self.lock();
+        let current = self.current(&mut open, id)?.revision;
+        if current != revision {
+            return Err(ApiError::conflict(id, revision, current));
+        }
+        let open = &mut *open;
+        let c = open.characters.get_mut(id).expect("current");
+        let session = open.sessions.get_mut(&c.session).expect("its session");
+        let before = session
+            .file(c.id)
+            .map_err(|e| ApiError::internal(e.to_string()))?
+            .clone();
+        edit(session, c.id)?;
+        let sheet = sheet_json(session, c.id)?;
+        let made = new_value_errors(&c.sheet, &sheet);
+        if !made.is_empty() {
+            undo(session, c.id, &before);
+            return Err(ApiError::many(StatusCode::UNPROCESSABLE_ENTITY, made));
+        }
+        let body = match session.file(c.id) {
+            Ok(file) => to_body(file)?,
+            Err(e) => {
+                undo(session, c.id, &before);
+                return Err(ApiError::internal(e.to_string()));
+            }
+        };
+        match self.store.save(id, revision, &body) {
+            Ok(new_revision) => {
+                let changes = diff(&c.sheet, &sheet);
+                c.sheet = sheet;
+                c.revision = new_revision;
+                push(c, id, &changes);
+                Ok(json!({ "id": id, "revision": new_revision, "changes": changes.to_json() }))
+            }
+            Err(error) => {
+                // Another instance wrote first: the edit is not made anywhere.
+                undo(session, c.id, &before);
+                Err(error.into())
+            }
+        }
+    }
+}
+
+/// `{ id, revision, sheet, inputs }` of an open character: `inputs` maps each input field of the
+/// sheet to `{ type, values? }`, what an editor needs to offer an edit box (or a list for an enum).
+fn sheet_answer(open: &Open, id: &str) -> Value {
+    let c = &open.characters[id];
+    let ruleset = open.sessions[&c.session].ruleset();
+    let mut inputs = serde_json::Map::new();
+    if let Some(values) = c.sheet.get("values").and_then(Value::as_object) {
+        for field in values.keys() {
+            if let Some(decl) = ruleset.field(field)
+                && decl.decl.input == Some(true)
+            {
+                let mut input = json!({ "type": decl.decl.r#type });
+                if !decl.decl.values.is_empty() {
+                    input["values"] = json!(decl.decl.values);
+                }
+                inputs.insert(field.clone(), input);
+            }
+        }
+    }
+    json!({ "id": id, "revision": c.revision, "sheet": c.sheet, "inputs": inputs })
+}
+
+fn close_character(open: &mut Open, id: &str) -> bool {
+    match open.characters.remove(id) {
+        Some(c) => {
+            if let Some(session) = open.sessions.get_mut(&c.session) {
+                session.close(c.id);
+            }
+            true
+        }
+        None => false,
+    }
+}
+
+fn undo(session: &mut Session, id: CharacterId, before: &Character) {
+    if let Err(error) = session.update(id, before) {
+        tracing::error!(%error, "taking an edit back");
+    }
+}
+
+fn push(c: &OpenCharacter, id: &str, changes: &Changes) {
+    if changes.is_empty() {
+        return;
+    }
+    let mut event = changes.to_json();
+    if let Value::Object(map) = &mut event {
+        map.insert("kind".into(), json!("changed"));
+        map.insert("id".into(), json!(id));
+        map.insert("revision".into(), json!(c.revision));
+    }
+    // No subscriber is not an error: nobody is watching.
+    let _ = c.events.send(Arc::new(event));
+}
+
+fn sheet_json(session: &Session, id: CharacterId) -> Result<Value, ApiError> {
+    session
+        .sheet_json(id)
+        .map_err(|e| ApiError::internal(e.to_string()))
+}
+
+/// The sheet errors at `/values/…` that `after` has and `before` had not: what an edit of a saved
+/// value made wrong.
+fn new_value_errors(before: &Value, after: &Value) -> Vec<Value> {
+    let errors = |sheet: &Value| -> Vec<Value> {
+        sheet
+            .get("errors")
+            .and_then(Value::as_array)
+            .map(|errors| {
+                errors
+                    .iter()
+                    .filter(|e| {
+                        e.get("path")
+                            .and_then(Value::as_str)
+                            .is_some_and(|p| p.starts_with("/values/"))
+                    })
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let old = errors(before);
+    errors(after)
+        .into_iter()
+        .filter(|e| !old.contains(e))
+        .collect()
+}
+
+fn to_body(character: &Character) -> Result<String, ApiError> {
+    serde_json::to_string(character).map_err(|e| ApiError::internal(e.to_string()))
+}
+
+fn from_body(body: &str) -> Result<Character, ApiError> {
+    serde_json::from_str(body)
+        .map_err(|e| ApiError::internal(format!("the stored character does not read: {e}")))
+}
+
+/// A character sent in a request, as an object or as the text of a file (YAML or JSON), read as
+/// `ocf check` reads a file: within the build's limits, a refusal with its code, pointer, line and
+/// column.
+pub fn read_character(value: &Value, path: &str) -> Result<Character, ApiError> {
+    use ocf_load::build::ReadLimits;
+    use ocf_load::character::{Format, read_character as read};
+    let (text, format) = match value {
+        Value::String(text) => (text.clone(), Format::Yaml),
+        Value::Object(_) => (value.to_string(), Format::Json),
+        _ => {
+            return Err(ApiError::bad_request(
+                "wrong-type",
+                "a character is an object, or the text of its file",
+                path,
+            ));
+        }
+    };
+    read(
+        text.into_bytes(),
+        "character",
+        format,
+        &ReadLimits::default(),
+    )
+    .map(|file| file.character)
+    .map_err(|problem| {
+        let mut error = serde_json::to_value(&*problem).unwrap_or_default();
+        if let Value::Object(map) = &mut error {
+            let pointer = map
+                .remove("pointer")
+                .and_then(|p| p.as_str().map(str::to_owned))
+                .unwrap_or_default();
+            map.insert("path".into(), json!(format!("{path}{pointer}")));
+            map.remove("file");
+        }
+        ApiError::many(StatusCode::UNPROCESSABLE_ENTITY, vec![error])
+    })
+}

@@ -1,0 +1,275 @@
+//! The service over loopback, as an app uses it: a SQLite store in a temporary folder, the 5E pack,
+//! requests by plain HTTP/1.1.
+
+mod support;
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+use ocf_service::Limits;
+use serde_json::{Value, json};
+use support::*;
+
+#[test]
+fn a_character_is_stored_read_and_edited_and_an_edit_answers_only_what_changed() {
+    let dir = temp_dir("edit");
+    let addr = start(&dir.join("store.sqlite3"), Limits::default());
+    let made = post_fighter(addr, "aldric");
+    assert_eq!(made["revision"], 1);
+    assert_eq!(
+        made["sheet"]["values"]["5e-srd-5.1:hp.current"]["value"],
+        44
+    );
+    assert_eq!(made["inputs"]["5e-srd-5.1:hp.current"]["type"], "integer");
+    assert!(made["inputs"].get("5e-srd-5.1:combat.ac").is_none());
+
+    let (status, list) = request(addr, "GET", "/api/characters", None);
+    assert_eq!(status, 200);
+    assert_eq!(
+        list,
+        json!([{ "id": "aldric", "revision": 1, "open": true }])
+    );
+
+    // A Constitution edit changes the score, its modifier and what reads them, nothing else.
+    let (status, edited) = set(addr, "aldric", "abilities.con.score", 1, json!(16));
+    assert_eq!(status, 200, "{edited}");
+    assert_eq!(edited["revision"], 2);
+    let changed: Vec<&String> = edited["changes"]["values"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
+    assert!(
+        changed.contains(&&"5e-srd-5.1:abilities.con.score".to_owned()),
+        "{changed:?}"
+    );
+    assert!(
+        changed.contains(&&"5e-srd-5.1:abilities.con.mod".to_owned()),
+        "{changed:?}"
+    );
+    assert!(
+        !changed.iter().any(|f| f.contains("abilities.str")),
+        "{changed:?}"
+    );
+
+    let (status, field) = request(
+        addr,
+        "GET",
+        "/api/characters/aldric/fields/abilities.con.score",
+        None,
+    );
+    assert_eq!(status, 200);
+    assert_eq!(field["field"], "5e-srd-5.1:abilities.con.score");
+    assert_eq!(field["revision"], 2);
+    let (_, file) = request(addr, "GET", "/api/characters/aldric", None);
+    assert_eq!(
+        file["character"]["values"]["5e-srd-5.1:abilities.con.score"],
+        16
+    );
+}
+
+#[test]
+fn a_stale_or_wrong_write_is_refused_with_its_code_and_changes_nothing() {
+    let dir = temp_dir("refused");
+    let addr = start(&dir.join("store.sqlite3"), Limits::default());
+    post_fighter(addr, "aldric");
+    assert_eq!(set(addr, "aldric", "hp.current", 1, json!(30)).0, 200);
+
+    let (status, answer) = set(addr, "aldric", "hp.current", 1, json!(20));
+    assert_eq!(
+        (status, codes(&answer)),
+        (409, vec!["conflict"]),
+        "{answer}"
+    );
+    assert_eq!(answer["errors"][0]["data"]["revision"], 2);
+
+    let (status, answer) = set(addr, "aldric", "combat.ac", 2, json!(25));
+    assert_eq!(
+        (status, codes(&answer)),
+        (422, vec!["not-input-field"]),
+        "{answer}"
+    );
+    let (status, answer) = set(addr, "aldric", "hp.current", 2, json!("lots"));
+    assert_eq!(
+        (status, codes(&answer)),
+        (422, vec!["wrong-type"]),
+        "{answer}"
+    );
+
+    let (_, sheet) = request(addr, "GET", "/api/characters/aldric/sheet", None);
+    assert_eq!(sheet["revision"], 2);
+    assert_eq!(
+        sheet["sheet"]["values"]["5e-srd-5.1:hp.current"]["value"],
+        30
+    );
+    assert_eq!(sheet["sheet"]["errors"], json!([]));
+
+    let (status, answer) = request(
+        addr,
+        "PUT",
+        "/api/characters/aldric/values/hp.current",
+        Some("{not json"),
+    );
+    assert_eq!((status, codes(&answer)), (400, vec!["invalid-request"]));
+    let (status, answer) = request(
+        addr,
+        "PUT",
+        "/api/characters/aldric/values/hp.current",
+        Some(r#"{"value":3}"#),
+    );
+    assert_eq!((status, codes(&answer)), (400, vec!["missing-revision"]));
+    let (status, answer) = request(addr, "GET", "/api/characters/nobody/sheet", None);
+    assert_eq!((status, codes(&answer)), (404, vec!["not-found"]));
+    let (status, answer) = request(
+        addr,
+        "POST",
+        "/api/characters",
+        Some(r#"{"character": "id: [unclosed"}"#),
+    );
+    assert_eq!(status, 422, "{answer}");
+    assert_eq!(
+        answer["errors"][0]["path"]
+            .as_str()
+            .map(|p| p.starts_with("/character")),
+        Some(true)
+    );
+    let text = std::fs::read_to_string(repo().join("testdata/characters/fighter-5.yaml")).unwrap();
+    let body = json!({ "id": "aldric", "character": text }).to_string();
+    let (status, answer) = request(addr, "POST", "/api/characters", Some(&body));
+    assert_eq!((status, codes(&answer)), (409, vec!["duplicate-id"]));
+}
+
+#[test]
+fn a_request_larger_than_the_limit_is_refused() {
+    let dir = temp_dir("large");
+    let limits = Limits {
+        max_body_bytes: 1000,
+        ..Limits::default()
+    };
+    let addr = start(&dir.join("store.sqlite3"), limits);
+    let body = json!({ "character": "x".repeat(5000) }).to_string();
+    let (status, answer) = request(addr, "POST", "/api/characters", Some(&body));
+    assert_eq!(
+        (status, codes(&answer)),
+        (413, vec!["payload-too-large"]),
+        "{answer}"
+    );
+}
+
+#[test]
+fn a_restart_loses_nothing_and_two_instances_over_one_store_never_overwrite_each_other() {
+    let dir = temp_dir("instances");
+    let db = dir.join("store.sqlite3");
+    let a = start(&db, Limits::default());
+    post_fighter(a, "aldric");
+    assert_eq!(set(a, "aldric", "hp.current", 1, json!(12)).0, 200);
+
+    // A second instance over the same file: what the first wrote is there.
+    let b = start(&db, Limits::default());
+    let (_, sheet) = request(b, "GET", "/api/characters/aldric/sheet", None);
+    assert_eq!(sheet["revision"], 2);
+    assert_eq!(
+        sheet["sheet"]["values"]["5e-srd-5.1:hp.current"]["value"],
+        12
+    );
+
+    // B writes; A, which has the character open at revision 2, sees B's write on its next read,
+    // and a write A's client made against revision 2 is refused.
+    assert_eq!(set(b, "aldric", "hp.current", 2, json!(7)).0, 200);
+    let (status, answer) = set(a, "aldric", "hp.current", 2, json!(40));
+    assert_eq!(
+        (status, codes(&answer)),
+        (409, vec!["conflict"]),
+        "{answer}"
+    );
+    let (_, sheet) = request(a, "GET", "/api/characters/aldric/sheet", None);
+    assert_eq!(sheet["revision"], 3);
+    assert_eq!(
+        sheet["sheet"]["values"]["5e-srd-5.1:hp.current"]["value"],
+        7
+    );
+}
+
+#[test]
+fn subscribers_are_pushed_only_what_changed() {
+    let dir = temp_dir("events");
+    let addr = start(&dir.join("store.sqlite3"), Limits::default());
+    post_fighter(addr, "aldric");
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    write!(
+        stream,
+        "GET /api/characters/aldric/events HTTP/1.1\r\nHost: test\r\n\r\n"
+    )
+    .unwrap();
+    let mut lines = BufReader::new(stream);
+    let mut next_event = || -> (String, Value) {
+        let mut event = String::new();
+        loop {
+            let mut line = String::new();
+            lines.read_line(&mut line).unwrap();
+            let line = line.trim_end();
+            if let Some(name) = line.strip_prefix("event: ") {
+                event = name.to_owned();
+            } else if let Some(data) = line.strip_prefix("data: ") {
+                return (event, serde_json::from_str(data).unwrap());
+            }
+        }
+    };
+    let (kind, first) = next_event();
+    assert_eq!(kind, "sheet");
+    assert_eq!(first["revision"], 1);
+    assert_eq!(set(addr, "aldric", "hp.current", 1, json!(9)).0, 200);
+    let (kind, changed) = next_event();
+    assert_eq!(kind, "changed");
+    assert_eq!(changed["revision"], 2);
+    assert_eq!(
+        changed["values"],
+        json!({ "5e-srd-5.1:hp.current": { "value": 9, "base": 9, "breakdown": [], "tags": [] } })
+    );
+    assert_eq!(changed["parts"], json!({}));
+}
+
+#[test]
+fn open_characters_are_bounded_and_a_closed_one_reopens_from_the_store() {
+    let dir = temp_dir("bounded");
+    let limits = Limits {
+        max_open: 1,
+        ..Limits::default()
+    };
+    let addr = start(&dir.join("store.sqlite3"), limits);
+    post_fighter(addr, "one");
+    post_fighter(addr, "two");
+    let (_, list) = request(addr, "GET", "/api/characters", None);
+    assert_eq!(
+        list,
+        json!([{ "id": "one", "revision": 1, "open": false }, { "id": "two", "revision": 1, "open": true }])
+    );
+    let (status, sheet) = request(addr, "GET", "/api/characters/one/sheet", None);
+    assert_eq!(status, 200);
+    assert_eq!(
+        sheet["sheet"]["values"]["5e-srd-5.1:hp.current"]["value"],
+        44
+    );
+    let (status, closed) = request(addr, "POST", "/api/characters/one/close", None);
+    assert_eq!((status, closed["closed"].clone()), (200, json!(true)));
+}
+
+#[test]
+fn the_web_editor_is_served() {
+    let dir = temp_dir("web");
+    let addr = start(&dir.join("store.sqlite3"), Limits::default());
+    let (status, page) = request(addr, "GET", "/", None);
+    assert_eq!(status, 200);
+    assert!(
+        page.as_str()
+            .unwrap()
+            .contains("<script src=\"/sheet.js\">")
+    );
+    let (status, script) = request(addr, "GET", "/sheet.js", None);
+    assert_eq!(status, 200);
+    assert!(script.as_str().unwrap().contains("EventSource"));
+}

@@ -1,0 +1,272 @@
+//! What the service's tests share: a service on a loopback port over a given store and the 5E pack,
+//! requests by plain HTTP/1.1, and a throwaway PostgreSQL server.
+#![allow(dead_code)]
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use ocf_service::rulesets::Fixed;
+use ocf_service::store::SqliteStore;
+use ocf_service::{App, Limits};
+use serde_json::{Value, json};
+
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+pub fn ruleset() -> Arc<ocf_model::Ruleset> {
+    static RULESET: std::sync::OnceLock<Arc<ocf_model::Ruleset>> = std::sync::OnceLock::new();
+    RULESET
+        .get_or_init(|| {
+            let report = ocf_load::build::build_report(
+                &repo().join("testdata/packs/5e-srd-5.1"),
+                &Default::default(),
+            );
+            let release = report.release.expect("the 5E pack builds");
+            Arc::new(ocf_load::load_ruleset(&[release], &Default::default()).expect("it loads"))
+        })
+        .clone()
+}
+
+/// A folder of its own under the system's temporary folder.
+pub fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ocf-service-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A service on a free loopback port over the SQLite file `db`, running until the test ends.
+pub fn start(db: &Path, limits: Limits) -> SocketAddr {
+    let store = SqliteStore::open(db.to_str().unwrap()).unwrap();
+    start_on(Box::new(store), limits)
+}
+
+/// A service on a free loopback port over `store`.
+pub fn start_on(store: Box<dyn ocf_service::store::Store>, limits: Limits) -> SocketAddr {
+    let app = Arc::new(App::new(Box::new(Fixed(ruleset())), store, limits));
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async move {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            tx.send(listener.local_addr().unwrap()).unwrap();
+            ocf_service::serve(listener, app).await.unwrap();
+        });
+    });
+    rx.recv().unwrap()
+}
+
+/// One request; the status and the body as JSON (a string when it is not JSON). The answer is read
+/// by its `Content-Length` (or its chunks), not to the connection's end: a server may keep the
+/// connection open whatever the request asks.
+pub fn request(addr: SocketAddr, method: &str, path: &str, body: Option<&str>) -> (u16, Value) {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(120)))
+        .unwrap();
+    let body = body.unwrap_or("");
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut reader = std::io::BufReader::new(stream);
+    let mut status = 0;
+    let mut length = None;
+    let mut chunked = false;
+    loop {
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut reader, &mut line).unwrap();
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        if status == 0 {
+            status = line.split(' ').nth(1).unwrap().parse().unwrap();
+        } else if let Some((name, value)) = line.split_once(':') {
+            match name.to_ascii_lowercase().as_str() {
+                "content-length" => length = value.trim().parse::<usize>().ok(),
+                "transfer-encoding" => chunked = value.trim().eq_ignore_ascii_case("chunked"),
+                _ => {}
+            }
+        }
+    }
+    let mut bytes = Vec::new();
+    if chunked {
+        loop {
+            let mut size = String::new();
+            std::io::BufRead::read_line(&mut reader, &mut size).unwrap();
+            let size = usize::from_str_radix(size.trim(), 16).unwrap();
+            let mut chunk = vec![0; size + 2];
+            reader.read_exact(&mut chunk).unwrap();
+            if size == 0 {
+                break;
+            }
+            bytes.extend_from_slice(&chunk[..size]);
+        }
+    } else if let Some(length) = length {
+        bytes.resize(length, 0);
+        reader.read_exact(&mut bytes).unwrap();
+    } else {
+        reader.read_to_end(&mut bytes).unwrap();
+    }
+    let text = String::from_utf8(bytes).unwrap();
+    (
+        status,
+        serde_json::from_str(&text).unwrap_or(Value::String(text)),
+    )
+}
+
+pub fn post_fighter(addr: SocketAddr, id: &str) -> Value {
+    let text = std::fs::read_to_string(repo().join("testdata/characters/fighter-5.yaml")).unwrap();
+    let body = json!({ "id": id, "character": text }).to_string();
+    let (status, answer) = request(addr, "POST", "/api/characters", Some(&body));
+    assert_eq!(status, 200, "{answer}");
+    answer
+}
+
+pub fn set(addr: SocketAddr, id: &str, field: &str, revision: u64, value: Value) -> (u16, Value) {
+    let body = json!({ "revision": revision, "value": value }).to_string();
+    request(
+        addr,
+        "PUT",
+        &format!("/api/characters/{id}/values/{field}"),
+        Some(&body),
+    )
+}
+
+pub fn codes(answer: &Value) -> Vec<&str> {
+    answer["errors"]
+        .as_array()
+        .map(|errors| errors.iter().filter_map(|e| e["code"].as_str()).collect())
+        .unwrap_or_default()
+}
+
+/// A PostgreSQL server of its own in a temporary folder, on a free loopback port, stopped and
+/// removed when dropped. `None` when the server's programs are not installed (`.ci/run` installs
+/// them; `OCF_REQUIRE_POSTGRES=1` makes their absence a failure).
+pub struct Postgres {
+    dir: PathBuf,
+    server: std::process::Child,
+    pub url: String,
+}
+
+impl Postgres {
+    pub fn start(name: &str) -> Option<Postgres> {
+        let Some(bin) = postgres_bin() else {
+            assert!(
+                std::env::var_os("OCF_REQUIRE_POSTGRES").is_none(),
+                "PostgreSQL's programs (initdb, postgres) are not installed"
+            );
+            eprintln!("skipped: PostgreSQL is not installed (apt-get install postgresql)");
+            return None;
+        };
+        let dir = temp_dir(&format!("pg-{name}"));
+        let data = dir.join("data");
+        // PostgreSQL refuses to run as root: as root, the folder goes to the `postgres` user and
+        // the programs run as it.
+        let root = std::process::Command::new("id")
+            .arg("-u")
+            .output()
+            .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+        if root {
+            let status = std::process::Command::new("chown")
+                .args(["-R", "postgres"])
+                .arg(&dir)
+                .status()
+                .unwrap();
+            assert!(status.success());
+        }
+        let run = |program: &str| {
+            let mut command = if root {
+                let mut c = std::process::Command::new("runuser");
+                c.args(["-u", "postgres", "--"]).arg(bin.join(program));
+                c
+            } else {
+                std::process::Command::new(bin.join(program))
+            };
+            command.stdout(std::process::Stdio::null());
+            command.stderr(std::process::Stdio::null());
+            command
+        };
+        let status = run("initdb")
+            .args(["-A", "trust", "-U", "postgres", "--no-sync", "-D"])
+            .arg(&data)
+            .status()
+            .unwrap();
+        assert!(status.success(), "initdb failed");
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let server = run("postgres")
+            .arg("-D")
+            .arg(&data)
+            .args(["-p", &port.to_string(), "-k"])
+            .arg(&dir)
+            .args(["-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"])
+            .spawn()
+            .unwrap();
+        let url = format!("postgres://postgres@127.0.0.1:{port}/postgres");
+        let started = std::time::Instant::now();
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "postgres did not start"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        // Accepting connections comes a moment after listening.
+        let store = loop {
+            match ocf_service::store::PostgresStore::open(&url) {
+                Ok(store) => break store,
+                Err(_) if started.elapsed() < Duration::from_secs(60) => {
+                    std::thread::sleep(Duration::from_millis(100))
+                }
+                Err(e) => panic!("postgres did not accept connections: {e}"),
+            }
+        };
+        drop(store);
+        Some(Postgres { dir, server, url })
+    }
+}
+
+impl Drop for Postgres {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("kill")
+            .arg(self.server.id().to_string())
+            .status();
+        let _ = self.server.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// The folder of PostgreSQL's server programs: `pg_config --bindir`, else Debian's
+/// `/usr/lib/postgresql/<version>/bin`.
+fn postgres_bin() -> Option<PathBuf> {
+    let from_config = std::process::Command::new("pg_config")
+        .arg("--bindir")
+        .output()
+        .ok()
+        .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()))
+        .filter(|dir| dir.join("initdb").exists() && dir.join("postgres").exists());
+    from_config.or_else(|| {
+        let mut versions: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
+            .ok()?
+            .filter_map(|e| e.ok().map(|e| e.path().join("bin")))
+            .filter(|dir| dir.join("initdb").exists() && dir.join("postgres").exists())
+            .collect();
+        versions.sort();
+        versions.pop()
+    })
+}

@@ -1,0 +1,235 @@
+// The live sheet: reads a character's sheet, subscribes to its changes (server-sent events) and
+// re-renders only the rows and parts that changed. Input fields are edited in place; every write
+// names the revision it was made against, and a refused one shows why.
+"use strict";
+
+const state = { id: null, revision: 0, sheet: null, inputs: {}, events: null };
+const $ = (selector) => document.querySelector(selector);
+
+function status(text, error) {
+  const element = $("#status");
+  element.textContent = text;
+  element.className = error ? "error" : "";
+}
+
+async function call(method, path, body) {
+  const response = await fetch(path, {
+    method,
+    headers: body ? { "content-type": "application/json" } : {},
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const json = await response.json();
+  if (!response.ok) {
+    const error = new Error((json.errors || []).map((e) => `${e.code}: ${e.message}`).join("; "));
+    error.status = response.status;
+    error.errors = json.errors || [];
+    throw error;
+  }
+  return json;
+}
+
+function show(value) {
+  if (value === null || value === undefined) return "—";
+  if (typeof value === "object") return JSON.stringify(value);
+  return String(value);
+}
+
+// A field's group is the first part of its ID after the pack: `abilities` for
+// `5e-srd-5.1:abilities.str.score`.
+function groupOf(field) {
+  const local = field.includes(":") ? field.slice(field.indexOf(":") + 1) : field;
+  return local.split(".")[0];
+}
+
+function rowId(field) {
+  return "field-" + field.replace(/[^A-Za-z0-9_-]/g, "_");
+}
+
+function breakdownText(value) {
+  const lines = [`base ${show(value.base)}`];
+  for (const step of value.breakdown || []) {
+    const source = step.source ? ` (${step.source.entry || step.source.id || step.source.type})` : "";
+    lines.push(`${step.op} ${show(step.value)}${source}`);
+  }
+  return lines.join("\n");
+}
+
+function renderRow(field, value) {
+  const row = document.createElement("tr");
+  row.className = "field";
+  row.id = rowId(field);
+  row.dataset.field = field;
+  row.title = breakdownText(value);
+  const name = document.createElement("td");
+  name.className = "name";
+  name.textContent = field;
+  const cell = document.createElement("td");
+  cell.className = "value";
+  cell.textContent = show(value.value);
+  const editing = document.createElement("td");
+  editing.className = "input";
+  // An input field's box holds its saved value (the base the effects start from); the value
+  // beside it is the result.
+  if (state.inputs[field]) {
+    const box = document.createElement("input");
+    box.className = "edit";
+    box.value = show(value.base);
+    box.setAttribute("aria-label", field);
+    box.addEventListener("change", () => edit(field, box));
+    editing.appendChild(box);
+  }
+  row.append(name, cell, editing);
+  // A tap shows the breakdown for devices without hover.
+  row.addEventListener("click", (event) => {
+    if (event.target.tagName === "INPUT") return;
+    const next = row.nextElementSibling;
+    if (next && next.classList.contains("breakdown")) { next.remove(); return; }
+    const detail = document.createElement("tr");
+    detail.className = "breakdown";
+    const td = document.createElement("td");
+    td.colSpan = 3;
+    td.textContent = breakdownText(value).replace(/\n/g, " · ");
+    detail.appendChild(td);
+    row.after(detail);
+  });
+  return row;
+}
+
+function renderSheet() {
+  const root = $("#sheet");
+  root.replaceChildren();
+  const groups = new Map();
+  for (const [field, value] of Object.entries(state.sheet.values || {})) {
+    const group = groupOf(field);
+    if (!groups.has(group)) {
+      const section = document.createElement("div");
+      section.className = "group";
+      section.dataset.group = group;
+      const title = document.createElement("h2");
+      title.textContent = group;
+      const table = document.createElement("table");
+      section.append(title, table);
+      root.appendChild(section);
+      groups.set(group, table);
+    }
+    groups.get(group).appendChild(renderRow(field, value));
+  }
+  for (const part of ["issues", "competing", "errors"]) renderPart(part);
+}
+
+function renderPart(part) {
+  const list = document.querySelector(`#${part} ul`);
+  if (!list) return;
+  list.replaceChildren();
+  for (const item of state.sheet[part] || []) {
+    const li = document.createElement("li");
+    li.textContent = item.code
+      ? `${item.code}: ${item.message || show(item.data)}`
+      : `${item.field}: ${(item.options || []).map((o) => o.id).join(" / ")}`;
+    list.appendChild(li);
+  }
+}
+
+// Applies one `changed` event: only its fields' rows and its parts are rendered again.
+function applyChanges(event) {
+  state.revision = event.revision;
+  if (event.inputs) state.inputs = event.inputs;
+  let missing = false;
+  for (const [field, value] of Object.entries(event.values || {})) {
+    state.sheet.values[field] = value;
+    const old = document.getElementById(rowId(field));
+    if (!old) { missing = true; continue; }
+    const next = old.nextElementSibling;
+    if (next && next.classList.contains("breakdown")) next.remove();
+    const row = renderRow(field, value);
+    row.classList.add("changed");
+    old.replaceWith(row);
+  }
+  for (const field of event.removed || []) {
+    delete state.sheet.values[field];
+    const old = document.getElementById(rowId(field));
+    if (old) old.remove();
+  }
+  for (const [part, value] of Object.entries(event.parts || {})) {
+    state.sheet[part] = value;
+    renderPart(part);
+  }
+  if (missing) renderSheet();
+  status(`revision ${state.revision}`);
+}
+
+async function edit(field, box) {
+  const text = box.value.trim();
+  let value = text === "" ? null : Number.isNaN(Number(text)) ? text : Number(text);
+  if (text === "true" || text === "false") value = text === "true";
+  try {
+    const answer = await call("PUT", `/api/characters/${encodeURIComponent(state.id)}/values/${encodeURIComponent(field)}`,
+      { revision: state.revision, value });
+    box.classList.remove("refused");
+    // The pushed event re-renders the rows; the answer's revision is the same.
+    state.revision = Math.max(state.revision, answer.revision);
+  } catch (error) {
+    box.classList.add("refused");
+    status(error.message, true);
+    if (error.status === 409) await open(state.id);
+  }
+}
+
+function subscribe(id) {
+  if (state.events) state.events.close();
+  const events = new EventSource(`/api/characters/${encodeURIComponent(id)}/events`);
+  events.addEventListener("sheet", (e) => {
+    const data = JSON.parse(e.data);
+    state.revision = data.revision;
+    state.sheet = data.sheet;
+    state.inputs = data.inputs || {};
+    renderSheet();
+    status(`revision ${state.revision}`);
+  });
+  events.addEventListener("changed", (e) => applyChanges(JSON.parse(e.data)));
+  events.addEventListener("resync", () => open(id));
+  events.onerror = () => status("reconnecting…", true);
+  state.events = events;
+}
+
+async function open(id) {
+  state.id = id;
+  const data = await call("GET", `/api/characters/${encodeURIComponent(id)}/sheet`);
+  state.revision = data.revision;
+  state.sheet = data.sheet;
+  state.inputs = data.inputs || {};
+  renderSheet();
+  status(`revision ${state.revision}`);
+}
+
+async function listCharacters(select) {
+  const list = await call("GET", "/api/characters");
+  const picker = $("#characters");
+  picker.replaceChildren();
+  for (const c of list) {
+    const option = document.createElement("option");
+    option.value = c.id;
+    option.textContent = c.id;
+    picker.appendChild(option);
+  }
+  const wanted = select || new URLSearchParams(location.search).get("character") || (list[0] && list[0].id);
+  if (wanted) {
+    picker.value = wanted;
+    subscribe(wanted);
+    state.id = wanted;
+  }
+}
+
+$("#characters").addEventListener("change", (e) => { state.id = e.target.value; subscribe(e.target.value); });
+$("#upload").addEventListener("change", async (e) => {
+  const file = e.target.files[0];
+  if (!file) return;
+  try {
+    const text = await file.text();
+    const made = await call("POST", "/api/characters", { character: text });
+    await listCharacters(made.id);
+  } catch (error) {
+    status(error.message, true);
+  }
+});
+listCharacters().catch((error) => status(error.message, true));
