@@ -60,6 +60,8 @@ enum Command {
     /// Time one edit of a generated large character: cold, incremental and from scratch, and
     /// how many field values it re-executes against how many depend on the edited field.
     BenchEdit(ocf_cli::bench_edit::Args),
+    /// Serve the Language Server Protocol on stdin and stdout, for an editor (see the README).
+    Lsp,
     /// Run conformance cases (YAML files, or folders of them) and report each failure.
     Conform {
         #[arg(required = true)]
@@ -87,6 +89,13 @@ fn main() -> ExitCode {
         Command::Sheet(args) => sheet::run_sheet(args),
         Command::Watch(args) => sheet::run_watch(args),
         Command::Conform { paths } => conform(&paths),
+        Command::Lsp => match ocf_lsp::run_stdio() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(message) => {
+                eprintln!("ocf lsp: {message}");
+                ExitCode::FAILURE
+            }
+        },
         Command::BenchEdit(args) => ocf_cli::bench_edit::run(args),
     }
 }
