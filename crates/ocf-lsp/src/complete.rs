@@ -22,12 +22,10 @@ pub fn complete(world: &World, pack: Pack, file: SourceFile, offset: usize) -> V
     let text = file.text(&world.db);
     let offset = crate::text::floor_boundary(text, offset.min(text.len()));
     let index = file_index(&world.db, file);
-    if let Some(site) = index
-        .symbols
-        .formulas
-        .iter()
-        .find(|f| f.text_start.is_some_and(|s| s <= offset && offset <= s + f.text.len()))
-    {
+    if let Some(site) = index.symbols.formulas.iter().find(|f| {
+        f.text_start
+            .is_some_and(|s| s <= offset && offset <= s + f.text.len())
+    }) {
         let start = site.text_start.unwrap_or(offset);
         return in_formula(world, pack, file, &site.text[..offset - start], offset);
     }
@@ -35,6 +33,7 @@ pub fn complete(world: &World, pack: Pack, file: SourceFile, offset: usize) -> V
     let before = &text[line_start..offset];
     let role = role_of(file.name(&world.db)).unwrap_or(Role::Content);
     let (path, current) = path_at(text, line_start, before);
+    let present = siblings(text, line_start, before);
     match current {
         Place::Value { key, prefix } => {
             let word = Span {
@@ -44,7 +43,19 @@ pub fn complete(world: &World, pack: Pack, file: SourceFile, offset: usize) -> V
             let mut full = path.clone();
             full.push(Step::Key(key.clone()));
             if let Some(kind) = reference_kind(role, &path, &key, index, offset) {
-                return names_of(world, pack, file, kind, &prefix, word);
+                let mut out = names_of(world, pack, file, kind, &prefix, word);
+                // Not the item being written itself.
+                let own: Vec<&str> = index
+                    .symbols
+                    .decls
+                    .iter()
+                    .filter(|d| d.kind == kind)
+                    .map(|d| d.id.as_str())
+                    .collect();
+                if kind == Kind::Content {
+                    out.retain(|i| !own.contains(&i.label.as_str()));
+                }
+                return out;
             }
             let values = schema::enum_values(&schema::at(schema::root(role), &full));
             values
@@ -79,7 +90,9 @@ pub fn complete(world: &World, pack: Pack, file: SourceFile, offset: usize) -> V
                 start: offset - prefix.len(),
                 end: offset,
             };
-            keys(world, file, role, &path, &prefix, word)
+            let mut out = keys(world, file, role, &path, &prefix, word);
+            out.retain(|i| !present.contains(&i.label));
+            out
         }
     }
 }
@@ -96,7 +109,14 @@ fn keys(
         .into_iter()
         .filter(|(k, _)| k.starts_with(prefix))
         .map(|(k, doc)| {
-            let mut item = item(world, file, &k, CompletionItemKind::PROPERTY, Some(doc), word);
+            let mut item = item(
+                world,
+                file,
+                &k,
+                CompletionItemKind::PROPERTY,
+                Some(doc),
+                word,
+            );
             item.insert_text = Some(format!("{k}: "));
             if let Some(CompletionTextEdit::Edit(edit)) = &mut item.text_edit {
                 edit.new_text = format!("{k}: ");
@@ -150,7 +170,8 @@ fn names_of(
             let ty = index
                 .yaml
                 .get(&format!("{}/type", found.decl.pointer))
-                .and_then(|n| n.scalar.clone());
+                .and_then(|n| n.scalar.clone())
+                .filter(|t| !t.is_empty());
             Some(match ty {
                 Some(ty) => format!("content item ({ty})"),
                 None => "content item".to_owned(),
@@ -191,7 +212,10 @@ fn item(
         label: label.to_owned(),
         kind: Some(kind),
         documentation: doc.filter(|d| !d.is_empty()).map(Documentation::String),
-        text_edit: Some(CompletionTextEdit::Edit(TextEdit::new(range, label.to_owned()))),
+        text_edit: Some(CompletionTextEdit::Edit(TextEdit::new(
+            range,
+            label.to_owned(),
+        ))),
         ..CompletionItem::default()
     }
 }
@@ -378,6 +402,37 @@ pub fn path_at(text: &str, line_start: usize, before: &str) -> (Vec<Step>, Place
     // column) is read by the key line above: the item step is already there.
     steps.reverse();
     (steps, place)
+}
+
+/// The keys already written in the block map holding the cursor's line: the lines at its
+/// indentation, up and down to the first line indented less.
+fn siblings(text: &str, line_start: usize, before: &str) -> Vec<String> {
+    let indent = before.len() - before.trim_start_matches([' ', '-']).len();
+    let mut out = Vec::new();
+    let lines: Vec<&str> = text.split('\n').collect();
+    let here = text[..line_start].matches('\n').count();
+    let mut look = |range: &mut dyn Iterator<Item = usize>| {
+        for i in range {
+            let Some(line) = lines.get(i) else { break };
+            let trimmed = line.trim_start_matches(' ');
+            if trimmed.trim().is_empty() || trimmed.starts_with('#') {
+                continue;
+            }
+            let at = line.len() - trimmed.len();
+            if at < indent {
+                break;
+            }
+            if at == indent
+                && let Some((key, _)) = trimmed.trim_start_matches("- ").split_once(':')
+                && is_key(key)
+            {
+                out.push(key.trim().trim_matches(['\'', '"']).to_owned());
+            }
+        }
+    };
+    look(&mut (0..here).rev());
+    look(&mut (here + 1..lines.len()));
+    out
 }
 
 fn is_key(key: &str) -> bool {

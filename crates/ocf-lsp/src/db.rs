@@ -41,7 +41,9 @@ impl Database {
         let sink = log.clone();
         let callback = move |event: Event| {
             if let EventKind::WillExecute { database_key } = event.kind {
-                sink.lock().unwrap_or_else(|e| e.into_inner()).push(database_key);
+                sink.lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(database_key);
             }
         };
         Database {

@@ -94,7 +94,10 @@ fn inside_formula(problem: &Problem, start: usize, indexed: &Indexed) -> Option<
             u32::from(error.range.start()) as usize,
             u32::from(error.range.end()) as usize,
         );
-        return Some((text_start + a, text_start + b.max(a + 1).min(site.text.len())));
+        return Some((
+            text_start + a,
+            text_start + b.max(a + 1).min(site.text.len()),
+        ));
     }
     Some((text_start, text_end))
 }

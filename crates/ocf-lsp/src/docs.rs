@@ -23,7 +23,10 @@ pub fn function(function: Function) -> (&'static str, &'static str) {
         "floor" => ("floor(n: number) -> int", "rounds down"),
         "ceil" => ("ceil(n: number) -> int", "rounds up"),
         "round" => ("round(n: number) -> int", "rounds half away from zero"),
-        "abs" => ("abs(n: number) -> number", "the absolute value, of the same type"),
+        "abs" => (
+            "abs(n: number) -> number",
+            "the absolute value, of the same type",
+        ),
         "string" => (
             "string(v: int | decimal | bool | string | dice) -> string",
             "its text: '7', '7.0', 'true', '2d6 + 1'",
@@ -56,7 +59,10 @@ pub fn function(function: Function) -> (&'static str, &'static str) {
             "filter(list, cond: bool with x) -> list",
             "the elements (`x`) for which `cond` holds",
         ),
-        "map" => ("map(list, expr: any with x) -> list", "the values of `expr` for each element `x`"),
+        "map" => (
+            "map(list, expr: any with x) -> list",
+            "the values of `expr` for each element `x`",
+        ),
         "count" => (
             "count(list, cond: bool with x) -> int",
             "how many elements (`x`) `cond` holds for",
@@ -89,7 +95,10 @@ pub fn function(function: Function) -> (&'static str, &'static str) {
             "fieldOf(family: string, value: string, field: string) -> any",
             "the field `field` of a family's value, in the pack that added it",
         ),
-        _ => ("", "a function of the formula language (docs/spec/formulas.md)"),
+        _ => (
+            "",
+            "a function of the formula language (docs/spec/formulas.md)",
+        ),
     }
 }
 
@@ -104,7 +113,10 @@ pub fn root(root: Root) -> (&'static str, &'static [&'static str]) {
             "the item, merged with the copy's templates; rebound to the candidate in queries",
             &["id", "type", "tags"],
         ),
-        Root::Base => ("the base item alone, in a template's formulas", &["id", "type", "tags"]),
+        Root::Base => (
+            "the base item alone, in a template's formulas",
+            &["id", "type", "tags"],
+        ),
         Root::Prior => (
             "the item as merged before this template, in a template's field values",
             &["id", "type", "tags"],
@@ -113,38 +125,94 @@ pub fn root(root: Root) -> (&'static str, &'static [&'static str]) {
             "the character: whether it is being created, its inventory, features and applied entries",
             &["creating", "inventory", "features", "applied", "id"],
         ),
-        Root::Links => ("`links.<slot>`: the linked character's view, absent when the slot is empty", &[]),
+        Root::Links => (
+            "`links.<slot>`: the linked character's view, absent when the slot is empty",
+            &[],
+        ),
         Root::Params => ("`params.<name>`: an action's parameters", &[]),
-        Root::Situational => ("`situational.<id>`: the situational choices, in actions", &[]),
-        Root::Participants => ("`participants.<role>`: lists of participant views, in actions", &[]),
+        Root::Situational => (
+            "`situational.<id>`: the situational choices, in actions",
+            &[],
+        ),
+        Root::Participants => (
+            "`participants.<role>`: lists of participant views, in actions",
+            &[],
+        ),
         Root::Participant => ("the current participant's view, in an `each` step", &["id"]),
-        Root::Steps => ("`steps.<id>.<result member>`: earlier steps' results, in actions", &[]),
-        Root::Flags => ("`flags.<name>`: set by branch cases and picked options, in actions", &[]),
+        Root::Steps => (
+            "`steps.<id>.<result member>`: earlier steps' results, in actions",
+            &[],
+        ),
+        Root::Flags => (
+            "`flags.<name>`: set by branch cases and picked options, in actions",
+            &[],
+        ),
         Root::Action => ("the action around the formula", &["item", "self", "step"]),
         Root::Roll => (
             "in roll effects the roll's item, self and tags; in bands the step's result",
-            &["total", "value", "unbounded", "kept", "empty", "tallies", "item", "self", "tags"],
+            &[
+                "total",
+                "value",
+                "unbounded",
+                "kept",
+                "empty",
+                "tallies",
+                "item",
+                "self",
+                "tags",
+            ],
         ),
         Root::Incoming => (
             "the incoming change, in incoming-change effects",
             &["amount", "field", "tags"],
         ),
-        Root::Pick => ("the pick being applied, in a choice's effects", &["value", "id"]),
+        Root::Pick => (
+            "the pick being applied, in a choice's effects",
+            &["value", "id"],
+        ),
         Root::Slot => ("the slot number of a slotted choice", &[]),
-        Root::Picks => ("how many times this step has already picked the candidate or option", &[]),
-        Root::Options => ("the source's offered option IDs, in a choice step's `recommend`", &[]),
+        Root::Picks => (
+            "how many times this step has already picked the candidate or option",
+            &[],
+        ),
+        Root::Options => (
+            "the source's offered option IDs, in a choice step's `recommend`",
+            &[],
+        ),
         Root::Choice => ("the pending choice being asked", &["path", "owner", "id"]),
-        Root::Picked => ("what was picked, in a choice step's `changes`", &["id", "item", "self", "path"]),
+        Root::Picked => (
+            "what was picked, in a choice step's `changes`",
+            &["id", "item", "self", "path"],
+        ),
         Root::Change => ("a held change record, in `release.where`", &["tags"]),
         Root::X => ("the current element, in list functions and `forEach`", &[]),
-        Root::Part => ("the group being split, in a `split` adjust's `by`", &["total", "tag"]),
+        Root::Part => (
+            "the group being split, in a `split` adjust's `by`",
+            &["total", "tag"],
+        ),
         Root::Batch => ("what the applyChanges batch did", &[]),
-        Root::Entry => ("the candidate applied entry, in an immunity query's `where`", &["id", "by"]),
+        Root::Entry => (
+            "the candidate applied entry, in an immunity query's `where`",
+            &["id", "by"],
+        ),
         Root::Copy => (
             "each copy, in the copy aggregates",
-            &["id", "item", "type", "equipped", "quantity", "state", "tags", "templates", "fields"],
+            &[
+                "id",
+                "item",
+                "type",
+                "equipped",
+                "quantity",
+                "state",
+                "tags",
+                "templates",
+                "fields",
+            ],
         ),
-        Root::Field => ("the field being allocated, in an allocate's `limit` and `cost`", &["id", "value"]),
+        Root::Field => (
+            "the field being allocated, in an allocate's `limit` and `cost`",
+            &["id", "value"],
+        ),
         Root::Amount => ("the amount being costed, in an allocate's `cost`", &[]),
     }
 }

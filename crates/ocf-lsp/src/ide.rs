@@ -15,7 +15,10 @@ use crate::yaml::{NodeKind, Span, YamlIndex};
 pub fn range(world: &World, file: SourceFile, span: Span) -> Range {
     let text = file.text(&world.db);
     let lines = &file_index(&world.db, file).lines;
-    Range::new(lines.position(text, span.start), lines.position(text, span.end))
+    Range::new(
+        lines.position(text, span.start),
+        lines.position(text, span.end),
+    )
 }
 
 pub fn location(world: &World, file: SourceFile, span: Span) -> Option<Location> {
@@ -31,10 +34,7 @@ pub fn hover(world: &World, pack: Pack, file: SourceFile, offset: usize) -> Opti
     let (markdown, span) = match &target {
         Target::Function { function, span } => {
             let (signature, meaning) = crate::docs::function(*function);
-            (
-                format!("```\n{signature}\n```\nfunction: {meaning}"),
-                *span,
-            )
+            (format!("```\n{signature}\n```\nfunction: {meaning}"), *span)
         }
         Target::Root { root, span } => {
             let (meaning, members) = crate::docs::root(*root);
@@ -173,13 +173,10 @@ pub fn document_symbols(world: &World, file: SourceFile) -> Vec<DocumentSymbol> 
         .decls
         .iter()
         .map(|decl| {
-            let whole = index
-                .yaml
-                .get(&decl.pointer)
-                .map_or(decl.span, |n| Span {
-                    start: n.key.as_ref().map_or(n.span.start, |(k, _)| k.start),
-                    end: n.span.end,
-                });
+            let whole = index.yaml.get(&decl.pointer).map_or(decl.span, |n| Span {
+                start: n.key.as_ref().map_or(n.span.start, |(k, _)| k.start),
+                end: n.span.end,
+            });
             let whole = Span {
                 start: whole.start.min(decl.span.start),
                 end: whole.end.max(decl.span.end),

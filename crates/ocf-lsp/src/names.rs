@@ -13,9 +13,19 @@ use crate::yaml::Span;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Target {
     /// A declared or referenced name, as written.
-    Name { kind: Kind, id: String, span: Span },
-    Function { function: Function, span: Span },
-    Root { root: Root, span: Span },
+    Name {
+        kind: Kind,
+        id: String,
+        span: Span,
+    },
+    Function {
+        function: Function,
+        span: Span,
+    },
+    Root {
+        root: Root,
+        span: Span,
+    },
 }
 
 /// A declaration found in the scope, with its file.

@@ -17,10 +17,10 @@ use lsp_types::request::{
     References, Request as _,
 };
 use lsp_types::{
-    CompletionOptions, Diagnostic, DiagnosticSeverity, DocumentSymbolResponse, GotoDefinitionResponse,
-    InitializeParams, NumberOrString, OneOf, Position, PublishDiagnosticsParams,
-    ServerCapabilities, TextDocumentContentChangeEvent, TextDocumentSyncCapability,
-    TextDocumentSyncKind, Url,
+    CompletionOptions, Diagnostic, DiagnosticSeverity, DocumentSymbolResponse,
+    GotoDefinitionResponse, InitializeParams, NumberOrString, OneOf, Position,
+    PublishDiagnosticsParams, ServerCapabilities, TextDocumentContentChangeEvent,
+    TextDocumentSyncCapability, TextDocumentSyncKind, Url,
 };
 use serde_json::Value;
 
@@ -145,7 +145,8 @@ impl Server {
     fn answer(&mut self, request: &Request) -> Result<Value, (ErrorCode, String)> {
         let params = request.params.clone();
         let bad = |e: serde_json::Error| (ErrorCode::InvalidParams, e.to_string());
-        let json = |v: serde_json::Result<Value>| v.map_err(|e| (ErrorCode::InternalError, e.to_string()));
+        let json =
+            |v: serde_json::Result<Value>| v.map_err(|e| (ErrorCode::InternalError, e.to_string()));
         match request.method.as_str() {
             HoverRequest::METHOD => {
                 let p: lsp_types::HoverParams = serde_json::from_value(params).map_err(bad)?;
@@ -153,7 +154,12 @@ impl Server {
                 let Some((pack, file, offset)) = self.at(&at.text_document.uri, at.position) else {
                     return Ok(Value::Null);
                 };
-                json(serde_json::to_value(crate::ide::hover(&self.world, pack, file, offset)))
+                json(serde_json::to_value(crate::ide::hover(
+                    &self.world,
+                    pack,
+                    file,
+                    offset,
+                )))
             }
             GotoDefinition::METHOD => {
                 let p: lsp_types::GotoDefinitionParams =
@@ -190,7 +196,9 @@ impl Server {
                     return Ok(Value::Null);
                 };
                 let items = crate::complete::complete(&self.world, pack, file, offset);
-                json(serde_json::to_value(lsp_types::CompletionResponse::Array(items)))
+                json(serde_json::to_value(lsp_types::CompletionResponse::Array(
+                    items,
+                )))
             }
             DocumentSymbolRequest::METHOD => {
                 let p: lsp_types::DocumentSymbolParams =
@@ -199,7 +207,9 @@ impl Server {
                     return Ok(Value::Null);
                 };
                 let symbols = crate::ide::document_symbols(&self.world, file);
-                json(serde_json::to_value(DocumentSymbolResponse::Nested(symbols)))
+                json(serde_json::to_value(DocumentSymbolResponse::Nested(
+                    symbols,
+                )))
             }
             Formatting::METHOD => {
                 let p: lsp_types::DocumentFormattingParams =
@@ -207,7 +217,11 @@ impl Server {
                 let Some((_, file)) = self.file(&p.text_document.uri) else {
                     return Ok(Value::Null);
                 };
-                json(serde_json::to_value(crate::ide::format(&self.world, file, None)))
+                json(serde_json::to_value(crate::ide::format(
+                    &self.world,
+                    file,
+                    None,
+                )))
             }
             RangeFormatting::METHOD => {
                 let p: lsp_types::DocumentRangeFormattingParams =
@@ -218,7 +232,11 @@ impl Server {
                 let _ = pack;
                 let end = self.offset(file, p.range.end);
                 let span = crate::yaml::Span { start, end };
-                json(serde_json::to_value(crate::ide::format(&self.world, file, Some(span))))
+                json(serde_json::to_value(crate::ide::format(
+                    &self.world,
+                    file,
+                    Some(span),
+                )))
             }
             other => Err((
                 ErrorCode::MethodNotFound,
@@ -233,7 +251,9 @@ impl Server {
 
     fn offset(&self, file: SourceFile, position: Position) -> usize {
         let text = file.text(&self.world.db);
-        file_index(&self.world.db, file).lines.offset(text, position)
+        file_index(&self.world.db, file)
+            .lines
+            .offset(text, position)
     }
 
     fn at(&mut self, uri: &Url, position: Position) -> Option<(Pack, SourceFile, usize)> {
@@ -320,7 +340,10 @@ impl Server {
                 diagnostics,
                 version: None,
             };
-            out.push(Notification::new(PublishDiagnostics::METHOD.to_owned(), params));
+            out.push(Notification::new(
+                PublishDiagnostics::METHOD.to_owned(),
+                params,
+            ));
         }
         out
     }
@@ -331,10 +354,14 @@ impl Server {
         file_diagnostics(db, pack, file)
             .iter()
             .map(|d| Diagnostic {
-                range: crate::ide::range(&self.world, file, crate::yaml::Span {
-                    start: d.start,
-                    end: d.end,
-                }),
+                range: crate::ide::range(
+                    &self.world,
+                    file,
+                    crate::yaml::Span {
+                        start: d.start,
+                        end: d.end,
+                    },
+                ),
                 severity: Some(if d.error {
                     DiagnosticSeverity::ERROR
                 } else {
@@ -347,7 +374,6 @@ impl Server {
             })
             .collect()
     }
-
 }
 
 /// Applies one change to a text: a range replaced, or the whole text.

@@ -146,7 +146,9 @@ pub fn collect(role: Role, index: &YamlIndex, typed: Option<&Typed>) -> FileSymb
             pointer: used.pointer.clone(),
             text: used.text.clone(),
             span: node.span,
-            text_start: node.text_start.filter(|_| node.scalar.as_deref() == Some(&used.text)),
+            text_start: node
+                .text_start
+                .filter(|_| node.scalar.as_deref() == Some(&used.text)),
         };
         field_reads(&site, &mut out.refs);
         out.formulas.push(site);

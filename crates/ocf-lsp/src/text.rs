@@ -17,7 +17,9 @@ impl LineIndex {
     }
 
     fn line_of(&self, offset: usize) -> usize {
-        self.starts.partition_point(|&s| s <= offset).saturating_sub(1)
+        self.starts
+            .partition_point(|&s| s <= offset)
+            .saturating_sub(1)
     }
 
     /// The protocol position of a byte offset (clamped to the text, and to a character boundary).

@@ -141,7 +141,11 @@ pub fn index(text: &str, max_depth: usize) -> YamlIndex {
                     open.expecting_key = false;
                     open.pending_key = Some((span, "?".to_owned()));
                 }
-                let kind = if is_list { NodeKind::List } else { NodeKind::Map };
+                let kind = if is_list {
+                    NodeKind::List
+                } else {
+                    NodeKind::Map
+                };
                 let node = place(&mut out, &mut stack, kind, span, None, None);
                 if stack.len() >= max_depth {
                     break;

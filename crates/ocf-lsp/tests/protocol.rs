@@ -52,7 +52,11 @@ impl Client {
         let id = RequestId::from(self.next);
         self.conn
             .sender
-            .send(Message::Request(Request::new(id.clone(), method.to_owned(), params)))
+            .send(Message::Request(Request::new(
+                id.clone(),
+                method.to_owned(),
+                params,
+            )))
             .unwrap();
         loop {
             match self.conn.receiver.recv().expect("the server answers") {
@@ -91,7 +95,11 @@ impl Client {
                     r["start"]["character"],
                     r["end"]["line"],
                     r["end"]["character"],
-                    if d["severity"] == 1 { "error" } else { "warning" },
+                    if d["severity"] == 1 {
+                        "error"
+                    } else {
+                        "warning"
+                    },
                     d["code"].as_str().unwrap_or_default(),
                     d["message"].as_str().unwrap_or_default()
                 )
@@ -103,7 +111,10 @@ impl Client {
     fn notify(&mut self, method: &str, params: Value) {
         self.conn
             .sender
-            .send(Message::Notification(Notification::new(method.to_owned(), params)))
+            .send(Message::Notification(Notification::new(
+                method.to_owned(),
+                params,
+            )))
             .unwrap();
         // A request answered after the notification: whatever it published has arrived.
         self.request("ocf/sync", json!(null));
@@ -176,7 +187,10 @@ impl Client {
                 let r = &l["range"];
                 format!(
                     "{file} {}:{}-{}:{}\n",
-                    r["start"]["line"], r["start"]["character"], r["end"]["line"], r["end"]["character"]
+                    r["start"]["line"],
+                    r["start"]["character"],
+                    r["end"]["line"],
+                    r["end"]["character"]
                 )
             })
             .collect()
@@ -189,7 +203,10 @@ impl Drop for Client {
         let _ = self
             .conn
             .sender
-            .send(Message::Notification(Notification::new("exit".to_owned(), json!(null))));
+            .send(Message::Notification(Notification::new(
+                "exit".to_owned(),
+                json!(null),
+            )));
         if let Some(handle) = self.server.take() {
             let _ = handle.join();
         }
@@ -229,10 +246,14 @@ fn diagnostics_as_you_type() {
         c.take_published(),
         expect![[r#"
             homebrew/rules/attack.yaml:
-              3:13-3:24 error formula-error: unknown-name: no field `str.mdo`
+              3:13-3:20 error formula-error: unknown-name: no field `str.mdo`
         "#]],
     );
-    c.change("homebrew/rules/attack.yaml", [7, 0, 7, 0], "  attack.half: { type: \n");
+    c.change(
+        "homebrew/rules/attack.yaml",
+        [7, 0, 7, 0],
+        "  attack.half: { type: \n",
+    );
     check(
         c.take_published(),
         expect![[r#"
@@ -240,4 +261,433 @@ fn diagnostics_as_you_type() {
               8:0-8:0 error invalid-yaml: while parsing a node, did not find expected node content
         "#]],
     );
+}
+
+fn hover_text(value: &Value) -> String {
+    match value["contents"]["value"].as_str() {
+        Some(text) => format!("{text}\n"),
+        None => format!("{value}\n"),
+    }
+}
+
+#[test]
+fn hover_names_functions_and_roots() {
+    let mut c = Client::start();
+    c.open("homebrew/rules/attack.yaml");
+    // `str.mod` in `formula: str.mod + 2` (line 3), declared in the dependency.
+    let field = c.at(
+        "textDocument/hover",
+        "homebrew/rules/attack.yaml",
+        3,
+        15,
+        json!({}),
+    );
+    check(
+        hover_text(&field),
+        expect![[r#"
+        field `str.mod`
+
+        declared in `base`, rules/abilities.yaml:4
+        ```yaml
+        type: integer
+        formula: floor((str.score - 10) / 2)
+        tags: [ability]
+        ```
+    "#]],
+    );
+    // `max` in `'max(str.mod)'`.
+    let function = c.at(
+        "textDocument/hover",
+        "homebrew/rules/attack.yaml",
+        6,
+        15,
+        json!({}),
+    );
+    check(
+        hover_text(&function),
+        expect![[r#"
+        ```
+        max(a, b, ...) -> number
+        ```
+        function: the greatest of two or more numbers: an int if all are ints, else a decimal
+    "#]],
+    );
+    c.open_text("base/content/sword.yaml", "id: sword\ntype: weapon\ntags: [weapon]\nfields: { damage: 1d8 }\neffects:\n  - { target: str.score, op: add, value: maxOf(item.damage) }\n");
+    let root = c.at(
+        "textDocument/hover",
+        "base/content/sword.yaml",
+        5,
+        50,
+        json!({}),
+    );
+    check(
+        hover_text(&root),
+        expect![[r#"
+        ```
+        item
+        ```
+        context root: the item, merged with the copy's templates; rebound to the candidate in queries
+
+        members: `id`, `type`, `tags`
+    "#]],
+    );
+    let tag = c.at(
+        "textDocument/hover",
+        "base/content/sword.yaml",
+        2,
+        8,
+        json!({}),
+    );
+    check(
+        hover_text(&tag),
+        expect![[r#"
+        tag `weapon`
+
+        declared in `base`, rules/abilities.yaml:1
+    "#]],
+    );
+    let content = c.at(
+        "textDocument/hover",
+        "homebrew/content/axe.yaml",
+        2,
+        15,
+        json!({}),
+    );
+    check(
+        hover_text(&content),
+        expect![[r#"
+        content item `base:sword`
+
+        declared in `base`, content/sword.yaml:1
+        ```yaml
+        id: sword
+        type: weapon
+        tags: [weapon]
+        fields: {…}
+        effects: [{…}]
+        ```
+    "#]],
+    );
+    let nothing = c.at(
+        "textDocument/hover",
+        "homebrew/content/axe.yaml",
+        0,
+        0,
+        json!({}),
+    );
+    check(
+        hover_text(&nothing),
+        expect![[r#"
+        null
+    "#]],
+    );
+}
+
+#[test]
+fn definition_and_references_across_packs() {
+    let mut c = Client::start();
+    c.open("homebrew/rules/attack.yaml");
+    let def = c.at(
+        "textDocument/definition",
+        "homebrew/rules/attack.yaml",
+        3,
+        15,
+        json!({}),
+    );
+    check(
+        c.locations(&def),
+        expect![[r#"
+        base/rules/abilities.yaml 3:2-3:9
+    "#]],
+    );
+    let ty = c.at(
+        "textDocument/definition",
+        "homebrew/content/axe.yaml",
+        1,
+        8,
+        json!({}),
+    );
+    check(
+        c.locations(&ty),
+        expect![[r#"
+        base/rules/abilities.yaml 8:2-8:8
+    "#]],
+    );
+    let parent = c.at(
+        "textDocument/definition",
+        "homebrew/content/axe.yaml",
+        2,
+        12,
+        json!({}),
+    );
+    check(
+        c.locations(&parent),
+        expect![[r#"
+        base/content/sword.yaml 0:4-0:9
+    "#]],
+    );
+    let refs = c.at(
+        "textDocument/references",
+        "base/rules/abilities.yaml",
+        3,
+        4,
+        json!({ "context": { "includeDeclaration": true } }),
+    );
+    check(
+        c.locations(&refs),
+        expect![[r#"
+        base/rules/abilities.yaml 3:2-3:9
+        homebrew/rules/attack.yaml 3:13-3:20
+        homebrew/rules/attack.yaml 6:18-6:25
+    "#]],
+    );
+    let tag_refs = c.at(
+        "textDocument/references",
+        "base/rules/abilities.yaml",
+        0,
+        8,
+        json!({ "context": { "includeDeclaration": false } }),
+    );
+    check(
+        c.locations(&tag_refs),
+        expect![[r#"
+        base/rules/abilities.yaml 2:80-2:87
+        base/rules/abilities.yaml 6:11-6:18
+    "#]],
+    );
+}
+
+fn labels(value: &Value) -> String {
+    let items = value.as_array().cloned().unwrap_or_default();
+    let mut out: Vec<String> = items
+        .iter()
+        .map(|i| {
+            format!(
+                "{} ({})",
+                i["label"].as_str().unwrap_or_default(),
+                i["detail"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    out.truncate(40);
+    out.join("\n") + "\n"
+}
+
+#[test]
+fn completion_in_formulas_references_and_keys() {
+    let mut c = Client::start();
+    c.open_text(
+        "homebrew/rules/attack.yaml",
+        "fields:\n  attack.bonus:\n    type: integer\n    formula: str.m + fl\n    \n",
+    );
+    let fields = c.at(
+        "textDocument/completion",
+        "homebrew/rules/attack.yaml",
+        3,
+        18,
+        json!({}),
+    );
+    check(
+        labels(&fields),
+        expect![[r#"
+        str.mod (field: integer)
+    "#]],
+    );
+    let functions = c.at(
+        "textDocument/completion",
+        "homebrew/rules/attack.yaml",
+        3,
+        23,
+        json!({}),
+    );
+    check(
+        labels(&functions),
+        expect![[r#"
+        flags (context root)
+        floor (floor(n: number) -> int)
+    "#]],
+    );
+    let keys = c.at(
+        "textDocument/completion",
+        "homebrew/rules/attack.yaml",
+        4,
+        4,
+        json!({}),
+    );
+    check(
+        labels(&keys),
+        expect![[r#"
+        of ()
+        values ()
+        input ()
+        default ()
+        min ()
+        max ()
+        limits ()
+        rounding ()
+        recommend ()
+        tags ()
+        members ()
+        nameFrom ()
+    "#]],
+    );
+    c.open_text(
+        "homebrew/rules/attack.yaml",
+        "fields:\n  attack.bonus:\n    type: \n",
+    );
+    let values = c.at(
+        "textDocument/completion",
+        "homebrew/rules/attack.yaml",
+        2,
+        10,
+        json!({}),
+    );
+    check(
+        labels(&values),
+        expect![[r#"
+        integer ()
+        decimal ()
+        boolean ()
+        string ()
+        enum ()
+        id ()
+        set ()
+        dice ()
+    "#]],
+    );
+    c.open_text("homebrew/content/axe.yaml", "id: axe\ntype: \nextends: \n");
+    let types = c.at(
+        "textDocument/completion",
+        "homebrew/content/axe.yaml",
+        1,
+        6,
+        json!({}),
+    );
+    check(
+        labels(&types),
+        expect![[r#"
+        weapon (content type)
+    "#]],
+    );
+    let items = c.at(
+        "textDocument/completion",
+        "homebrew/content/axe.yaml",
+        2,
+        9,
+        json!({}),
+    );
+    check(
+        labels(&items),
+        expect![[r#"
+        sword (content item (weapon))
+    "#]],
+    );
+}
+
+#[test]
+fn symbols_and_formatting() {
+    let mut c = Client::start();
+    c.open("base/rules/abilities.yaml");
+    let symbols = c.request(
+        "textDocument/documentSymbol",
+        json!({ "textDocument": { "uri": c.uri("base/rules/abilities.yaml") } }),
+    );
+    let rendered: String = symbols
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            format!(
+                "{} {} {}\n",
+                s["detail"].as_str().unwrap(),
+                s["name"].as_str().unwrap(),
+                s["selectionRange"]["start"]["line"]
+            )
+        })
+        .collect();
+    check(
+        rendered,
+        expect![[r#"
+        tag ability 0
+        tag weapon 0
+        field str.score 2
+        field str.mod 3
+        content type weapon 8
+    "#]],
+    );
+    c.open_text(
+        "homebrew/rules/attack.yaml",
+        "fields:\n  a.b: { type: integer, formula: 'max( str.mod,1 )' }\n  a.c: { type: integer, formula: str.mod+1 }\n",
+    );
+    let edits = c.request(
+        "textDocument/formatting",
+        json!({ "textDocument": { "uri": c.uri("homebrew/rules/attack.yaml") }, "options": { "tabSize": 2, "insertSpaces": true } }),
+    );
+    check(
+        format!("{edits}\n"),
+        expect![[r#"
+        [{"range":{"start":{"line":2,"character":33},"end":{"line":2,"character":42}},"newText":"str.mod + 1"}]
+    "#]],
+    );
+}
+
+#[test]
+fn a_failing_request_is_answered_and_the_server_goes_on() {
+    let mut c = Client::start();
+    let bad = c.request("textDocument/hover", json!({ "textDocument": 3 }));
+    check(
+        format!("{bad}\n"),
+        expect![[r#"
+        {"error":{"code":-32602,"message":"invalid type: integer `3`, expected struct TextDocumentIdentifier"}}
+    "#]],
+    );
+    let unknown = c.request("textDocument/unknownThing", json!({}));
+    check(
+        format!("{unknown}\n"),
+        expect![[r#"
+        {"error":{"code":-32601,"message":"the server does not answer `textDocument/unknownThing`"}}
+    "#]],
+    );
+    // Any text at all: binary junk, deep nesting, a tab-indented half map.
+    for text in [
+        "\u{0}\u{1}: [",
+        &"[".repeat(5000),
+        "fields:\n\tx: {",
+        "- - - : : :",
+        "fields: { a: { formula: '(((' } }",
+    ] {
+        c.open_text("homebrew/rules/attack.yaml", text);
+        for (line, col) in [(0, 0), (0, 3), (1, 2), (5, 5)] {
+            c.at(
+                "textDocument/hover",
+                "homebrew/rules/attack.yaml",
+                line,
+                col,
+                json!({}),
+            );
+            c.at(
+                "textDocument/completion",
+                "homebrew/rules/attack.yaml",
+                line,
+                col,
+                json!({}),
+            );
+            c.at(
+                "textDocument/definition",
+                "homebrew/rules/attack.yaml",
+                line,
+                col,
+                json!({}),
+            );
+        }
+    }
+    c.open("homebrew/rules/attack.yaml");
+    let hover = c.at(
+        "textDocument/hover",
+        "homebrew/rules/attack.yaml",
+        3,
+        15,
+        json!({}),
+    );
+    assert!(hover_text(&hover).contains("str.mod"));
 }
