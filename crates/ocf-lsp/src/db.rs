@@ -154,10 +154,37 @@ pub fn release(db: &dyn salsa::Database, pack: Pack) -> Option<Arc<PackRelease>>
     build(db, pack).release.clone()
 }
 
-/// The build's problems alone: unchanged problems stop here, whatever else changed.
+/// One file's problems from the pack's build. The name is its identity, the problems a tracked
+/// field: when the build runs again, a file whose problems are the same keeps its value, and
+/// what read it (its diagnostics) does not run again.
+#[salsa::tracked(debug)]
+pub struct FileProblems<'db> {
+    #[returns(ref)]
+    pub name: String,
+    #[tracked]
+    #[returns(ref)]
+    pub problems: Vec<Problem>,
+}
+
+/// The build's problems by file, one entry per file of the pack (and one, named `""`, for the
+/// problems of the folder itself), in the pack's file order.
 #[salsa::tracked(returns(ref))]
-pub fn pack_problems(db: &dyn salsa::Database, pack: Pack) -> Vec<Problem> {
-    build(db, pack).problems.clone()
+pub fn pack_problems<'db>(db: &'db dyn salsa::Database, pack: Pack) -> Vec<FileProblems<'db>> {
+    let built = build(db, pack);
+    let mut names: Vec<String> = vec![String::new()];
+    names.extend(pack.files(db).iter().map(|f| f.name(db).clone()));
+    names
+        .into_iter()
+        .map(|name| {
+            let problems = built
+                .problems
+                .iter()
+                .filter(|p| p.file == name)
+                .cloned()
+                .collect();
+            FileProblems::new(db, name, problems)
+        })
+        .collect()
 }
 
 /// One diagnostic, in the file's bytes.
@@ -176,11 +203,21 @@ pub fn file_diagnostics(db: &dyn salsa::Database, pack: Pack, file: SourceFile) 
     let name = file.name(db);
     let text = file.text(db);
     let indexed = file_index(db, file);
-    pack_problems(db, pack)
-        .iter()
-        .filter(|p| &p.file == name || (p.file.is_empty() && name == "pack.yaml"))
-        .map(|p| crate::diagnostics::place(p, text, indexed))
-        .collect()
+    let by_file = pack_problems(db, pack);
+    let mut out = Vec::new();
+    for entry in by_file {
+        // The folder's own problems show in its manifest.
+        let mine = entry.name(db) == name || (entry.name(db).is_empty() && name == "pack.yaml");
+        if mine {
+            out.extend(
+                entry
+                    .problems(db)
+                    .iter()
+                    .map(|p| crate::diagnostics::place(p, text, indexed)),
+            );
+        }
+    }
+    out
 }
 
 /// Sets a file's text, when it differs (an unchanged text keeps every memo).

@@ -13,6 +13,7 @@ pub mod names;
 pub mod schema;
 pub mod server;
 pub mod symbols;
+pub mod synthetic;
 pub mod text;
 pub mod world;
 pub mod yaml;

@@ -45,10 +45,10 @@ fn alternatives<'a>(root: &'a Value, schema: &'a Value, depth: usize, out: &mut 
     if depth > 16 || out.len() > 64 {
         return;
     }
-    if let Some(reference) = schema.get("$ref").and_then(Value::as_str) {
-        if let Some(target) = reference.strip_prefix('#').and_then(|p| root.pointer(p)) {
-            alternatives(root, target, depth + 1, out);
-        }
+    if let Some(reference) = schema.get("$ref").and_then(Value::as_str)
+        && let Some(target) = reference.strip_prefix('#').and_then(|p| root.pointer(p))
+    {
+        alternatives(root, target, depth + 1, out);
     }
     for key in ["anyOf", "oneOf", "allOf"] {
         if let Some(list) = schema.get(key).and_then(Value::as_array) {

@@ -85,6 +85,25 @@ impl World {
         Some(pack)
     }
 
+    /// A pack from texts, named as in a folder, under `root` (for tests and benchmarks: nothing is
+    /// read from disk).
+    pub fn add_pack_texts(&mut self, root: &Path, files: Vec<(String, String)>) -> Pack {
+        let pack = Pack::new(&self.db, root.to_path_buf(), Vec::new(), Vec::new());
+        let inputs = files
+            .into_iter()
+            .map(|(name, text)| {
+                let path = root.join(&name);
+                let input = SourceFile::new(&self.db, name, text);
+                self.files.insert(path, (pack, input));
+                input
+            })
+            .collect();
+        pack.set_files(&mut self.db).to(inputs);
+        self.packs.insert(root.to_path_buf(), pack);
+        self.resolve_dependencies();
+        pack
+    }
+
     /// The file's pack and input, loading its pack if the file is in one the server does not
     /// know, and adding the file to its pack if it is new.
     pub fn file(&mut self, path: &Path) -> Option<(Pack, SourceFile)> {

@@ -156,8 +156,7 @@ impl Client {
     }
 
     fn take_published(&mut self) -> String {
-        let out = self
-            .published
+        self.published
             .drain(..)
             .map(|(file, diags)| {
                 let mut s = format!("{file}:\n");
@@ -166,8 +165,7 @@ impl Client {
                 }
                 s
             })
-            .collect::<String>();
-        out
+            .collect::<String>()
     }
 
     /// Locations as `file line:col-line:col`, relative to the root.
