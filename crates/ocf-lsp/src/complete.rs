@@ -27,7 +27,14 @@ pub fn complete(world: &World, pack: Pack, file: SourceFile, offset: usize) -> V
             .is_some_and(|s| s <= offset && offset <= s + f.text.len())
     }) {
         let start = site.text_start.unwrap_or(offset);
-        return in_formula(world, pack, file, &site.text[..offset - start], offset);
+        return in_formula(
+            world,
+            pack,
+            file,
+            &site.text[..offset - start],
+            offset,
+            site.roots.as_deref(),
+        );
     }
     let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
     let before = &text[line_start..offset];
@@ -228,6 +235,7 @@ fn in_formula(
     file: SourceFile,
     before: &str,
     offset: usize,
+    bound: Option<&[Root]>,
 ) -> Vec<CompletionItem> {
     let prefix_len = before
         .chars()
@@ -272,6 +280,10 @@ fn in_formula(
     }
     if !prefix.contains('.') {
         for root in Root::ALL {
+            // Only the roots bound here, when the checker says which.
+            if bound.is_some_and(|b| !b.contains(root)) {
+                continue;
+            }
             if root.as_str().starts_with(prefix) {
                 let mut item = item(
                     world,

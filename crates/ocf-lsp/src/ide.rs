@@ -39,6 +39,17 @@ pub fn hover(world: &World, pack: Pack, file: SourceFile, offset: usize) -> Opti
         Target::Root { root, span } => {
             let (meaning, members) = crate::docs::root(*root);
             let mut text = format!("```\n{}\n```\ncontext root: {meaning}", root.as_str());
+            let index = file_index(&world.db, file);
+            let here = index
+                .symbols
+                .formulas
+                .iter()
+                .find(|f| f.span.contains(offset));
+            match here.and_then(|f| f.roots.as_ref()) {
+                Some(roots) if roots.contains(root) => text.push_str("\n\nbound in this formula"),
+                Some(_) => text.push_str("\n\n**not bound in this formula** (`unknown-name`)"),
+                None => {}
+            }
             if !members.is_empty() {
                 text.push_str(&format!(
                     "\n\nmembers: {}",

@@ -7,6 +7,7 @@
 use ocf_load::build::source::Role;
 use ocf_load::build::walk::{self, RefKind, Uses};
 use ocf_model::{ContentFile, RulesDocument};
+use rustc_hash::FxHashMap;
 
 use crate::yaml::{NodeKind, Span, YamlIndex, unescape};
 
@@ -80,6 +81,8 @@ pub struct FormulaSite {
     pub text: String,
     pub span: Span,
     pub text_start: Option<usize>,
+    /// The context roots bound where the formula is (loadRuleset's checker's), when known.
+    pub roots: Option<Vec<ocf_formula::Root>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -120,6 +123,7 @@ pub fn collect(role: Role, index: &YamlIndex, typed: Option<&Typed>) -> FileSymb
         None => Uses::default(),
     };
     let span_of = |pointer: &str| index.get(pointer).map(|n| n.span);
+    let roots = typed.map(roots_by_pointer).unwrap_or_default();
     for used in &uses.refs {
         if let Some(span) = span_of(&used.pointer) {
             out.refs.push(Ref {
@@ -149,11 +153,47 @@ pub fn collect(role: Role, index: &YamlIndex, typed: Option<&Typed>) -> FileSymb
             text_start: node
                 .text_start
                 .filter(|_| node.scalar.as_deref() == Some(&used.text)),
+            roots: roots.get(&used.pointer).map(|r| r.to_vec()),
         };
         field_reads(&site, &mut out.refs);
         out.formulas.push(site);
     }
     out
+}
+
+/// Where each formula of the document is and the roots bound there, as loadRuleset's checker
+/// finds them ([`ocf_load::formulas::collect`]), on a release holding just this document.
+fn roots_by_pointer(typed: &Typed) -> FxHashMap<String, &'static [ocf_formula::Root]> {
+    let mut release = ocf_model::PackRelease {
+        id: "file".into(),
+        version: "0.0.0".into(),
+        spec_version: "1.0.0".into(),
+        dependencies: ocf_model::Keyed::default(),
+        rules: RulesDocument::default(),
+        content: Vec::new(),
+    };
+    let listed = match typed {
+        Typed::Rules(doc) => {
+            release.rules = (**doc).clone();
+            false
+        }
+        Typed::Content(items, listed) => {
+            release.content = items.clone();
+            *listed
+        }
+    };
+    ocf_load::formulas::collect(&release)
+        .into_iter()
+        .map(|found| {
+            let pointer = match found.document {
+                ocf_load::formulas::Document::Content(i) if listed => {
+                    format!("/{i}{}", found.pointer)
+                }
+                _ => found.pointer,
+            };
+            (pointer, found.roots)
+        })
+        .collect()
 }
 
 /// The span of the ID inside a scalar that holds it as is.

@@ -321,13 +321,15 @@ fn hover_names_functions_and_roots() {
     check(
         hover_text(&root),
         expect![[r#"
-        ```
-        item
-        ```
-        context root: the item, merged with the copy's templates; rebound to the candidate in queries
+            ```
+            item
+            ```
+            context root: the item, merged with the copy's templates; rebound to the candidate in queries
 
-        members: `id`, `type`, `tags`
-    "#]],
+            bound in this formula
+
+            members: `id`, `type`, `tags`
+        "#]],
     );
     let tag = c.at(
         "textDocument/hover",
@@ -501,9 +503,8 @@ fn completion_in_formulas_references_and_keys() {
     check(
         labels(&functions),
         expect![[r#"
-        flags (context root)
-        floor (floor(n: number) -> int)
-    "#]],
+            floor (floor(n: number) -> int)
+        "#]],
     );
     let keys = c.at(
         "textDocument/completion",
