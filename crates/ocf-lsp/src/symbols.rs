@@ -207,27 +207,46 @@ fn name_span(index: &YamlIndex, pointer: &str, id: &str) -> Option<Span> {
     })
 }
 
-/// Each field a formula reads, at its place inside the formula when the text is as is.
+/// Each field a formula reads, and each situational choice it reads (`situational.<id>`), at its
+/// place inside the formula when the text is as is.
 fn field_reads(site: &FormulaSite, refs: &mut Vec<Ref>) {
+    use ocf_formula::lowered::Expr;
     let Ok(formula) = ocf_formula::Formula::parse(&site.text) else {
         return;
     };
     let lowered = formula.lowered();
+    let place = |start: usize, end: usize| match site.text_start {
+        Some(at) => Span {
+            start: at + start,
+            end: at + end,
+        },
+        None => site.span,
+    };
     for (id, expr) in lowered.exprs.iter() {
-        if let ocf_formula::lowered::Expr::Field(name) = expr {
-            let range = lowered.range(id);
-            let span = match site.text_start {
-                Some(start) => Span {
-                    start: start + u32::from(range.start()) as usize,
-                    end: start + u32::from(range.end()) as usize,
-                },
-                None => site.span,
-            };
-            refs.push(Ref {
+        let range = lowered.range(id);
+        let (start, end) = (
+            u32::from(range.start()) as usize,
+            u32::from(range.end()) as usize,
+        );
+        match expr {
+            Expr::Field(name) => refs.push(Ref {
                 kind: Kind::Field,
                 id: name.to_string(),
-                span,
-            });
+                span: place(start, end),
+            }),
+            Expr::Member { base, name }
+                if matches!(
+                    lowered.exprs[*base],
+                    Expr::Root(ocf_formula::Root::Situational)
+                ) && end >= name.len() =>
+            {
+                refs.push(Ref {
+                    kind: Kind::Situational,
+                    id: name.to_string(),
+                    span: place(end - name.len(), end),
+                })
+            }
+            _ => {}
         }
     }
 }

@@ -23,9 +23,12 @@ fn fixtures() -> PathBuf {
 
 impl Client {
     fn start() -> Client {
+        Client::start_in(fixtures())
+    }
+
+    fn start_in(root: PathBuf) -> Client {
         let (server, client) = Connection::memory();
         let handle = std::thread::spawn(move || ocf_lsp::serve(&server));
-        let root = fixtures();
         let mut c = Client {
             conn: client,
             server: Some(handle),
@@ -689,4 +692,96 @@ fn a_failing_request_is_answered_and_the_server_goes_on() {
         json!({}),
     );
     assert!(hover_text(&hover).contains("str.mod"));
+}
+
+#[test]
+fn the_5e_pack_situational_choices_and_actions() {
+    let packs = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/packs")
+        .canonicalize()
+        .unwrap();
+    let mut c = Client::start_in(packs);
+    c.open("5e-srd-5.1/rules/actions.yaml");
+    check(
+        c.take_published(),
+        expect![[r#"
+        5e-srd-5.1/rules/actions.yaml:
+    "#]],
+    );
+    let situational = c.at(
+        "textDocument/definition",
+        "5e-srd-5.1/rules/actions.yaml",
+        72,
+        33,
+        json!({}),
+    );
+    check(
+        c.locations(&situational),
+        expect![[r#"
+        5e-srd-5.1/rules/actions.yaml 13:2-13:11
+    "#]],
+    );
+    let uses = c.at(
+        "textDocument/references",
+        "5e-srd-5.1/rules/actions.yaml",
+        36,
+        10,
+        json!({ "context": { "includeDeclaration": false } }),
+    );
+    check(
+        c.locations(&uses),
+        expect![[r#"
+        5e-srd-5.1/rules/content-types.yaml 58:13-58:26
+    "#]],
+    );
+    let hover = c.at(
+        "textDocument/hover",
+        "5e-srd-5.1/rules/actions.yaml",
+        72,
+        33,
+        json!({}),
+    );
+    check(
+        hover_text(&hover),
+        expect![[r#"
+        situational choice `twoHanded`
+
+        declared in `5e-srd-5.1`, rules/actions.yaml:14
+        ```yaml
+        type: boolean
+        default: false
+        ```
+    "#]],
+    );
+}
+
+#[test]
+fn every_prefix_of_a_file_is_answered() {
+    let mut c = Client::start();
+    for file in [
+        "homebrew/rules/attack.yaml",
+        "base/rules/abilities.yaml",
+        "base/content/sword.yaml",
+        "homebrew/pack.yaml",
+    ] {
+        let text = std::fs::read_to_string(c.root.join(file)).unwrap();
+        for cut in (0..text.len()).step_by(7) {
+            let prefix = &text[..cut];
+            c.open_text(file, prefix);
+            let line = prefix.matches('\n').count() as u32;
+            let col = prefix.rsplit('\n').next().unwrap_or("").len() as u32;
+            for method in [
+                "textDocument/completion",
+                "textDocument/hover",
+                "textDocument/definition",
+            ] {
+                let answer = c.at(method, file, line, col, json!({}));
+                assert!(
+                    answer.get("error").is_none(),
+                    "{method} on {file}[..{cut}]: {answer}"
+                );
+            }
+        }
+        c.open(file);
+    }
 }
