@@ -50,7 +50,14 @@ pub fn complete(world: &World, pack: Pack, file: SourceFile, offset: usize) -> V
             let mut full = path.clone();
             full.push(Step::Key(key.clone()));
             if let Some(kind) = reference_kind(role, &path, &key, index, offset) {
-                let mut out = names_of(world, pack, file, kind, &prefix, word);
+                // `extends` and `override` name an item of the item's own type, when it has one;
+                // `template` a template.
+                let filter = match key.as_str() {
+                    "extends" | "override" => item_type(index, offset).map(ContentFilter::OfType),
+                    "template" => Some(ContentFilter::Templates),
+                    _ => None,
+                };
+                let mut out = names_of(world, pack, file, kind, &prefix, word, filter.as_ref());
                 // Not the item being written itself.
                 let own: Vec<&str> = index
                     .symbols
@@ -76,10 +83,26 @@ pub fn complete(world: &World, pack: Pack, file: SourceFile, offset: usize) -> V
                 start: offset - prefix.len(),
                 end: offset,
             };
-            if let Some(Step::Key(key)) = path.last()
-                && key == "tags"
-            {
-                return names_of(world, pack, file, Kind::Tag, &prefix, word);
+            match path.last() {
+                Some(Step::Key(key)) if key == "tags" => {
+                    return names_of(world, pack, file, Kind::Tag, &prefix, word, None);
+                }
+                Some(Step::Key(key)) if key == "templates" => {
+                    let filter = ContentFilter::Templates;
+                    return names_of(
+                        world,
+                        pack,
+                        file,
+                        Kind::Content,
+                        &prefix,
+                        word,
+                        Some(&filter),
+                    );
+                }
+                Some(Step::Key(key)) if key == "hides" || key == "items" => {
+                    return names_of(world, pack, file, Kind::Content, &prefix, word, None);
+                }
+                _ => {}
             }
             let mut full = path.clone();
             full.push(Step::Item);
@@ -158,6 +181,33 @@ fn reference_kind(
     }
 }
 
+/// Which content items a reference takes.
+enum ContentFilter {
+    OfType(String),
+    Templates,
+}
+
+/// The `type` of the content item holding the cursor.
+fn item_type(index: &crate::db::Indexed, offset: usize) -> Option<String> {
+    let item = index
+        .symbols
+        .decls
+        .iter()
+        .filter(|d| d.kind == Kind::Content)
+        .find(|d| {
+            index
+                .yaml
+                .get(&d.pointer)
+                .is_some_and(|n| n.span.contains(offset))
+        })?;
+    let ty = index
+        .yaml
+        .get(&format!("{}/type", item.pointer))?
+        .scalar
+        .clone()?;
+    (!ty.is_empty()).then_some(ty)
+}
+
 fn names_of(
     world: &World,
     pack: Pack,
@@ -165,12 +215,31 @@ fn names_of(
     kind: Kind,
     prefix: &str,
     word: Span,
+    filter: Option<&ContentFilter>,
 ) -> Vec<CompletionItem> {
     let mut out: Vec<CompletionItem> = Vec::new();
     for found in names::visible(world, pack, kind) {
         let id = &found.decl.id;
         if !id.starts_with(prefix) || out.iter().any(|i| &i.label == id) {
             continue;
+        }
+        if let Some(filter) = filter {
+            let index = file_index(&world.db, found.file);
+            let member = |key: &str| {
+                index
+                    .yaml
+                    .get(&format!("{}/{key}", found.decl.pointer))
+                    .and_then(|n| n.scalar.clone())
+            };
+            let fits = match filter {
+                ContentFilter::OfType(ty) => {
+                    member("type").is_none_or(|t| &t == ty || t.ends_with(&format!(":{ty}")))
+                }
+                ContentFilter::Templates => member("template").as_deref() == Some("true"),
+            };
+            if !fits {
+                continue;
+            }
         }
         let detail = if kind == Kind::Content {
             let index = file_index(&world.db, found.file);

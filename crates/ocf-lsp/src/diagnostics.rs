@@ -20,6 +20,14 @@ pub fn place(problem: &Problem, text: &str, indexed: &Indexed) -> Diag {
     {
         range = inside;
     }
+    // An empty range (a parser error at a line's end) still shows: one character, when there is one.
+    if range.1 <= range.0 {
+        range.1 = text[range.0.min(text.len())..]
+            .chars()
+            .next()
+            .filter(|c| *c != '\n')
+            .map_or(range.0, |c| range.0 + c.len_utf8());
+    }
     Diag {
         start: range.0,
         end: range.1,

@@ -568,8 +568,9 @@ fn completion_in_formulas_references_and_keys() {
     check(
         labels(&types),
         expect![[r#"
-        weapon (content type)
-    "#]],
+            weapon (content type)
+            potion (content type)
+        "#]],
     );
     let items = c.at(
         "textDocument/completion",
@@ -581,7 +582,39 @@ fn completion_in_formulas_references_and_keys() {
     check(
         labels(&items),
         expect![[r#"
+            potion.healing (content item (potion))
+            potion.template (content item (potion))
+            sword (content item (weapon))
+        "#]],
+    );
+    c.open_text(
+        "homebrew/content/axe.yaml",
+        "- id: axe\n  type: weapon\n  extends: \n  templates:\n    - \n",
+    );
+    let same_type = c.at(
+        "textDocument/completion",
+        "homebrew/content/axe.yaml",
+        2,
+        11,
+        json!({}),
+    );
+    check(
+        labels(&same_type),
+        expect![[r#"
         sword (content item (weapon))
+    "#]],
+    );
+    let templates = c.at(
+        "textDocument/completion",
+        "homebrew/content/axe.yaml",
+        4,
+        6,
+        json!({}),
+    );
+    check(
+        labels(&templates),
+        expect![[r#"
+        potion.template (content item (potion))
     "#]],
     );
 }
