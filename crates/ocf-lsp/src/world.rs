@@ -17,6 +17,7 @@ use crate::db::{self, Database, Pack, SourceFile};
 /// opened on `/` must not read the disk.
 const MAX_SEARCH_DEPTH: usize = 4;
 const MAX_PACKS: usize = 64;
+const MAX_FOLDERS_SEARCHED: usize = 4096;
 
 pub struct World {
     pub db: Database,
@@ -39,7 +40,8 @@ impl World {
     /// Loads the packs under a workspace folder.
     pub fn add_folder(&mut self, dir: &Path) {
         let mut found = Vec::new();
-        find_packs(dir, 0, &mut found);
+        let mut budget = MAX_FOLDERS_SEARCHED;
+        find_packs(dir, 0, &mut budget, &mut found);
         for root in found {
             self.load_pack(&root);
         }
@@ -299,10 +301,11 @@ fn read_id(dir: &Path) -> Option<String> {
     crate::yaml::index(&text, 64).get("/id")?.scalar.clone()
 }
 
-fn find_packs(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
-    if out.len() >= MAX_PACKS || depth > MAX_SEARCH_DEPTH {
+fn find_packs(dir: &Path, depth: usize, budget: &mut usize, out: &mut Vec<PathBuf>) {
+    if out.len() >= MAX_PACKS || depth > MAX_SEARCH_DEPTH || *budget == 0 {
         return;
     }
+    *budget -= 1;
     if dir.join("pack.yaml").is_file() {
         out.push(dir.to_path_buf());
         return;
@@ -321,6 +324,6 @@ fn find_packs(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
         .collect();
     dirs.sort();
     for sub in dirs {
-        find_packs(&sub, depth + 1, out);
+        find_packs(&sub, depth + 1, budget, out);
     }
 }

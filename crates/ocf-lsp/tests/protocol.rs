@@ -262,6 +262,18 @@ fn diagnostics_as_you_type() {
               8:0-8:0 error invalid-yaml: while parsing a node, did not find expected node content
         "#]],
     );
+    // A warning is a warning: a declared dependency the workspace does not hold.
+    c.open_text(
+        "homebrew/pack.yaml",
+        "id: homebrew\nversion: 1.0.0\nspecVersion: 1.0.0\ndependencies:\n  base: ^1.0.0\n  elsewhere: ^2.0.0\n",
+    );
+    check(
+        c.take_published(),
+        expect![[r#"
+        homebrew/pack.yaml:
+          5:2-5:11 warning unchecked-dependency: the dependency `elsewhere` was not given: references and tags it may declare are not checked
+    "#]],
+    );
 }
 
 fn hover_text(value: &Value) -> String {
