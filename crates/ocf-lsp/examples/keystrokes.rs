@@ -12,7 +12,10 @@ use ocf_lsp::db::{Database, file_diagnostics};
 use ocf_lsp::world::World;
 
 fn main() {
-    let n: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(10);
+    let n: usize = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(10);
     let srd = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../testdata/packs/5e-srd-5.1")
         .canonicalize()
@@ -25,7 +28,11 @@ fn main() {
         file_diagnostics(&world.db, pack, f);
     }
     let a = file.text(&world.db).clone();
-    let b = a.replacen("(abilities.str.score - 10)", "(abilities.str.score - 11)", 1);
+    let b = a.replacen(
+        "(abilities.str.score - 10)",
+        "(abilities.str.score - 11)",
+        1,
+    );
     let mut total = 0;
     for i in 0..n {
         world.set_text(&path, if i % 2 == 0 { b.clone() } else { a.clone() });
