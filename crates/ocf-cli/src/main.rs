@@ -62,6 +62,8 @@ enum Command {
     BenchEdit(ocf_cli::bench_edit::Args),
     /// Serve the engine over HTTP (JSON API, server-sent events, the web sheet editor).
     Serve(ocf_cli::serve::Args),
+    /// Serve the Language Server Protocol on stdin and stdout, for an editor (see the README).
+    Lsp,
     /// Run conformance cases (YAML files, or folders of them) and report each failure.
     Conform {
         #[arg(required = true)]
@@ -89,6 +91,13 @@ fn main() -> ExitCode {
         Command::Sheet(args) => sheet::run_sheet(args),
         Command::Watch(args) => sheet::run_watch(args),
         Command::Conform { paths } => conform(&paths),
+        Command::Lsp => match ocf_lsp::run_stdio() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(message) => {
+                eprintln!("ocf lsp: {message}");
+                ExitCode::FAILURE
+            }
+        },
         Command::BenchEdit(args) => ocf_cli::bench_edit::run(args),
         Command::Serve(args) => ocf_cli::serve::run(args),
     }

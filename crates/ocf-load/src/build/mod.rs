@@ -17,10 +17,11 @@ mod manifest;
 mod merge;
 mod names;
 mod problem;
-pub(crate) mod read;
-pub(crate) mod source;
+// Public for the language server (ocf-lsp), which reads one file at a time and lists what it uses.
+pub mod read;
+pub mod source;
 mod types;
-mod walk;
+pub mod walk;
 
 use std::path::Path;
 

@@ -1,0 +1,526 @@
+//! Completion: inside a formula, field IDs, context roots and their members, and functions; in a
+//! reference position, the names of the kind it takes (content IDs with their type); elsewhere,
+//! the YAML keys valid at the cursor and a key's enum values, from the JSON Schemas.
+
+use lsp_types::{
+    CompletionItem, CompletionItemKind, CompletionTextEdit, Documentation, Range, TextEdit,
+};
+
+use ocf_formula::{Function, Root};
+use ocf_load::build::source::{Role, role_of};
+
+use crate::db::{Pack, SourceFile, file_index};
+use crate::names;
+use crate::schema::{self, Step};
+use crate::symbols::Kind;
+use crate::world::World;
+use crate::yaml::Span;
+
+const MAX_ITEMS: usize = 500;
+
+pub fn complete(world: &World, pack: Pack, file: SourceFile, offset: usize) -> Vec<CompletionItem> {
+    let text = file.text(&world.db);
+    let offset = crate::text::floor_boundary(text, offset.min(text.len()));
+    let index = file_index(&world.db, file);
+    if let Some(site) = index.symbols.formulas.iter().find(|f| {
+        f.text_start
+            .is_some_and(|s| s <= offset && offset <= s + f.text.len())
+    }) {
+        let start = site.text_start.unwrap_or(offset);
+        return in_formula(
+            world,
+            pack,
+            file,
+            &site.text[..offset - start],
+            offset,
+            site.roots.as_deref(),
+        );
+    }
+    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let before = &text[line_start..offset];
+    let role = role_of(file.name(&world.db)).unwrap_or(Role::Content);
+    let (path, current) = path_at(text, line_start, before);
+    let present = siblings(text, line_start, before);
+    match current {
+        Place::Value { key, prefix } => {
+            let word = Span {
+                start: offset - prefix.len(),
+                end: offset,
+            };
+            let mut full = path.clone();
+            full.push(Step::Key(key.clone()));
+            if let Some(kind) = reference_kind(role, &path, &key, index, offset) {
+                // `extends` and `override` name an item of the item's own type, when it has one;
+                // `template` a template.
+                let filter = match key.as_str() {
+                    "extends" | "override" => item_type(index, offset).map(ContentFilter::OfType),
+                    "template" => Some(ContentFilter::Templates),
+                    _ => None,
+                };
+                let mut out = names_of(world, pack, file, kind, &prefix, word, filter.as_ref());
+                // Not the item being written itself.
+                let own: Vec<&str> = index
+                    .symbols
+                    .decls
+                    .iter()
+                    .filter(|d| d.kind == kind)
+                    .map(|d| d.id.as_str())
+                    .collect();
+                if kind == Kind::Content {
+                    out.retain(|i| !own.contains(&i.label.as_str()));
+                }
+                return out;
+            }
+            let values = schema::enum_values(&schema::at(schema::root(role), &full));
+            values
+                .into_iter()
+                .filter(|v| v.starts_with(&prefix))
+                .map(|v| item(world, file, &v, CompletionItemKind::ENUM_MEMBER, None, word))
+                .collect()
+        }
+        Place::Item { prefix } => {
+            let word = Span {
+                start: offset - prefix.len(),
+                end: offset,
+            };
+            match path.last() {
+                Some(Step::Key(key)) if key == "tags" => {
+                    return names_of(world, pack, file, Kind::Tag, &prefix, word, None);
+                }
+                Some(Step::Key(key)) if key == "templates" => {
+                    let filter = ContentFilter::Templates;
+                    return names_of(
+                        world,
+                        pack,
+                        file,
+                        Kind::Content,
+                        &prefix,
+                        word,
+                        Some(&filter),
+                    );
+                }
+                Some(Step::Key(key)) if key == "hides" || key == "items" => {
+                    return names_of(world, pack, file, Kind::Content, &prefix, word, None);
+                }
+                _ => {}
+            }
+            let mut full = path.clone();
+            full.push(Step::Item);
+            let values = schema::enum_values(&schema::at(schema::root(role), &full));
+            let mut out: Vec<CompletionItem> = values
+                .into_iter()
+                .filter(|v| v.starts_with(&prefix))
+                .map(|v| item(world, file, &v, CompletionItemKind::ENUM_MEMBER, None, word))
+                .collect();
+            out.extend(keys(world, file, role, &full, &prefix, word));
+            out
+        }
+        Place::Key { prefix } => {
+            let word = Span {
+                start: offset - prefix.len(),
+                end: offset,
+            };
+            let mut out = keys(world, file, role, &path, &prefix, word);
+            out.retain(|i| !present.contains(&i.label));
+            out
+        }
+    }
+}
+
+fn keys(
+    world: &World,
+    file: SourceFile,
+    role: Role,
+    path: &[Step],
+    prefix: &str,
+    word: Span,
+) -> Vec<CompletionItem> {
+    schema::keys(&schema::at(schema::root(role), path))
+        .into_iter()
+        .filter(|(k, _)| k.starts_with(prefix))
+        .map(|(k, doc)| {
+            let mut item = item(
+                world,
+                file,
+                &k,
+                CompletionItemKind::PROPERTY,
+                Some(doc),
+                word,
+            );
+            item.insert_text = Some(format!("{k}: "));
+            if let Some(CompletionTextEdit::Edit(edit)) = &mut item.text_edit {
+                edit.new_text = format!("{k}: ");
+            }
+            item
+        })
+        .collect()
+}
+
+/// What a key's value names, when it is a reference: the build's walk says so for the references
+/// it found in the file; a half-typed file falls back on the key.
+fn reference_kind(
+    role: Role,
+    path: &[Step],
+    key: &str,
+    index: &crate::db::Indexed,
+    offset: usize,
+) -> Option<Kind> {
+    if let Some(r) = index.symbols.refs.iter().find(|r| r.span.contains(offset)) {
+        return Some(r.kind);
+    }
+    let in_item = match role {
+        Role::Content => path.is_empty() || matches!(path, [Step::Item]),
+        _ => false,
+    };
+    match key {
+        "type" if in_item => Some(Kind::ContentType),
+        "extends" | "override" => Some(Kind::Content),
+        "use" => Some(Kind::Action),
+        "of" => Some(Kind::ContentType),
+        _ => None,
+    }
+}
+
+/// Which content items a reference takes.
+enum ContentFilter {
+    OfType(String),
+    Templates,
+}
+
+/// The `type` of the content item holding the cursor.
+fn item_type(index: &crate::db::Indexed, offset: usize) -> Option<String> {
+    let item = index
+        .symbols
+        .decls
+        .iter()
+        .filter(|d| d.kind == Kind::Content)
+        .find(|d| {
+            index
+                .yaml
+                .get(&d.pointer)
+                .is_some_and(|n| n.span.contains(offset))
+        })?;
+    let ty = index
+        .yaml
+        .get(&format!("{}/type", item.pointer))?
+        .scalar
+        .clone()?;
+    (!ty.is_empty()).then_some(ty)
+}
+
+fn names_of(
+    world: &World,
+    pack: Pack,
+    file: SourceFile,
+    kind: Kind,
+    prefix: &str,
+    word: Span,
+    filter: Option<&ContentFilter>,
+) -> Vec<CompletionItem> {
+    let mut out: Vec<CompletionItem> = Vec::new();
+    for found in names::visible(world, pack, kind) {
+        let id = &found.decl.id;
+        if !id.starts_with(prefix) || out.iter().any(|i| &i.label == id) {
+            continue;
+        }
+        if let Some(filter) = filter {
+            let index = file_index(&world.db, found.file);
+            let member = |key: &str| {
+                index
+                    .yaml
+                    .get(&format!("{}/{key}", found.decl.pointer))
+                    .and_then(|n| n.scalar.clone())
+            };
+            let fits = match filter {
+                ContentFilter::OfType(ty) => {
+                    member("type").is_none_or(|t| &t == ty || t.ends_with(&format!(":{ty}")))
+                }
+                ContentFilter::Templates => member("template").as_deref() == Some("true"),
+            };
+            if !fits {
+                continue;
+            }
+        }
+        let detail = if kind == Kind::Content {
+            let index = file_index(&world.db, found.file);
+            let ty = index
+                .yaml
+                .get(&format!("{}/type", found.decl.pointer))
+                .and_then(|n| n.scalar.clone())
+                .filter(|t| !t.is_empty());
+            Some(match ty {
+                Some(ty) => format!("content item ({ty})"),
+                None => "content item".to_owned(),
+            })
+        } else {
+            Some(kind.noun().to_owned())
+        };
+        let mut item = item(world, file, id, symbol_kind(kind), None, word);
+        item.detail = detail;
+        out.push(item);
+        if out.len() >= MAX_ITEMS {
+            break;
+        }
+    }
+    out
+}
+
+fn symbol_kind(kind: Kind) -> CompletionItemKind {
+    match kind {
+        Kind::Field => CompletionItemKind::FIELD,
+        Kind::Content => CompletionItemKind::VALUE,
+        Kind::ContentType => CompletionItemKind::CLASS,
+        Kind::Tag => CompletionItemKind::CONSTANT,
+        _ => CompletionItemKind::REFERENCE,
+    }
+}
+
+fn item(
+    world: &World,
+    file: SourceFile,
+    label: &str,
+    kind: CompletionItemKind,
+    doc: Option<String>,
+    word: Span,
+) -> CompletionItem {
+    let range: Range = crate::ide::range(world, file, word);
+    CompletionItem {
+        label: label.to_owned(),
+        kind: Some(kind),
+        documentation: doc.filter(|d| !d.is_empty()).map(Documentation::String),
+        text_edit: Some(CompletionTextEdit::Edit(TextEdit::new(
+            range,
+            label.to_owned(),
+        ))),
+        ..CompletionItem::default()
+    }
+}
+
+/// Inside a formula: what is being typed is a dotted name (a field ID, a root and its members)
+/// or a function's name.
+fn in_formula(
+    world: &World,
+    pack: Pack,
+    file: SourceFile,
+    before: &str,
+    offset: usize,
+    bound: Option<&[Root]>,
+) -> Vec<CompletionItem> {
+    let prefix_len = before
+        .chars()
+        .rev()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | ':'))
+        .map(char::len_utf8)
+        .sum::<usize>();
+    let prefix = &before[before.len() - prefix_len..];
+    let word = Span {
+        start: offset - prefix_len,
+        end: offset,
+    };
+    let mut out = Vec::new();
+    if let Some((head, rest)) = prefix.split_once('.')
+        && let Some(root) = Root::from_name(head)
+        && !rest.contains('.')
+    {
+        for member in crate::docs::root(root).1 {
+            if member.starts_with(rest) {
+                let full = format!("{head}.{member}");
+                let mut item = item(world, file, &full, CompletionItemKind::PROPERTY, None, word);
+                item.detail = Some(format!("member of `{head}`"));
+                out.push(item);
+            }
+        }
+    }
+    for found in names::visible(world, pack, Kind::Field) {
+        let id = &found.decl.id;
+        if id.starts_with(prefix) && !out.iter().any(|i: &CompletionItem| &i.label == id) {
+            let index = file_index(&world.db, found.file);
+            let ty = index
+                .yaml
+                .get(&format!("{}/type", found.decl.pointer))
+                .and_then(|n| n.scalar.clone());
+            let mut item = item(world, file, id, CompletionItemKind::FIELD, None, word);
+            item.detail = Some(ty.map_or("field".to_owned(), |t| format!("field: {t}")));
+            out.push(item);
+            if out.len() >= MAX_ITEMS {
+                return out;
+            }
+        }
+    }
+    if !prefix.contains('.') {
+        for root in Root::ALL {
+            // Only the roots bound here, when the checker says which.
+            if bound.is_some_and(|b| !b.contains(root)) {
+                continue;
+            }
+            if root.as_str().starts_with(prefix) {
+                let mut item = item(
+                    world,
+                    file,
+                    root.as_str(),
+                    CompletionItemKind::VARIABLE,
+                    Some(crate::docs::root(*root).0.to_owned()),
+                    word,
+                );
+                item.detail = Some("context root".to_owned());
+                out.push(item);
+            }
+        }
+        for function in Function::ALL {
+            if function.as_str().starts_with(prefix) {
+                let (signature, meaning) = crate::docs::function(*function);
+                let mut item = item(
+                    world,
+                    file,
+                    function.as_str(),
+                    CompletionItemKind::FUNCTION,
+                    Some(meaning.to_owned()),
+                    word,
+                );
+                item.detail = Some(signature.to_owned());
+                out.push(item);
+            }
+        }
+    }
+    out
+}
+
+/// Where the cursor is in the block structure: the keys and list items from the document's root
+/// to the map or list holding it, found by indentation (so a half-typed file still has one), and
+/// whether it is typing a key, a key's value or a list item.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Place {
+    Key { prefix: String },
+    Value { key: String, prefix: String },
+    Item { prefix: String },
+}
+
+pub fn path_at(text: &str, line_start: usize, before: &str) -> (Vec<Step>, Place) {
+    let indent = before.len() - before.trim_start_matches(' ').len();
+    let mut rest = &before[indent..];
+    let mut steps_rev: Vec<Step> = Vec::new();
+    let mut level = indent;
+    let mut item = false;
+    // `- ` items on the cursor's line: the cursor is inside the innermost.
+    while let Some(after) = rest.strip_prefix("- ") {
+        item = true;
+        level += 2;
+        rest = after;
+        steps_rev.push(Step::Item);
+    }
+    let place = match rest.split_once(':') {
+        Some((key, value)) if !key.contains(' ') || is_key(key) => Place::Value {
+            key: key.trim().to_owned(),
+            prefix: value.trim_start().trim_matches(['\'', '"']).to_owned(),
+        },
+        _ if item && !rest.is_empty() && rest == rest.trim() && steps_rev.len() == 1 => {
+            steps_rev.clear();
+            Place::Item {
+                prefix: rest.to_owned(),
+            }
+        }
+        _ => Place::Key {
+            prefix: rest.trim().to_owned(),
+        },
+    };
+    // A lone `- ` with nothing typed is an item too.
+    let place = match place {
+        Place::Key { prefix } if item && prefix.is_empty() && steps_rev.len() == 1 => {
+            steps_rev.clear();
+            Place::Item { prefix }
+        }
+        other => other,
+    };
+    let mut steps: Vec<Step> = steps_rev;
+    // Walk the lines above, outwards.
+    let mut pos = line_start;
+    while pos > 0 {
+        let end = pos - 1;
+        let start = text[..end].rfind('\n').map_or(0, |i| i + 1);
+        pos = start;
+        let line = &text[start..end];
+        let trimmed = line.trim_start_matches(' ');
+        if trimmed.trim().is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        let line_indent = line.len() - trimmed.len();
+        let mut content = trimmed;
+        let mut content_indent = line_indent;
+        let mut dashes = 0;
+        while let Some(after) = content.strip_prefix("- ") {
+            content = after;
+            content_indent += 2;
+            dashes += 1;
+        }
+        if content_indent < level || (dashes > 0 && line_indent < level) {
+            let key = content.split_once(':').map(|(k, _)| k.trim());
+            // A line `- key: ...` at the cursor's level is an earlier key of the same item.
+            if dashes > 0 && content_indent == level {
+                steps.extend(std::iter::repeat_n(Step::Item, dashes));
+                level = line_indent;
+                continue;
+            }
+            match key {
+                Some(key) if is_key(key) => {
+                    steps.push(Step::Key(key.trim_matches(['\'', '"']).to_owned()));
+                    steps.extend(std::iter::repeat_n(Step::Item, dashes));
+                    level = line_indent;
+                }
+                _ => {
+                    steps.extend(std::iter::repeat_n(Step::Item, dashes));
+                    level = line_indent;
+                }
+            }
+            if level == 0 {
+                break;
+            }
+        } else if content_indent == level && dashes == 0 && level > 0 {
+            // A sibling key: same map.
+            continue;
+        }
+    }
+    // A list written without indentation under its key (`key:` then `- item` at the same
+    // column) is read by the key line above: the item step is already there.
+    steps.reverse();
+    (steps, place)
+}
+
+/// The keys already written in the block map holding the cursor's line: the lines at its
+/// indentation, up and down to the first line indented less.
+fn siblings(text: &str, line_start: usize, before: &str) -> Vec<String> {
+    let indent = before.len() - before.trim_start_matches([' ', '-']).len();
+    let mut out = Vec::new();
+    let lines: Vec<&str> = text.split('\n').collect();
+    let here = text[..line_start].matches('\n').count();
+    let mut look = |range: &mut dyn Iterator<Item = usize>| {
+        for i in range {
+            let Some(line) = lines.get(i) else { break };
+            let trimmed = line.trim_start_matches(' ');
+            if trimmed.trim().is_empty() || trimmed.starts_with('#') {
+                continue;
+            }
+            let at = line.len() - trimmed.len();
+            if at < indent {
+                break;
+            }
+            if at == indent
+                && let Some((key, _)) = trimmed.trim_start_matches("- ").split_once(':')
+                && is_key(key)
+            {
+                out.push(key.trim().trim_matches(['\'', '"']).to_owned());
+            }
+        }
+    };
+    look(&mut (0..here).rev());
+    look(&mut (here + 1..lines.len()));
+    out
+}
+
+fn is_key(key: &str) -> bool {
+    let key = key.trim().trim_matches(['\'', '"']);
+    !key.is_empty()
+        && !key.starts_with(['{', '[', '#'])
+        && key
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '-' | '~' | '/'))
+}

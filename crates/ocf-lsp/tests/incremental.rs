@@ -1,0 +1,55 @@
+//! A keystroke re-checks the file it is in and what reads it, not the pack: salsa's log of the
+//! queries that really ran after one edit to one file of a generated 100-file pack.
+
+use std::path::Path;
+
+use expect_test::expect;
+use ocf_lsp::db::{Database, file_diagnostics};
+use ocf_lsp::world::World;
+
+#[test]
+fn an_edit_reruns_that_files_queries_and_the_checks_that_read_it() {
+    let mut world = World::new(Database::with_execution_log());
+    let root = Path::new("/generated/big");
+    let pack = world.add_pack_texts(root, ocf_lsp::synthetic::pack(50, 49));
+    let files = pack.files(&world.db).clone();
+    assert_eq!(files.len(), 100);
+    let all = |world: &World| -> usize {
+        files
+            .iter()
+            .map(|f| file_diagnostics(&world.db, pack, *f).len())
+            .sum()
+    };
+    assert_eq!(all(&world), 0, "the generated pack has no problems");
+    let cold = world.db.take_executed();
+    assert_eq!(
+        cold.iter().filter(|q| q.starts_with("file_index")).count(),
+        100
+    );
+
+    // A keystroke in one rules file: `+ 7` becomes `+ 70` in a formula.
+    let path = root.join("rules/r007.yaml");
+    let (_, file) = world.file(&path).unwrap();
+    let text = file.text(&world.db).replacen("+ 7\n", "+ 70\n", 1);
+    world.set_text(&path, text);
+    assert_eq!(all(&world), 0);
+    expect![[r#"
+        build
+        pack_problems
+        file_diagnostics
+        file_index(rules/r007.yaml)
+    "#]]
+    .assert_eq(&(world.db.take_executed().join("\n") + "\n"));
+
+    // A keystroke that makes an error: only the files whose problems changed re-run theirs.
+    let text = file.text(&world.db).replacen("+ 70\n", "+ \n", 1);
+    world.set_text(&path, text);
+    assert_eq!(all(&world), 1);
+    expect![[r#"
+        build
+        pack_problems
+        file_diagnostics
+        file_index(rules/r007.yaml)
+    "#]]
+    .assert_eq(&(world.db.take_executed().join("\n") + "\n"));
+}

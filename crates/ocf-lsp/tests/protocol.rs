@@ -1,0 +1,832 @@
+//! The server in-process, over an in-memory connection, as an editor drives it: initialize,
+//! didOpen, didChange, then the requests; what it answers is rendered and snapshotted.
+
+use std::path::{Path, PathBuf};
+use std::thread::JoinHandle;
+
+use expect_test::{Expect, expect};
+use lsp_server::{Connection, Message, Notification, Request, RequestId};
+use serde_json::{Value, json};
+
+struct Client {
+    conn: Connection,
+    server: Option<JoinHandle<Result<(), String>>>,
+    next: i32,
+    root: PathBuf,
+    /// Diagnostics published, in order: (file relative to the root, rendered).
+    published: Vec<(String, Vec<String>)>,
+}
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/packs")
+}
+
+impl Client {
+    fn start() -> Client {
+        Client::start_in(fixtures())
+    }
+
+    fn start_in(root: PathBuf) -> Client {
+        let (server, client) = Connection::memory();
+        let handle = std::thread::spawn(move || ocf_lsp::serve(&server));
+        let mut c = Client {
+            conn: client,
+            server: Some(handle),
+            next: 0,
+            root: root.clone(),
+            published: Vec::new(),
+        };
+        let uri = url(&root);
+        let init = c.request(
+            "initialize",
+            json!({ "capabilities": {}, "workspaceFolders": [{ "uri": uri, "name": "packs" }] }),
+        );
+        assert!(init["capabilities"]["hoverProvider"].as_bool() == Some(true));
+        c.notify("initialized", json!({}));
+        c
+    }
+
+    fn uri(&self, file: &str) -> String {
+        url(&self.root.join(file))
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        self.next += 1;
+        let id = RequestId::from(self.next);
+        self.conn
+            .sender
+            .send(Message::Request(Request::new(
+                id.clone(),
+                method.to_owned(),
+                params,
+            )))
+            .unwrap();
+        loop {
+            match self.conn.receiver.recv().expect("the server answers") {
+                Message::Response(r) if r.id == id => {
+                    return match r.error {
+                        Some(e) => json!({ "error": { "code": e.code, "message": e.message } }),
+                        None => r.result.unwrap_or(Value::Null),
+                    };
+                }
+                Message::Notification(n) => self.collect(n),
+                _ => {}
+            }
+        }
+    }
+
+    fn collect(&mut self, n: Notification) {
+        if n.method != "textDocument/publishDiagnostics" {
+            return;
+        }
+        let uri = n.params["uri"].as_str().unwrap_or_default();
+        let path = url::Url::parse(uri).unwrap().to_file_path().unwrap();
+        let file = path
+            .strip_prefix(&self.root)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        let rendered = n.params["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                let r = &d["range"];
+                format!(
+                    "{}:{}-{}:{} {} {}: {}",
+                    r["start"]["line"],
+                    r["start"]["character"],
+                    r["end"]["line"],
+                    r["end"]["character"],
+                    if d["severity"] == 1 {
+                        "error"
+                    } else {
+                        "warning"
+                    },
+                    d["code"].as_str().unwrap_or_default(),
+                    d["message"].as_str().unwrap_or_default()
+                )
+            })
+            .collect();
+        self.published.push((file, rendered));
+    }
+
+    fn notify(&mut self, method: &str, params: Value) {
+        self.conn
+            .sender
+            .send(Message::Notification(Notification::new(
+                method.to_owned(),
+                params,
+            )))
+            .unwrap();
+        // A request answered after the notification: whatever it published has arrived.
+        self.request("ocf/sync", json!(null));
+    }
+
+    fn open(&mut self, file: &str) {
+        let text = std::fs::read_to_string(self.root.join(file)).unwrap();
+        self.open_text(file, &text);
+    }
+
+    fn open_text(&mut self, file: &str, text: &str) {
+        let uri = self.uri(file);
+        self.notify(
+            "textDocument/didOpen",
+            json!({ "textDocument": { "uri": uri, "languageId": "yaml", "version": 1, "text": text } }),
+        );
+    }
+
+    fn change(&mut self, file: &str, range: [u32; 4], text: &str) {
+        let uri = self.uri(file);
+        self.notify(
+            "textDocument/didChange",
+            json!({ "textDocument": { "uri": uri, "version": 2 }, "contentChanges": [{
+                "range": { "start": { "line": range[0], "character": range[1] },
+                           "end": { "line": range[2], "character": range[3] } },
+                "text": text }] }),
+        );
+    }
+
+    fn at(&mut self, method: &str, file: &str, line: u32, character: u32, extra: Value) -> Value {
+        let mut params = json!({
+            "textDocument": { "uri": self.uri(file) },
+            "position": { "line": line, "character": character },
+        });
+        if let (Some(p), Some(e)) = (params.as_object_mut(), extra.as_object()) {
+            p.extend(e.clone());
+        }
+        self.request(method, params)
+    }
+
+    fn take_published(&mut self) -> String {
+        self.published
+            .drain(..)
+            .map(|(file, diags)| {
+                let mut s = format!("{file}:\n");
+                for d in diags {
+                    s.push_str(&format!("  {d}\n"));
+                }
+                s
+            })
+            .collect::<String>()
+    }
+
+    /// Locations as `file line:col-line:col`, relative to the root.
+    fn locations(&self, value: &Value) -> String {
+        let list = match value {
+            Value::Array(list) => list.clone(),
+            Value::Null => Vec::new(),
+            other => vec![other.clone()],
+        };
+        list.iter()
+            .map(|l| {
+                let path = url::Url::parse(l["uri"].as_str().unwrap())
+                    .unwrap()
+                    .to_file_path()
+                    .unwrap();
+                let file = path.strip_prefix(&self.root).unwrap().display().to_string();
+                let r = &l["range"];
+                format!(
+                    "{file} {}:{}-{}:{}\n",
+                    r["start"]["line"],
+                    r["start"]["character"],
+                    r["end"]["line"],
+                    r["end"]["character"]
+                )
+            })
+            .collect()
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        let _ = self.request("shutdown", json!(null));
+        let _ = self
+            .conn
+            .sender
+            .send(Message::Notification(Notification::new(
+                "exit".to_owned(),
+                json!(null),
+            )));
+        if let Some(handle) = self.server.take() {
+            let _ = handle.join();
+        }
+    }
+}
+
+fn url(path: &Path) -> String {
+    url::Url::from_file_path(path).unwrap().to_string()
+}
+
+fn check(actual: String, expect: Expect) {
+    expect.assert_eq(&actual);
+}
+
+#[test]
+fn diagnostics_as_you_type() {
+    let mut c = Client::start();
+    c.open("homebrew/rules/attack.yaml");
+    check(
+        c.take_published(),
+        expect![[r#"
+            homebrew/rules/attack.yaml:
+              6:14-6:26 error formula-error: type-mismatch: max() takes at least 2 arguments, found 1
+        "#]],
+    );
+    // Fix it: `max(str.mod)` becomes `max(str.mod, 0)`.
+    c.change("homebrew/rules/attack.yaml", [6, 25, 6, 25], ", 0");
+    check(
+        c.take_published(),
+        expect![[r#"
+            homebrew/rules/attack.yaml:
+        "#]],
+    );
+    // An unknown field, inside the formula; a half-typed line.
+    c.change("homebrew/rules/attack.yaml", [3, 13, 3, 20], "str.mdo");
+    check(
+        c.take_published(),
+        expect![[r#"
+            homebrew/rules/attack.yaml:
+              3:13-3:20 error formula-error: unknown-name: no field `str.mdo`
+        "#]],
+    );
+    c.change(
+        "homebrew/rules/attack.yaml",
+        [7, 0, 7, 0],
+        "  attack.half: { type: \n",
+    );
+    check(
+        c.take_published(),
+        expect![[r#"
+            homebrew/rules/attack.yaml:
+              8:0-8:0 error invalid-yaml: while parsing a node, did not find expected node content
+        "#]],
+    );
+    // A warning is a warning: a declared dependency the workspace does not hold.
+    c.open_text(
+        "homebrew/pack.yaml",
+        "id: homebrew\nversion: 1.0.0\nspecVersion: 1.0.0\ndependencies:\n  base: ^1.0.0\n  elsewhere: ^2.0.0\n",
+    );
+    check(
+        c.take_published(),
+        expect![[r#"
+        homebrew/pack.yaml:
+          5:2-5:11 warning unchecked-dependency: the dependency `elsewhere` was not given: references and tags it may declare are not checked
+    "#]],
+    );
+}
+
+fn hover_text(value: &Value) -> String {
+    match value["contents"]["value"].as_str() {
+        Some(text) => format!("{text}\n"),
+        None => format!("{value}\n"),
+    }
+}
+
+#[test]
+fn hover_names_functions_and_roots() {
+    let mut c = Client::start();
+    c.open("homebrew/rules/attack.yaml");
+    // `str.mod` in `formula: str.mod + 2` (line 3), declared in the dependency.
+    let field = c.at(
+        "textDocument/hover",
+        "homebrew/rules/attack.yaml",
+        3,
+        15,
+        json!({}),
+    );
+    check(
+        hover_text(&field),
+        expect![[r#"
+        field `str.mod`
+
+        declared in `base`, rules/abilities.yaml:4
+        ```yaml
+        type: integer
+        formula: floor((str.score - 10) / 2)
+        tags: [ability]
+        ```
+    "#]],
+    );
+    // `max` in `'max(str.mod)'`.
+    let function = c.at(
+        "textDocument/hover",
+        "homebrew/rules/attack.yaml",
+        6,
+        15,
+        json!({}),
+    );
+    check(
+        hover_text(&function),
+        expect![[r#"
+        ```
+        max(a, b, ...) -> number
+        ```
+        function: the greatest of two or more numbers: an int if all are ints, else a decimal
+    "#]],
+    );
+    c.open_text("base/content/sword.yaml", "id: sword\ntype: weapon\ntags: [weapon]\nfields: { damage: 1d8 }\neffects:\n  - { target: str.score, op: add, value: maxOf(item.damage) }\n");
+    let root = c.at(
+        "textDocument/hover",
+        "base/content/sword.yaml",
+        5,
+        50,
+        json!({}),
+    );
+    check(
+        hover_text(&root),
+        expect![[r#"
+            ```
+            item
+            ```
+            context root: the item, merged with the copy's templates; rebound to the candidate in queries
+
+            bound in this formula
+
+            members: `id`, `type`, `tags`
+        "#]],
+    );
+    let tag = c.at(
+        "textDocument/hover",
+        "base/content/sword.yaml",
+        2,
+        8,
+        json!({}),
+    );
+    check(
+        hover_text(&tag),
+        expect![[r#"
+        tag `weapon`
+
+        declared in `base`, rules/abilities.yaml:1
+    "#]],
+    );
+    let content = c.at(
+        "textDocument/hover",
+        "homebrew/content/axe.yaml",
+        2,
+        15,
+        json!({}),
+    );
+    check(
+        hover_text(&content),
+        expect![[r#"
+        content item `base:sword`
+
+        declared in `base`, content/sword.yaml:1
+        ```yaml
+        id: sword
+        type: weapon
+        tags: [weapon]
+        fields: {…}
+        effects: [{…}]
+        ```
+    "#]],
+    );
+    let nothing = c.at(
+        "textDocument/hover",
+        "homebrew/content/axe.yaml",
+        0,
+        0,
+        json!({}),
+    );
+    check(
+        hover_text(&nothing),
+        expect![[r#"
+        null
+    "#]],
+    );
+}
+
+#[test]
+fn definition_and_references_across_packs() {
+    let mut c = Client::start();
+    c.open("homebrew/rules/attack.yaml");
+    let def = c.at(
+        "textDocument/definition",
+        "homebrew/rules/attack.yaml",
+        3,
+        15,
+        json!({}),
+    );
+    check(
+        c.locations(&def),
+        expect![[r#"
+        base/rules/abilities.yaml 3:2-3:9
+    "#]],
+    );
+    let ty = c.at(
+        "textDocument/definition",
+        "homebrew/content/axe.yaml",
+        1,
+        8,
+        json!({}),
+    );
+    check(
+        c.locations(&ty),
+        expect![[r#"
+        base/rules/abilities.yaml 8:2-8:8
+    "#]],
+    );
+    let parent = c.at(
+        "textDocument/definition",
+        "homebrew/content/axe.yaml",
+        2,
+        12,
+        json!({}),
+    );
+    check(
+        c.locations(&parent),
+        expect![[r#"
+        base/content/sword.yaml 0:4-0:9
+    "#]],
+    );
+    let refs = c.at(
+        "textDocument/references",
+        "base/rules/abilities.yaml",
+        3,
+        4,
+        json!({ "context": { "includeDeclaration": true } }),
+    );
+    check(
+        c.locations(&refs),
+        expect![[r#"
+        base/rules/abilities.yaml 3:2-3:9
+        homebrew/rules/attack.yaml 3:13-3:20
+        homebrew/rules/attack.yaml 6:18-6:25
+    "#]],
+    );
+    let tag_refs = c.at(
+        "textDocument/references",
+        "base/rules/abilities.yaml",
+        0,
+        8,
+        json!({ "context": { "includeDeclaration": false } }),
+    );
+    check(
+        c.locations(&tag_refs),
+        expect![[r#"
+        base/rules/abilities.yaml 2:80-2:87
+        base/rules/abilities.yaml 6:11-6:18
+    "#]],
+    );
+}
+
+fn labels(value: &Value) -> String {
+    let items = value.as_array().cloned().unwrap_or_default();
+    let mut out: Vec<String> = items
+        .iter()
+        .map(|i| {
+            format!(
+                "{} ({})",
+                i["label"].as_str().unwrap_or_default(),
+                i["detail"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    out.truncate(40);
+    out.join("\n") + "\n"
+}
+
+#[test]
+fn completion_in_formulas_references_and_keys() {
+    let mut c = Client::start();
+    c.open_text(
+        "homebrew/rules/attack.yaml",
+        "fields:\n  attack.bonus:\n    type: integer\n    formula: str.m + fl\n    \n",
+    );
+    let fields = c.at(
+        "textDocument/completion",
+        "homebrew/rules/attack.yaml",
+        3,
+        18,
+        json!({}),
+    );
+    check(
+        labels(&fields),
+        expect![[r#"
+        str.mod (field: integer)
+    "#]],
+    );
+    let functions = c.at(
+        "textDocument/completion",
+        "homebrew/rules/attack.yaml",
+        3,
+        23,
+        json!({}),
+    );
+    check(
+        labels(&functions),
+        expect![[r#"
+            floor (floor(n: number) -> int)
+        "#]],
+    );
+    let keys = c.at(
+        "textDocument/completion",
+        "homebrew/rules/attack.yaml",
+        4,
+        4,
+        json!({}),
+    );
+    check(
+        labels(&keys),
+        expect![[r#"
+        of ()
+        values ()
+        input ()
+        default ()
+        min ()
+        max ()
+        limits ()
+        rounding ()
+        recommend ()
+        tags ()
+        members ()
+        nameFrom ()
+    "#]],
+    );
+    c.open_text(
+        "homebrew/rules/attack.yaml",
+        "fields:\n  attack.bonus:\n    type: \n",
+    );
+    let values = c.at(
+        "textDocument/completion",
+        "homebrew/rules/attack.yaml",
+        2,
+        10,
+        json!({}),
+    );
+    check(
+        labels(&values),
+        expect![[r#"
+        integer ()
+        decimal ()
+        boolean ()
+        string ()
+        enum ()
+        id ()
+        set ()
+        dice ()
+    "#]],
+    );
+    c.open_text("homebrew/content/axe.yaml", "id: axe\ntype: \nextends: \n");
+    let types = c.at(
+        "textDocument/completion",
+        "homebrew/content/axe.yaml",
+        1,
+        6,
+        json!({}),
+    );
+    check(
+        labels(&types),
+        expect![[r#"
+            weapon (content type)
+            potion (content type)
+        "#]],
+    );
+    let items = c.at(
+        "textDocument/completion",
+        "homebrew/content/axe.yaml",
+        2,
+        9,
+        json!({}),
+    );
+    check(
+        labels(&items),
+        expect![[r#"
+            potion.healing (content item (potion))
+            potion.template (content item (potion))
+            sword (content item (weapon))
+        "#]],
+    );
+    c.open_text(
+        "homebrew/content/axe.yaml",
+        "- id: axe\n  type: weapon\n  extends: \n  templates:\n    - \n",
+    );
+    let same_type = c.at(
+        "textDocument/completion",
+        "homebrew/content/axe.yaml",
+        2,
+        11,
+        json!({}),
+    );
+    check(
+        labels(&same_type),
+        expect![[r#"
+        sword (content item (weapon))
+    "#]],
+    );
+    let templates = c.at(
+        "textDocument/completion",
+        "homebrew/content/axe.yaml",
+        4,
+        6,
+        json!({}),
+    );
+    check(
+        labels(&templates),
+        expect![[r#"
+        potion.template (content item (potion))
+    "#]],
+    );
+}
+
+#[test]
+fn symbols_and_formatting() {
+    let mut c = Client::start();
+    c.open("base/rules/abilities.yaml");
+    let symbols = c.request(
+        "textDocument/documentSymbol",
+        json!({ "textDocument": { "uri": c.uri("base/rules/abilities.yaml") } }),
+    );
+    let rendered: String = symbols
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            format!(
+                "{} {} {}\n",
+                s["detail"].as_str().unwrap(),
+                s["name"].as_str().unwrap(),
+                s["selectionRange"]["start"]["line"]
+            )
+        })
+        .collect();
+    check(
+        rendered,
+        expect![[r#"
+        tag ability 0
+        tag weapon 0
+        field str.score 2
+        field str.mod 3
+        content type weapon 8
+    "#]],
+    );
+    c.open_text(
+        "homebrew/rules/attack.yaml",
+        "fields:\n  a.b: { type: integer, formula: 'max( str.mod,1 )' }\n  a.c: { type: integer, formula: str.mod+1 }\n",
+    );
+    let edits = c.request(
+        "textDocument/formatting",
+        json!({ "textDocument": { "uri": c.uri("homebrew/rules/attack.yaml") }, "options": { "tabSize": 2, "insertSpaces": true } }),
+    );
+    check(
+        format!("{edits}\n"),
+        expect![[r#"
+        [{"range":{"start":{"line":2,"character":33},"end":{"line":2,"character":42}},"newText":"str.mod + 1"}]
+    "#]],
+    );
+}
+
+#[test]
+fn a_failing_request_is_answered_and_the_server_goes_on() {
+    let mut c = Client::start();
+    let bad = c.request("textDocument/hover", json!({ "textDocument": 3 }));
+    check(
+        format!("{bad}\n"),
+        expect![[r#"
+        {"error":{"code":-32602,"message":"invalid type: integer `3`, expected struct TextDocumentIdentifier"}}
+    "#]],
+    );
+    let unknown = c.request("textDocument/unknownThing", json!({}));
+    check(
+        format!("{unknown}\n"),
+        expect![[r#"
+        {"error":{"code":-32601,"message":"the server does not answer `textDocument/unknownThing`"}}
+    "#]],
+    );
+    // Any text at all: binary junk, deep nesting, a tab-indented half map.
+    for text in [
+        "\u{0}\u{1}: [",
+        &"[".repeat(5000),
+        "fields:\n\tx: {",
+        "- - - : : :",
+        "fields: { a: { formula: '(((' } }",
+    ] {
+        c.open_text("homebrew/rules/attack.yaml", text);
+        for (line, col) in [(0, 0), (0, 3), (1, 2), (5, 5)] {
+            c.at(
+                "textDocument/hover",
+                "homebrew/rules/attack.yaml",
+                line,
+                col,
+                json!({}),
+            );
+            c.at(
+                "textDocument/completion",
+                "homebrew/rules/attack.yaml",
+                line,
+                col,
+                json!({}),
+            );
+            c.at(
+                "textDocument/definition",
+                "homebrew/rules/attack.yaml",
+                line,
+                col,
+                json!({}),
+            );
+        }
+    }
+    c.open("homebrew/rules/attack.yaml");
+    let hover = c.at(
+        "textDocument/hover",
+        "homebrew/rules/attack.yaml",
+        3,
+        15,
+        json!({}),
+    );
+    assert!(hover_text(&hover).contains("str.mod"));
+}
+
+#[test]
+fn the_5e_pack_situational_choices_and_actions() {
+    let packs = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/packs")
+        .canonicalize()
+        .unwrap();
+    let mut c = Client::start_in(packs);
+    c.open("5e-srd-5.1/rules/actions.yaml");
+    check(
+        c.take_published(),
+        expect![[r#"
+        5e-srd-5.1/rules/actions.yaml:
+    "#]],
+    );
+    let situational = c.at(
+        "textDocument/definition",
+        "5e-srd-5.1/rules/actions.yaml",
+        72,
+        33,
+        json!({}),
+    );
+    check(
+        c.locations(&situational),
+        expect![[r#"
+        5e-srd-5.1/rules/actions.yaml 13:2-13:11
+    "#]],
+    );
+    let uses = c.at(
+        "textDocument/references",
+        "5e-srd-5.1/rules/actions.yaml",
+        36,
+        10,
+        json!({ "context": { "includeDeclaration": false } }),
+    );
+    check(
+        c.locations(&uses),
+        expect![[r#"
+        5e-srd-5.1/rules/content-types.yaml 58:13-58:26
+    "#]],
+    );
+    let hover = c.at(
+        "textDocument/hover",
+        "5e-srd-5.1/rules/actions.yaml",
+        72,
+        33,
+        json!({}),
+    );
+    check(
+        hover_text(&hover),
+        expect![[r#"
+        situational choice `twoHanded`
+
+        declared in `5e-srd-5.1`, rules/actions.yaml:14
+        ```yaml
+        type: boolean
+        default: false
+        ```
+    "#]],
+    );
+}
+
+#[test]
+fn every_prefix_of_a_file_is_answered() {
+    let mut c = Client::start();
+    for file in [
+        "homebrew/rules/attack.yaml",
+        "base/rules/abilities.yaml",
+        "base/content/sword.yaml",
+        "homebrew/pack.yaml",
+    ] {
+        let text = std::fs::read_to_string(c.root.join(file)).unwrap();
+        for cut in (0..text.len()).step_by(7) {
+            let prefix = &text[..cut];
+            c.open_text(file, prefix);
+            let line = prefix.matches('\n').count() as u32;
+            let col = prefix.rsplit('\n').next().unwrap_or("").len() as u32;
+            for method in [
+                "textDocument/completion",
+                "textDocument/hover",
+                "textDocument/definition",
+            ] {
+                let answer = c.at(method, file, line, col, json!({}));
+                assert!(
+                    answer.get("error").is_none(),
+                    "{method} on {file}[..{cut}]: {answer}"
+                );
+            }
+        }
+        c.open(file);
+    }
+}
