@@ -347,11 +347,18 @@ impl<'a> Checker<'a> {
             if record.decl.unique_scope == Some(ocf_model::UniqueScope::Owner) {
                 key = format!("{key}@{:?}", record.owner);
             }
+            // Content options compare as qualified IDs, however a pick writes them.
+            let same = |r: usize, o: &Literal, option: &Literal| {
+                o == option
+                    || self
+                        .content_option(&self.acts.choices[r], o)
+                        .is_some_and(|q| Some(q) == self.content_option(record, option))
+            };
             let taken = groups.picks.entry(key.clone()).or_default();
             for option in &record.picks {
                 let earlier = taken
                     .iter()
-                    .find(|(r, o)| *r != i && o == option)
+                    .find(|(r, o)| *r != i && same(*r, o, option))
                     .map(|(r, _)| *r);
                 if let Some(earlier) = earlier
                     && !self.repeatable(record, option)

@@ -186,7 +186,7 @@ fn trials(
             "inline" => Some(format!(
                 "{}.choices.{}.options.{}.name",
                 record.root,
-                record.id,
+                record.decl.id,
                 segment_text(&option)
             )),
             "content" => Some(format!("{}.name", segment_text(&option))),
