@@ -120,7 +120,7 @@ impl Session {
 /// listOptions on an open character. The held file is the same before and after; in between,
 /// its `competing` picks are left out (EC, "Stacking": listOptions uses the recommended option of
 /// every group) and each trial pick is made in turn.
-#[tracing::instrument(name = "list_options", level = "info", skip_all, fields(character = ?id, path = ?path.choice))]
+#[tracing::instrument(name = "listOptions", level = "info", skip_all, fields(character = ?id, path = ?path.choice))]
 pub fn list_options(
     session: &mut Session,
     id: CharacterId,
