@@ -2,6 +2,7 @@
 
 mod formula;
 mod load;
+mod options;
 mod roll;
 mod sheet;
 
@@ -55,6 +56,9 @@ enum Command {
     Schema { name: String },
     /// Compute a character's sheet.
     Sheet(sheet::SheetArgs),
+    /// List a choice's options: eligible first, why the others aren't, and what each pick would
+    /// change (listOptions).
+    Options(options::OptionsArgs),
     /// Print a character's sheet, and again, incrementally, each time the file changes.
     Watch(sheet::WatchArgs),
     /// Time one edit of a generated large character: cold, incremental and from scratch, and
@@ -90,6 +94,7 @@ fn main() -> ExitCode {
         Command::Schema { name } => schema(&name),
         Command::Sheet(args) => sheet::run_sheet(args),
         Command::Watch(args) => sheet::run_watch(args),
+        Command::Options(args) => options::run(args),
         Command::Conform { paths } => conform(&paths),
         Command::Lsp => match ocf_lsp::run_stdio() {
             Ok(()) => ExitCode::SUCCESS,

@@ -124,7 +124,7 @@ fn read_character(path: &Path) -> Result<Character, String> {
 
 /// The character and its ruleset: the packs given, else the pinned ones from `testdata/packs/`;
 /// every problem rendered with its code and place.
-fn load(path: &Path, packs: &[PathBuf]) -> Result<(Character, Ruleset), String> {
+pub(crate) fn load(path: &Path, packs: &[PathBuf]) -> Result<(Character, Ruleset), String> {
     let file = ocf_cli::character::read(path)
         .map_err(|problem| rendered(std::slice::from_ref(&*problem)))?;
     let ruleset = ocf_cli::character::ruleset(path, &file, packs).map_err(|p| rendered(&p))?;

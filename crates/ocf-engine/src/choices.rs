@@ -347,11 +347,18 @@ impl<'a> Checker<'a> {
             if record.decl.unique_scope == Some(ocf_model::UniqueScope::Owner) {
                 key = format!("{key}@{:?}", record.owner);
             }
+            // Content options compare as qualified IDs, however a pick writes them.
+            let same = |r: usize, o: &Literal, option: &Literal| {
+                o == option
+                    || self
+                        .content_option(&self.acts.choices[r], o)
+                        .is_some_and(|q| Some(q) == self.content_option(record, option))
+            };
             let taken = groups.picks.entry(key.clone()).or_default();
             for option in &record.picks {
                 let earlier = taken
                     .iter()
-                    .find(|(r, o)| *r != i && o == option)
+                    .find(|(r, o)| *r != i && same(*r, o, option))
                     .map(|(r, _)| *r);
                 if let Some(earlier) = earlier
                     && !self.repeatable(record, option)
@@ -509,7 +516,50 @@ impl<'a> Checker<'a> {
         };
         let used: Vec<Literal> = record.picks.iter().chain(taken).map(norm).collect();
         let free = |o: &Literal| !used.contains(o);
-        let candidates: Vec<Literal> = match &record.decl.options {
+        self.candidates(record)
+            .iter()
+            .any(|o| free(o) && self.pick_eligible(record, o) && self.prerequisites_hold(record, o))
+    }
+
+    /// Whether the prerequisites `option` brings hold: an inline option's own, or the picked
+    /// content's (when the choice activates its picks), none when the choice waives them. EC:
+    /// "listOptions' trial sheet for an option reports it with the option's prerequisites": an
+    /// option whose prerequisites fail is not eligible. They are read on this sheet, with the
+    /// owner's `self` and the candidate as `item` (decisions.md, "listOptions": trial sheets).
+    fn prerequisites_hold(&self, record: &'a ChoiceRecord, option: &Literal) -> bool {
+        if record.decl.waive_prerequisites == Some(true) {
+            return true;
+        }
+        match &record.decl.options {
+            ChoiceOptions::Inline(_) => option
+                .as_str()
+                .is_none_or(|o| self.failed_prerequisites(record, o).next().is_none()),
+            ChoiceOptions::Source(ChoiceSource::Content { .. })
+                if record.decl.activate != Some(false) =>
+            {
+                let Some(id) = self.content_option(record, option) else {
+                    return true;
+                };
+                let Some(entry) = self.ruleset.item(&id) else {
+                    return true;
+                };
+                let pack = entry.pack_of("prerequisites");
+                entry.item.prerequisites.iter().all(|p| {
+                    let mut bindings = self.bindings(record);
+                    bindings.pack = pack;
+                    bindings.item = Some(self.item_key(&id, Vec::new()));
+                    self.holds(Some(&p.check), bindings)
+                })
+            }
+            _ => true,
+        }
+    }
+
+    /// The choice's options in its order, as listOptions lists them: inline options as declared,
+    /// values as listed, the formula's list now, content of the query's type in ruleset order
+    /// (qualified IDs), hidden content skipped ("Queries skip them").
+    fn candidates(&self, record: &'a ChoiceRecord) -> Vec<Literal> {
+        match &record.decl.options {
             ChoiceOptions::Inline(options) => options
                 .iter()
                 .map(|o| Literal::String(o.id.clone()))
@@ -529,10 +579,57 @@ impl<'a> Checker<'a> {
                 })
                 .map(|(id, _)| Literal::String(id.to_owned()))
                 .collect(),
-        };
-        candidates
-            .iter()
-            .any(|o| free(o) && self.pick_eligible(record, o))
+        }
+    }
+}
+
+/// The options of the choice `record` (an index in [`Activations::choices`]) in the choice's
+/// order, hidden content skipped; shared with listOptions ([`crate::options`]).
+pub(crate) fn options_of(
+    db: &dyn salsa::Database,
+    character: CharacterInput,
+    acts: &Activations,
+    record: usize,
+) -> Vec<Literal> {
+    let checker = Checker {
+        db,
+        character,
+        ruleset: character.ruleset(db).ruleset(db),
+        acts,
+    };
+    checker.candidates(&acts.choices[record])
+}
+
+/// Whether `option` is one of the choice's options at all, the test of a `choose`'s
+/// `invalid-option`: an inline option's ID, a listed value, a value the formula lists now, or
+/// content of the query's type (hidden content included: picking it is `content-hidden`, not an
+/// invalid pick). Eligibility (`where`, `eligible`) is not asked: a pick failing it is
+/// `option-not-eligible` on the sheet. Content is given back qualified.
+pub(crate) fn option_of(
+    db: &dyn salsa::Database,
+    character: CharacterInput,
+    acts: &Activations,
+    record: usize,
+    option: &Literal,
+) -> Option<Literal> {
+    let checker = Checker {
+        db,
+        character,
+        ruleset: character.ruleset(db).ruleset(db),
+        acts,
+    };
+    let r = &acts.choices[record];
+    match &r.decl.options {
+        ChoiceOptions::Source(ChoiceSource::Content { content }) => {
+            let id = checker.content_option(r, option)?;
+            let entry = checker.ruleset.item(&id)?;
+            checker
+                .of_type(r, entry.type_name(), content.r#type.as_str())
+                .then_some(Literal::String(id))
+        }
+        _ => checker.candidates(r).into_iter().find(|o| {
+            o == option || literal_text(o) == literal_text(option) && o.as_str().is_some()
+        }),
     }
 }
 

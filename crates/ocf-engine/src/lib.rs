@@ -19,6 +19,7 @@ pub mod formula;
 pub mod input;
 pub mod links;
 pub mod offers;
+pub mod options;
 pub mod session;
 pub mod sheet;
 pub mod standard;

@@ -278,6 +278,28 @@ impl Sheet {
         &self.rest.errors
     }
 
+    /// The issues, as computeSheet's `issues` lists them: the ranked ones, then `out-of-limits`
+    /// in field order.
+    pub fn issues_json(&self) -> Vec<Json> {
+        let mut issues: Vec<Json> = self.rest.issues.iter().map(|(_, _, i)| i.clone()).collect();
+        for (id, field) in self.fields.iter() {
+            let id: &str = id;
+            for limit in &field.out_of_limits {
+                issues.push(json!({
+                    "code": "out-of-limits",
+                    "id": id,
+                    "data": {
+                        "field": id,
+                        "limit": limit.limit,
+                        "value": limit.value.to_json(),
+                        "bound": limit.bound.to_json(),
+                    },
+                }));
+            }
+        }
+        issues
+    }
+
     pub fn field(&self, id: &str) -> Option<&FieldValue> {
         self.fields
             .iter()

@@ -144,6 +144,41 @@ impl Synthetic {
         .expect("the generated ruleset fits the ruleset format")
     }
 
+    /// The choice [`Synthetic::ruleset_with_choice`] adds: a rules-level choice, its path's only
+    /// segment.
+    pub const CHOICE: &'static str = "g:feat";
+
+    /// [`Synthetic::ruleset`] with a rules-level choice [`Synthetic::CHOICE`] of `options` feats
+    /// (content type `g:feat`, `g:feat0`…), each adding 1 to one derived field, a different one
+    /// for each feat while there are enough: what listOptions' benchmark lists. The benchmarks of
+    /// [`Synthetic::ruleset`] are unchanged: it has no choice.
+    pub fn ruleset_with_choice(&self, options: usize) -> Ruleset {
+        let mut ruleset = serde_json::to_value(self.ruleset()).expect("a ruleset is JSON");
+        let derived = self.derived();
+        let content = ruleset["content"]
+            .as_object_mut()
+            .expect("content is a map");
+        for k in 0..options {
+            content.insert(
+                format!("g:feat{k}"),
+                json!({
+                    "declaredIn": "g",
+                    "id": format!("g:feat{k}"),
+                    "type": "g:feat",
+                    "effects": [{ "target": format!("g:f{}", (k * 37) % derived), "op": "add", "value": "1" }],
+                }),
+            );
+        }
+        ruleset["contentTypes"]["g:feat"] = json!({ "declaredIn": "g" });
+        ruleset["choices"] = json!({
+            Synthetic::CHOICE: {
+                "declaredIn": "g", "id": "feat", "required": false,
+                "options": { "content": { "type": "g:feat" } },
+            }
+        });
+        serde_json::from_value(ruleset).expect("the generated ruleset fits the ruleset format")
+    }
+
     /// The character: every score saved as 12 but [`Synthetic::EDITED`], saved as `edited`; one
     /// copy of each item, every other one equipped.
     pub fn character(&self, edited: i64) -> Character {
@@ -177,6 +212,47 @@ mod tests {
             (2000, 100, 1800, 100)
         );
         assert_eq!(big.ruleset().fields.len(), 2000);
+    }
+
+    /// The choice lists its feats in order, each changing the derived field it adds to (and that
+    /// field's chain), and a trial re-executes only the fields depending on the pick.
+    #[test]
+    fn the_choice_lists_each_feat_with_its_changes() {
+        let small = Synthetic::with_fields(200).unwrap();
+        let mut session = Session::with_execution_log(small.ruleset_with_choice(3));
+        let pc = session.open(&small.character(14), &[]);
+        session.sheet(pc).unwrap();
+        session.take_executed();
+        let path = crate::options::path::ChoicePath {
+            entry: None,
+            choice: vec![Synthetic::CHOICE.into()],
+        };
+        let listed = session.list_options(pc, &path).unwrap();
+        let all = session.take_executed();
+        let executed = all.iter().filter(|q| q.starts_with("field_value(")).count();
+        let summary: Vec<String> = listed
+            .options
+            .iter()
+            .map(|o| {
+                let fields: Vec<&str> = o
+                    .changes
+                    .values
+                    .iter()
+                    .map(|(f, _, _)| f.as_str())
+                    .collect();
+                format!("{} {} {}", o.option, o.eligible, fields.join(" "))
+            })
+            .collect();
+        expect_test::expect![[r#"
+            (
+                [
+                    "\"g:feat0\" true g:f0 g:f10 g:f20 g:f30 g:f40 g:f50 g:f60 g:f70 g:f80 g:f90 g:f100 g:f110 g:f120 g:f130 g:f140 g:f150 g:f160 g:f170",
+                    "\"g:feat1\" true g:f37 g:f47 g:f57 g:f67 g:f77 g:f87 g:f97 g:f107 g:f117 g:f127 g:f137 g:f147 g:f157 g:f167 g:f177",
+                    "\"g:feat2\" true g:f74 g:f84 g:f94 g:f104 g:f114 g:f124 g:f134 g:f144 g:f154 g:f164 g:f174",
+                ],
+                104,
+            )
+        "#]].assert_debug_eq(&(summary, executed));
     }
 
     #[test]

@@ -6,6 +6,7 @@
 pub mod calls;
 pub mod case;
 pub mod compare;
+pub mod options;
 
 use case::Case;
 use std::fmt::Write as _;

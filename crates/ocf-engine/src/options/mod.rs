@@ -1,0 +1,463 @@
+//! listOptions (docs/spec/engine-interface.md, "listOptions"): a choice's options, each with
+//! whether it is eligible and why not, whether it is picked, and what picking it would change.
+//!
+//! Each option not yet picked gets a **trial sheet**: the pick is made as an edit of the session's
+//! held file (its picks, as the character file records them), the sheet read, and the file put
+//! back when every option has been tried. The trials follow one another on the same database, so
+//! a trial costs what depends on the pick (salsa re-runs the activations and re-verifies the rest;
+//! backdating stops what didn't change), not a whole sheet. EC: "listOptions' trial sheet for an
+//! option reports it with the option's prerequisites": an option is eligible when its trial sheet
+//! raises no issue against the pick.
+//!
+//! [`path`] resolves the choice path and checks a pick's option, for applyChanges' `choose` and
+//! `unchoose` to share.
+
+pub mod path;
+
+use std::sync::Arc;
+
+use ocf_model::{Character, ChoiceOptions, ChoiceSource, CopyEntry, Literal, Namespace, PickEntry};
+use serde_json::{Map, Value as Json, json};
+
+use crate::input::CopyList;
+use crate::session::{CharacterId, EditError, Session};
+use crate::sheet::Sheet;
+use path::{ChoicePath, PathError, segment_text};
+
+/// listOptions' output.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Listed {
+    pub path: ChoicePath,
+    pub min: i64,
+    pub max: Option<i64>,
+    /// The choice's picks, as the sheet lists them.
+    pub picks: Vec<Literal>,
+    pub options: Vec<ListedOption>,
+}
+
+/// One option of the choice.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListedOption {
+    /// As a pick names it: a qualified content ID, an inline option's ID, a value.
+    pub option: Literal,
+    /// `content`, `inline` or `value` (a listed value or a formula's).
+    pub kind: &'static str,
+    /// The text key of its name: `<content ID>.name`, or for an inline option
+    /// `<owner root>.choices.<choice>.options.<option>.name`; none for a value.
+    pub name: Option<String>,
+    pub eligible: bool,
+    /// The issues its trial sheet raises against the pick, as computeSheet reports them.
+    pub reasons: Vec<Json>,
+    pub picked: bool,
+    /// What the pick would change (empty for a picked option: its sheet is the sheet).
+    pub changes: Changes,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Changes {
+    /// `(field, before, after)`: each field whose value differs on the trial sheet, in field
+    /// order, as `{ value }` or `{ error }`.
+    pub values: Vec<(String, Json, Json)>,
+    /// The choices the pick would open: applicable on the trial sheet, not on this one, as
+    /// computeSheet's `choices` lists them.
+    pub opens: Vec<Json>,
+    /// Other issues the trial sheet raises that this sheet doesn't (a constraint the pick breaks).
+    pub issues: Vec<Json>,
+}
+
+/// Why listOptions failed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum OptionsError {
+    Edit(EditError),
+    Path(PathError),
+}
+
+impl OptionsError {
+    pub fn to_json(&self) -> Json {
+        match self {
+            OptionsError::Path(e) => e.to_json(),
+            OptionsError::Edit(e) => {
+                json!({ "code": "unknown-character", "message": e.to_string() })
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for OptionsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OptionsError::Edit(e) => e.fmt(f),
+            OptionsError::Path(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for OptionsError {}
+
+impl From<EditError> for OptionsError {
+    fn from(e: EditError) -> Self {
+        OptionsError::Edit(e)
+    }
+}
+
+impl From<PathError> for OptionsError {
+    fn from(e: PathError) -> Self {
+        OptionsError::Path(e)
+    }
+}
+
+impl Session {
+    /// listOptions for the choice at `path` of an open character ([`list_options`]).
+    pub fn list_options(
+        &mut self,
+        id: CharacterId,
+        path: &ChoicePath,
+    ) -> Result<Listed, OptionsError> {
+        list_options(self, id, path)
+    }
+}
+
+/// listOptions on an open character. The held file is the same before and after; in between,
+/// its `competing` picks are left out (EC, "Stacking": listOptions uses the recommended option of
+/// every group) and each trial pick is made in turn.
+#[tracing::instrument(name = "listOptions", level = "info", skip_all, fields(character = ?id, path = ?path.choice))]
+pub fn list_options(
+    session: &mut Session,
+    id: CharacterId,
+    path: &ChoicePath,
+) -> Result<Listed, OptionsError> {
+    let held = session.file(id)?.clone();
+    let mut base_file = held.clone();
+    base_file.competing.clear();
+    let result = trials(session, id, path, &base_file);
+    if session.file(id)? != &held {
+        session.update(id, &held)?;
+    }
+    result
+}
+
+fn trials(
+    session: &mut Session,
+    id: CharacterId,
+    path: &ChoicePath,
+    base_file: &Character,
+) -> Result<Listed, OptionsError> {
+    if session.file(id)? != base_file {
+        session.update(id, base_file)?;
+    }
+    let base = session.sheet(id)?;
+    let acts = base.activations.clone();
+    let index = path::resolve(&acts, path)?;
+    let record = acts.choices[index].clone();
+    let input = session
+        .character_input(id)
+        .ok_or(EditError::UnknownCharacter)?;
+    let ruleset = session.db_ruleset(input);
+    // The options in the choice's order, then any pick they don't hold (hidden content, a value
+    // no longer listed), so a picked option is always listed.
+    let (mut options, picks) = {
+        let acts = acts.clone();
+        session.deep(move |db| {
+            let options = crate::choices::options_of(db, input, &acts, index);
+            let picks: Vec<Literal> = acts.choices[index]
+                .picks
+                .iter()
+                .map(|p| crate::choices::option_of(db, input, &acts, index, p).unwrap_or(p.clone()))
+                .collect();
+            (options, picks)
+        })
+    };
+    for p in &picks {
+        if !options.contains(p) {
+            options.push(p.clone());
+        }
+    }
+    let base_issues = issues(&base);
+    let choice_path = path.to_json();
+    let mut listed = Vec::with_capacity(options.len());
+    for option in options {
+        let picked = picks.contains(&option);
+        let kind = match &record.decl.options {
+            ChoiceOptions::Inline(_) => "inline",
+            ChoiceOptions::Source(ChoiceSource::Content { .. }) => "content",
+            ChoiceOptions::Source(_) => "value",
+        };
+        let name = match kind {
+            "inline" => Some(format!(
+                "{}.choices.{}.options.{}.name",
+                record.root,
+                record.decl.id,
+                segment_text(&option)
+            )),
+            "content" => Some(format!("{}.name", segment_text(&option))),
+            _ => None,
+        };
+        let about = About {
+            choice: &choice_path,
+            pick: path::ChoicePath {
+                entry: path.entry.clone(),
+                choice: path
+                    .choice
+                    .iter()
+                    .cloned()
+                    .chain([segment_text(&option)])
+                    .collect(),
+            }
+            .to_json(),
+            option: &option,
+            content: (kind == "content").then(|| segment_text(&option)),
+        };
+        let (reasons, changes) = if picked {
+            let reasons = base_issues.iter().filter(|i| about.concerns(i)).cloned();
+            (reasons.collect(), Changes::default())
+        } else {
+            let file = trial_file(session, id, base_file, path, &record, &option, &ruleset)?;
+            session.update(id, &file)?;
+            let trial = session.sheet(id)?;
+            diff(&base, &base_issues, &trial, &about)
+        };
+        listed.push(ListedOption {
+            eligible: reasons.is_empty(),
+            option,
+            kind,
+            name,
+            reasons,
+            picked,
+            changes,
+        });
+    }
+    Ok(Listed {
+        path: path.clone(),
+        min: record.min,
+        max: record.max,
+        picks,
+        options: listed,
+    })
+}
+
+impl Session {
+    /// The ruleset an open character's input computes on (its homebrew's, or the session's).
+    fn db_ruleset(&self, input: crate::input::CharacterInput) -> Arc<ocf_model::Ruleset> {
+        input.ruleset(self.db()).ruleset(self.db()).clone()
+    }
+}
+
+/// What an issue must name to be raised against the pick.
+struct About<'a> {
+    choice: &'a Json,
+    pick: Json,
+    option: &'a Literal,
+    content: Option<String>,
+}
+
+impl About<'_> {
+    /// Whether `issue` is raised against the pick: the pick fails the choice (`option-not-eligible`),
+    /// repeats its `unique` group (`already-picked`), its prerequisites or the picked content's
+    /// fail (`prerequisite-not-met`), the content is hidden (`content-hidden`), or a copy limit is
+    /// exceeded (`too-many-copies`, which only the pick can have caused on a trial sheet).
+    fn concerns(&self, issue: &Json) -> bool {
+        let data = &issue["data"];
+        let option = serde_json::to_value(self.option).unwrap_or_default();
+        match issue["code"].as_str().unwrap_or_default() {
+            "option-not-eligible" | "already-picked" => {
+                data["path"] == *self.choice && data["option"] == option
+            }
+            "prerequisite-not-met" => {
+                data["path"] == self.pick
+                    || self.content.as_deref().is_some_and(|c| {
+                        issue["source"]["id"] == c
+                            && issue["id"]
+                                .as_str()
+                                .is_some_and(|id| id.starts_with(&format!("{c}/")))
+                    })
+            }
+            "content-hidden" => self.content.as_deref().is_some_and(|c| data["item"] == c),
+            "too-many-copies" => true,
+            _ => false,
+        }
+    }
+}
+
+/// The issues of a sheet, as computeSheet lists them.
+fn issues(sheet: &Sheet) -> Vec<Json> {
+    sheet.issues_json()
+}
+
+/// The trial sheet against the base: the reasons (new issues against the pick) and the changes.
+fn diff(base: &Sheet, base_issues: &[Json], trial: &Sheet, about: &About) -> (Vec<Json>, Changes) {
+    let mut changes = Changes::default();
+    for ((id, before), (_, after)) in base.fields.iter().zip(trial.fields.iter()) {
+        if Arc::ptr_eq(before, after) {
+            continue;
+        }
+        let (b, a) = (shown(before), shown(after));
+        if b != a {
+            changes.values.push((id.to_string(), b, a));
+        }
+    }
+    let opened: Vec<&Json> = base.choices().iter().map(|c| &c["path"]).collect();
+    changes.opens = trial
+        .choices()
+        .iter()
+        .filter(|c| !opened.contains(&&c["path"]))
+        .cloned()
+        .collect();
+    let mut reasons = Vec::new();
+    for issue in issues(trial) {
+        if base_issues.contains(&issue) {
+            continue;
+        }
+        if about.concerns(&issue) {
+            reasons.push(issue);
+        } else {
+            changes.issues.push(issue);
+        }
+    }
+    (reasons, changes)
+}
+
+/// A field's value as listOptions shows it: `{ value }`, or `{ error }`.
+fn shown(field: &crate::field::FieldValue) -> Json {
+    match (&field.value, &field.error) {
+        (_, Some(error)) => json!({ "error": error.code.as_str() }),
+        (Some(value), None) => json!({ "value": value.to_json() }),
+        (None, None) => json!({}),
+    }
+}
+
+/// The file with `option` picked in the choice: added to its picks, or, when the choice is full,
+/// in place of its last pick (decisions.md, "listOptions": a full choice's trial replaces).
+fn trial_file(
+    session: &Session,
+    id: CharacterId,
+    base: &Character,
+    path: &ChoicePath,
+    record: &crate::activation::ChoiceRecord,
+    option: &Literal,
+    ruleset: &ocf_model::Ruleset,
+) -> Result<Character, OptionsError> {
+    let mut file = base.clone();
+    let qualify = |o: &Literal| {
+        let text = o.as_str()?;
+        if ruleset.item(text).is_some() {
+            return Some(text.to_owned());
+        }
+        ruleset
+            .packs
+            .iter()
+            .find_map(|p| ruleset.resolve(&p.id, text, Namespace::Content))
+    };
+    let tree = match &path.entry {
+        None => &mut file.choices,
+        Some(entry) => {
+            let in_file = file
+                .features
+                .iter()
+                .chain(&file.inventory)
+                .any(|e| &e.id == entry);
+            if !in_file {
+                // An unsaved standard copy: its entry is saved for the trial, as an edit of it
+                // would save it, and goes with the file when it is put back.
+                let (list, item) =
+                    standard_copy(session, id, entry).ok_or_else(|| path::PathError {
+                        code: "unknown-id",
+                        message: format!("the character has no copy `{entry}`"),
+                        data: json!({ "entry": entry }),
+                    })?;
+                let copy = CopyEntry::new(entry.clone(), item.as_str());
+                match list {
+                    CopyList::Features => file.features.push(copy),
+                    CopyList::Inventory => file.inventory.push(copy),
+                }
+            }
+            let copy = file
+                .features
+                .iter_mut()
+                .chain(file.inventory.iter_mut())
+                .find(|e| &e.id == entry)
+                .expect("the copy is in the file");
+            &mut copy.choices
+        }
+    };
+    let picks = path::picks_at(tree, &path.choice, &qualify).ok_or_else(|| PathError {
+        code: "unknown-choice",
+        message: "a picked option on the path isn't in the character's picks".into(),
+        data: json!({ "path": path.to_json() }),
+    })?;
+    let pick = PickEntry {
+        option: option.clone(),
+        choices: Default::default(),
+    };
+    let full = record
+        .max
+        .is_some_and(|m| m >= 1 && picks.len() as i64 >= m);
+    if full {
+        picks.pop();
+    }
+    picks.push(pick);
+    Ok(file)
+}
+
+/// An unsaved standard copy's list and item.
+fn standard_copy(session: &Session, id: CharacterId, entry: &str) -> Option<(CopyList, String)> {
+    let db = session.db();
+    let c = session.character_input(id)?;
+    c.features(db)
+        .iter()
+        .chain(c.inventory(db).iter())
+        .find(|x| x.id(db) == entry)
+        .map(|x| (x.list(db), x.item(db).clone()))
+}
+
+impl Listed {
+    /// listOptions' output as JSON (docs/spec/engine-interface.md, "listOptions").
+    pub fn to_json(&self) -> Json {
+        let mut out = Map::new();
+        out.insert("path".into(), self.path.to_json());
+        out.insert("min".into(), self.min.into());
+        if let Some(max) = self.max {
+            out.insert("max".into(), max.into());
+        }
+        out.insert(
+            "picks".into(),
+            serde_json::to_value(&self.picks).unwrap_or_default(),
+        );
+        out.insert(
+            "options".into(),
+            self.options.iter().map(ListedOption::to_json).collect(),
+        );
+        Json::Object(out)
+    }
+}
+
+impl ListedOption {
+    pub fn to_json(&self) -> Json {
+        let mut o = Map::new();
+        o.insert(
+            "option".into(),
+            serde_json::to_value(&self.option).unwrap_or_default(),
+        );
+        o.insert("kind".into(), self.kind.into());
+        if let Some(name) = &self.name {
+            o.insert("name".into(), name.clone().into());
+        }
+        o.insert("eligible".into(), self.eligible.into());
+        o.insert("reasons".into(), self.reasons.clone().into());
+        o.insert("picked".into(), self.picked.into());
+        let values: Vec<Json> = self
+            .changes
+            .values
+            .iter()
+            .map(|(field, before, after)| json!({ "field": field, "before": before, "after": after }))
+            .collect();
+        o.insert(
+            "changes".into(),
+            json!({
+                "values": values,
+                "opens": self.changes.opens,
+                "issues": self.changes.issues,
+            }),
+        );
+        Json::Object(o)
+    }
+}
