@@ -1,5 +1,6 @@
 //! `ocf`: the command-line front end.
 
+mod act;
 mod formula;
 mod load;
 mod roll;
@@ -60,6 +61,9 @@ enum Command {
     /// Time one edit of a generated large character: cold, incremental and from scratch, and
     /// how many field values it re-executes against how many depend on the edited field.
     BenchEdit(ocf_cli::bench_edit::Args),
+    /// Run an action on a character: ask at each pause, show the rolls, the outcome and the
+    /// proposed changes.
+    Act(act::ActArgs),
     /// Run conformance cases (YAML files, or folders of them) and report each failure.
     Conform {
         #[arg(required = true)]
@@ -86,6 +90,7 @@ fn main() -> ExitCode {
         Command::Schema { name } => schema(&name),
         Command::Sheet(args) => sheet::run_sheet(args),
         Command::Watch(args) => sheet::run_watch(args),
+        Command::Act(args) => act::run(args),
         Command::Conform { paths } => conform(&paths),
         Command::BenchEdit(args) => ocf_cli::bench_edit::run(args),
     }

@@ -14,6 +14,7 @@ pub fn call(case: &Case, dir: &Path) -> Result<Outcome, String> {
         "formula" => formula(&case.input),
         "loadRuleset" => load_ruleset(case, dir),
         "computeSheet" => compute_sheet(case, dir),
+        "startAction" | "continueAction" => super::actions::call(case, dir),
         other => Err(format!("unknown call `{other}`")),
     }
 }
@@ -128,7 +129,10 @@ fn load_ruleset(case: &Case, dir: &Path) -> Result<Outcome, String> {
 /// A case's character: inline, or the path of a character file (YAML or JSON) relative to the case
 /// file, so a case can check a sample character without a copy of it. Read through ocf-model either
 /// way, so a typo in an inline character gets its path and nearest key.
-fn read_character(value: &serde_json::Value, dir: &Path) -> Result<ocf_model::Character, String> {
+pub(super) fn read_character(
+    value: &serde_json::Value,
+    dir: &Path,
+) -> Result<ocf_model::Character, String> {
     match value {
         serde_json::Value::String(path) => {
             let path = dir.join(path);
@@ -142,7 +146,10 @@ fn read_character(value: &serde_json::Value, dir: &Path) -> Result<ocf_model::Ch
 }
 
 /// A case's pack: a folder or release `.json` relative to the case file, or an inline release.
-fn read_case_pack(pack: &serde_json::Value, dir: &Path) -> Result<ocf_model::PackRelease, String> {
+pub(super) fn read_case_pack(
+    pack: &serde_json::Value,
+    dir: &Path,
+) -> Result<ocf_model::PackRelease, String> {
     match pack {
         serde_json::Value::String(path) => ocf_load::source::read_pack(&dir.join(path)),
         inline => {
