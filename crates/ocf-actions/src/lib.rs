@@ -113,13 +113,7 @@ pub(crate) fn make_frame<'db>(
 
 /// The character's file `id`, as `state.character` names it.
 fn character_id(db: &dyn salsa::Database, character: CharacterInput) -> String {
-    match ocf_engine::view::character_view(db, character) {
-        Value::Map(m) => match m.get("id") {
-            Some(Value::String(s)) => s.to_string(),
-            _ => String::new(),
-        },
-        _ => String::new(),
-    }
+    character.id(db).clone()
 }
 
 /// startAction (EA "Starting an action"): runs `input.action` on `character` until it finishes

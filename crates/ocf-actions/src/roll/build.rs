@@ -229,7 +229,14 @@ pub fn build<'db>(
         let written_source = part.source.as_ref().map(|s| source("rules", s.as_str()));
         let mut new: Vec<Item> = if let Some(dice) = &part.dice {
             let value = ctx.eval(dice.as_str())?;
-            let dv = dice_items(&value, "a dice part")?;
+            let mut dv = dice_items(&value, "a dice part")?;
+            // `(0)d6` evaluates to no dice; the part keeps its die, with 0 dice, for pool dice
+            // and `ifEmpty` to see.
+            if dv.terms.is_empty()
+                && let Some(term) = zero_term(dice.as_str())
+            {
+                dv.terms.push(term);
+            }
             let src = written_source.clone().unwrap_or(default_source.clone());
             items_of(&dv, &src, &part_tags, multiplied)
         } else if let Some(v) = &part.value {
@@ -821,6 +828,18 @@ pub fn build<'db>(
         advantage,
         _marker: std::marker::PhantomData,
     })
+}
+
+/// The die and modifiers of a computed-count dice formula (`(params.rating.value)d6kh1`), as a
+/// term of 0 dice.
+fn zero_term(text: &str) -> Option<DiceTerm> {
+    use ocf_syntax::ast::Expr;
+    let parse = ocf_syntax::parse(text);
+    let Some(Expr::ComputedDice(d)) = parse.root().expr() else {
+        return None;
+    };
+    let n = d.notation()?;
+    Some(DiceTerm::new(0, n.die, n.modifiers))
 }
 
 fn m_has_parts(c: &Counted<'_>) -> bool {

@@ -66,6 +66,11 @@ pub fn roll_step<'db>(
         serde_json::to_value(&rolled.items).unwrap_or_default(),
     );
     entry.insert("total".into(), json!(rolled.total));
+    if !rolled.tallies.is_empty() {
+        let tallies: serde_json::Map<String, Json> =
+            rolled.tallies.iter().map(|(n, v)| (n.clone(), json!(v))).collect();
+        entry.insert("tallies".into(), Json::Object(tallies));
+    }
     for key in ["band", "bandSet", "bandValue"] {
         if let Some(v) = member(&result, key) {
             entry.insert(key.into(), crate::steps::data_json(v));

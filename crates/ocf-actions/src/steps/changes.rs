@@ -375,6 +375,7 @@ fn resolve(
                 continue;
             }
             if by_query && reads_receiver(f.as_str()) {
+                out.insert(key.into(), json!(super::substitute::substitute(ctx, f.as_str())?));
                 continue;
             }
             out.insert(key.into(), literal_json(&ctx.eval(f.as_str())?)?);
@@ -395,7 +396,18 @@ fn resolve(
             .unwrap_or_else(|| copies.r#type.as_str().to_owned());
         if let Some(Json::Object(q)) = out.get_mut("copies") {
             q.insert("type".into(), json!(ty));
+            if let Some(w) = &copies.r#where {
+                q.insert("where".into(), json!(super::substitute::substitute(ctx, w.as_str())?));
+            }
         }
+    }
+    if let Some(applied) = &change.applied
+        && let Some(Json::Object(q)) = out.get_mut("applied")
+    {
+        q.insert(
+            "where".into(),
+            json!(super::substitute::substitute(ctx, applied.r#where.as_str())?),
+        );
     }
     if let Some(source) = &change.source {
         let id = string_value(ctx, source.as_str())?;

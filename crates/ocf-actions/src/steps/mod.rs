@@ -5,6 +5,7 @@ pub mod action;
 pub mod branch;
 pub mod changes;
 pub mod choice;
+pub mod substitute;
 
 use ocf_engine::context::SelfRef;
 use ocf_engine::input::CharacterInput;
