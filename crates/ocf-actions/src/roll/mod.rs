@@ -106,7 +106,10 @@ fn again<'db>(
     let mut steps = frame.steps.clone();
     let mut nested = frame.nested.clone();
     for seg in &segs[..segs.len() - 1] {
-        let inner = member(&nested, seg).cloned().unwrap_or_default();
+        // A branch's steps are the action's own: only an action step's path goes down a level.
+        let Some(inner) = member(&nested, seg).cloned() else {
+            continue;
+        };
         steps = member(&inner, "steps").cloned().unwrap_or_default();
         nested = member(&inner, "nested").cloned().unwrap_or_default();
     }
