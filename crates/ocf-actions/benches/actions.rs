@@ -11,14 +11,22 @@ use serde_json::json;
 
 fn session(pack: &str, character: Option<&str>) -> (ocf_engine::Session, ocf_engine::CharacterId) {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata");
-    let release = ocf_load::source::read_pack(&root.join("packs").join(pack)).expect("pack");
-    let ruleset = ocf_load::load_ruleset(&[release], &ocf_load::LoadOptions::default()).expect("loads");
+    let folder = if pack == "actions-core" {
+        "conformance-packs"
+    } else {
+        "packs"
+    };
+    let release = ocf_load::source::read_pack(&root.join(folder).join(pack)).expect("pack");
+    let ruleset =
+        ocf_load::load_ruleset(&[release], &ocf_load::LoadOptions::default()).expect("loads");
     let file: ocf_model::Character = match character {
         Some(c) => {
             let path = root.join("characters").join(c);
-            ocf_model::from_yaml_str(&std::fs::read_to_string(&path).expect("reads"), "c").expect("parses")
+            ocf_model::from_yaml_str(&std::fs::read_to_string(&path).expect("reads"), "c")
+                .expect("parses")
         }
-        None => ocf_model::from_json_str(r#"{ "id": "pc", "specVersion": "1.0.0" }"#, "c").expect("parses"),
+        None => ocf_model::from_json_str(r#"{ "id": "pc", "specVersion": "1.0.0" }"#, "c")
+            .expect("parses"),
     };
     let mut s = ocf_engine::Session::new(ruleset);
     let id = s.open(&file, &[]);
@@ -36,8 +44,14 @@ fn bench(c: &mut Criterion) {
     .expect("input");
     c.bench_function("weapon attack, start to finish", |b| {
         b.iter(|| {
-            ocf_actions::start_action(s.db(), ch, &attack, &mut SeededDice::new(7), Limits::default())
-                .expect("runs")
+            ocf_actions::start_action(
+                s.db(),
+                ch,
+                &attack,
+                &mut SeededDice::new(7),
+                Limits::default(),
+            )
+            .expect("runs")
         })
     });
 
@@ -48,19 +62,37 @@ fn bench(c: &mut Criterion) {
     let mut replay = once.clone();
     replay.policy.dice = Then::Pause;
     replay.answers = (0..20).map(|i| Answer::faces(vec![1 + i % 6])).collect();
-    let finished = ocf_actions::start_action(s.db(), ch, &replay, &mut SeededDice::new(1), Limits::default())
-        .expect("runs");
+    let finished = ocf_actions::start_action(
+        s.db(),
+        ch,
+        &replay,
+        &mut SeededDice::new(1),
+        Limits::default(),
+    )
+    .expect("runs");
     assert_eq!(finished["status"], "finished");
     c.bench_function("twenty rolls, one run", |b| {
         b.iter(|| {
-            ocf_actions::start_action(s.db(), ch, &once, &mut SeededDice::new(7), Limits::default())
-                .expect("runs")
+            ocf_actions::start_action(
+                s.db(),
+                ch,
+                &once,
+                &mut SeededDice::new(7),
+                Limits::default(),
+            )
+            .expect("runs")
         })
     });
     c.bench_function("twenty rolls, replayed from 20 answers", |b| {
         b.iter(|| {
-            ocf_actions::start_action(s.db(), ch, &replay, &mut SeededDice::new(7), Limits::default())
-                .expect("runs")
+            ocf_actions::start_action(
+                s.db(),
+                ch,
+                &replay,
+                &mut SeededDice::new(7),
+                Limits::default(),
+            )
+            .expect("runs")
         })
     });
 }

@@ -67,7 +67,7 @@ impl<'r> Checkpoints<'r> {
     pub fn take_answer(&mut self) -> Option<Answer> {
         let answer = self.answers.get(self.next).cloned()?;
         self.next += 1;
-        Ok::<_, ()>(answer).ok()
+        Some(answer)
     }
 
     /// A face the engine supplies itself: one rolled in an earlier call, else the dice function's.

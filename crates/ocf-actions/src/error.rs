@@ -4,20 +4,20 @@ use serde_json::{Map, Value as Json, json};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ActionError {
-    pub code: String,
+    pub code: &'static str,
     pub message: String,
     /// The full path of the step that failed (`attack`, `check/roll`), when a step did.
     pub step: Option<String>,
-    pub data: Map<String, Json>,
+    pub data: Box<Map<String, Json>>,
 }
 
 impl ActionError {
-    pub fn new(code: &str, message: impl Into<String>) -> ActionError {
+    pub fn new(code: &'static str, message: impl Into<String>) -> ActionError {
         ActionError {
-            code: code.to_owned(),
+            code,
             message: message.into(),
             step: None,
-            data: Map::new(),
+            data: Box::default(),
         }
     }
 
@@ -46,7 +46,7 @@ impl ActionError {
             m.insert("step".into(), json!(step));
         }
         if !self.data.is_empty() {
-            m.insert("data".into(), Json::Object(self.data.clone()));
+            m.insert("data".into(), Json::Object((*self.data).clone()));
         }
         Json::Object(m)
     }

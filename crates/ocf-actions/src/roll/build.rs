@@ -2,8 +2,6 @@
 //! items, roll effects add items, modify dice and bound the total, `set` replaces parts; then die
 //! steps, pool dice, empty pools, advantage, multiplied dice, rerolls and given faces, in order.
 
-use std::sync::Arc;
-
 use ocf_dice::item::ItemSource;
 use ocf_dice::{DiceTerm, DiceValue, ItemKind, Modifier, RollItem};
 use ocf_engine::effects::Instance;
@@ -212,7 +210,7 @@ pub fn build<'db>(
     // 1. Parts.
     let mut items: Vec<Item> = Vec::new();
     let mut parts: Vec<Part> = Vec::new();
-    for (p, part) in step.parts.iter().enumerate() {
+    for part in &step.parts {
         if let Some(when) = &part.when
             && !ctx.condition(when.as_str())?
         {
@@ -293,7 +291,6 @@ pub fn build<'db>(
             if_empty,
             is_dice: part.dice.is_some(),
         });
-        let _ = p;
         items.extend(new);
     }
     drop(ctx);
@@ -856,6 +853,3 @@ pub fn int_of(value: &Value) -> Result<i64, ActionError> {
         )),
     }
 }
-
-#[allow(dead_code)]
-fn unused(_: Arc<()>) {}

@@ -6,7 +6,7 @@ use ocf_model::{BandSet, Declared, Namespace, Op, Ruleset};
 
 use super::build::Built;
 use super::rolling::Rolled;
-use crate::context::{ActionContext, member, set_member};
+use crate::context::{ActionContext, set_member};
 use crate::error::ActionError;
 
 /// The band set `id` names, from `pack`: its qualified ID and declaration.
@@ -131,6 +131,5 @@ pub fn classify(
     if let Value::Map(m) = &mut result {
         std::sync::Arc::make_mut(m).remove("value");
     }
-    let _ = member;
     Ok(result)
 }

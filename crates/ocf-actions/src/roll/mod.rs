@@ -67,8 +67,11 @@ pub fn roll_step<'db>(
     );
     entry.insert("total".into(), json!(rolled.total));
     if !rolled.tallies.is_empty() {
-        let tallies: serde_json::Map<String, Json> =
-            rolled.tallies.iter().map(|(n, v)| (n.clone(), json!(v))).collect();
+        let tallies: serde_json::Map<String, Json> = rolled
+            .tallies
+            .iter()
+            .map(|(n, v)| (n.clone(), json!(v)))
+            .collect();
         entry.insert("tallies".into(), Json::Object(tallies));
     }
     for key in ["band", "bandSet", "bandValue"] {

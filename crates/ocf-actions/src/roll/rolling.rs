@@ -197,9 +197,11 @@ pub fn roll(
         extra = std::mem::take(&mut source.extra);
         supplied.extend(source.supplied.iter().copied());
         let (needs, mismatch) = (source.needs, source.mismatch.take());
+        if let (Err(_), Some(m)) = (&result, mismatch) {
+            return Err(m.into());
+        }
         let rolled = match result {
             Ok(r) => r,
-            Err(_) if mismatch.is_some() => return Err(mismatch.expect("checked").into()),
             Err(DiceError::NoMoreFaces { request }) if needs.is_some() => {
                 let mut need = need;
                 need.insert(

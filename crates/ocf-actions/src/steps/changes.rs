@@ -375,7 +375,10 @@ fn resolve(
                 continue;
             }
             if by_query && reads_receiver(f.as_str()) {
-                out.insert(key.into(), json!(super::substitute::substitute(ctx, f.as_str())?));
+                out.insert(
+                    key.into(),
+                    json!(super::substitute::substitute(ctx, f.as_str())?),
+                );
                 continue;
             }
             out.insert(key.into(), literal_json(&ctx.eval(f.as_str())?)?);
@@ -397,7 +400,10 @@ fn resolve(
         if let Some(Json::Object(q)) = out.get_mut("copies") {
             q.insert("type".into(), json!(ty));
             if let Some(w) = &copies.r#where {
-                q.insert("where".into(), json!(super::substitute::substitute(ctx, w.as_str())?));
+                q.insert(
+                    "where".into(),
+                    json!(super::substitute::substitute(ctx, w.as_str())?),
+                );
             }
         }
     }
@@ -406,7 +412,10 @@ fn resolve(
     {
         q.insert(
             "where".into(),
-            json!(super::substitute::substitute(ctx, applied.r#where.as_str())?),
+            json!(super::substitute::substitute(
+                ctx,
+                applied.r#where.as_str()
+            )?),
         );
     }
     if let Some(source) = &change.source {

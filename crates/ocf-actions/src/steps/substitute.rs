@@ -7,8 +7,8 @@
 //! Dropping an operand a now-literal guard skips (`has(flags.x) ? item.k == flags.x : true`) is
 //! left: such a path that fails fails the action.
 
-use ocf_syntax::ast::{AstNode, Expr};
 use ocf_syntax::TextRange;
+use ocf_syntax::ast::{AstNode, Expr};
 
 use crate::context::ActionContext;
 use crate::error::ActionError;
