@@ -1,5 +1,6 @@
 //! `ocf`: the command-line front end.
 
+mod act;
 mod formula;
 mod load;
 mod options;
@@ -68,6 +69,9 @@ enum Command {
     Serve(ocf_cli::serve::Args),
     /// Serve the Language Server Protocol on stdin and stdout, for an editor (see the README).
     Lsp,
+    /// Run an action on a character: ask at each pause, show the rolls, the outcome and the
+    /// proposed changes.
+    Act(act::ActArgs),
     /// Run conformance cases (YAML files, or folders of them) and report each failure.
     Conform {
         #[arg(required = true)]
@@ -95,6 +99,7 @@ fn main() -> ExitCode {
         Command::Sheet(args) => sheet::run_sheet(args),
         Command::Watch(args) => sheet::run_watch(args),
         Command::Options(args) => options::run(args),
+        Command::Act(args) => act::run(args),
         Command::Conform { paths } => conform(&paths),
         Command::Lsp => match ocf_lsp::run_stdio() {
             Ok(()) => ExitCode::SUCCESS,

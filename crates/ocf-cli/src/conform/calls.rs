@@ -15,6 +15,7 @@ pub fn call(case: &Case, dir: &Path) -> Result<Outcome, String> {
         "loadRuleset" => load_ruleset(case, dir),
         "computeSheet" => compute_sheet(case, dir),
         "listOptions" => super::options::list_options(case, dir),
+        "startAction" | "continueAction" => super::actions::call(case, dir),
         other => Err(format!("unknown call `{other}`")),
     }
 }

@@ -3,6 +3,7 @@
 //! A case (see [`case`]) names an engine call; [`calls`] carries it out and gives either the output or
 //! the errors, as JSON, which are compared with the case's expectation by [`compare`].
 
+pub mod actions;
 pub mod calls;
 pub mod case;
 pub mod compare;

@@ -1,0 +1,164 @@
+//! The context of a formula in an action (EA "Starting an action" 5): the sheet's names (fields,
+//! `character`, `links`, `item`, `self`) through ocf-engine's [`SheetContext`], and the action's
+//! own (`params`, `situational`, `participants`, `participant`, `steps`, `flags`, `action`, and the
+//! names a step binds: `roll`, `x`, `part`, `picked`, `picks`, `options`).
+
+use ocf_engine::context::{Bindings, Mode, SelfRef, SheetContext};
+use ocf_engine::input::CharacterInput;
+use ocf_engine::view::ItemKey;
+use ocf_formula::{Context, ContextError, Root, Value};
+
+use crate::error::ActionError;
+
+/// A formula context: the sheet's, with extra roots on top.
+pub struct ActionContext<'a> {
+    pub sheet: SheetContext<'a>,
+    pub roots: Vec<(Root, Value)>,
+}
+
+impl<'a> ActionContext<'a> {
+    pub fn new(
+        db: &'a dyn salsa::Database,
+        character: CharacterInput,
+        pack: &'a str,
+        self_ref: SelfRef,
+        item: Option<ItemKey<'a>>,
+    ) -> ActionContext<'a> {
+        let bindings = Bindings {
+            pack,
+            self_ref,
+            item,
+            pick: None,
+            entry: None,
+            slot: None,
+        };
+        ActionContext {
+            sheet: SheetContext::new(db, character, Mode::Sheet, bindings),
+            roots: Vec::new(),
+        }
+    }
+
+    /// Binds (or rebinds) a root.
+    pub fn bind(&mut self, root: Root, value: Value) {
+        match self.roots.iter_mut().find(|(r, _)| *r == root) {
+            Some(slot) => slot.1 = value,
+            None => self.roots.push((root, value)),
+        }
+    }
+
+    pub fn unbind(&mut self, root: Root) {
+        self.roots.retain(|(r, _)| *r != root);
+    }
+
+    /// `item` as the formula sees it (absent when none).
+    pub fn item_value(&self) -> Option<Value> {
+        self.sheet.root(Root::Item).ok().flatten()
+    }
+
+    /// `self` as the formula sees it (absent when none).
+    pub fn self_value(&self) -> Option<Value> {
+        self.sheet.root(Root::SelfCopy).ok().flatten()
+    }
+
+    /// Evaluates `text` (parsed once per database by ocf-engine).
+    pub fn eval(&self, text: &str) -> Result<Value, ActionError> {
+        let formula = ocf_engine::formula::parse(self.sheet.db, text)
+            .map_err(|e| ActionError::formula(&e, text))?;
+        formula
+            .evaluate(self)
+            .map_err(|e| ActionError::formula(&e, text))
+    }
+
+    /// A condition: `true` holds, `false` doesn't, anything else is `type-mismatch`.
+    pub fn condition(&self, text: &str) -> Result<bool, ActionError> {
+        match self.eval(text)? {
+            Value::Bool(b) => Ok(b),
+            other => Err(ActionError::new(
+                "type-mismatch",
+                format!("`{text}` gives a {}, not a boolean", other.type_name()),
+            )
+            .with("formula", text)),
+        }
+    }
+}
+
+impl Context for ActionContext<'_> {
+    fn root(&self, root: Root) -> Result<Option<Value>, ContextError> {
+        if let Some((_, v)) = self.roots.iter().find(|(r, _)| *r == root) {
+            return Ok(match v {
+                Value::Null => None,
+                v => Some(v.clone()),
+            });
+        }
+        match root {
+            Root::SelfCopy | Root::Item | Root::Character | Root::Links | Root::Entry => {
+                self.sheet.root(root)
+            }
+            // The action's roots an outer formula didn't bind read as absent: `has(steps.x)`.
+            Root::Params
+            | Root::Situational
+            | Root::Participants
+            | Root::Steps
+            | Root::Flags
+            | Root::Action => Ok(Some(Value::map(Vec::<(&str, Value)>::new()))),
+            Root::Participant | Root::Roll | Root::X | Root::Part | Root::Picked | Root::Picks => {
+                Ok(None)
+            }
+            other => self.sheet.root(other),
+        }
+    }
+
+    fn field(&self, id: &str) -> Result<Option<Value>, ContextError> {
+        self.sheet.field(id)
+    }
+
+    fn copies(&self) -> Result<Vec<Value>, ContextError> {
+        self.sheet.copies()
+    }
+
+    fn field_views(&self) -> Result<Vec<Value>, ContextError> {
+        self.sheet.field_views()
+    }
+
+    fn family_field(
+        &self,
+        family: &str,
+        value: &str,
+        field: &str,
+    ) -> Result<Option<Value>, ContextError> {
+        self.sheet.family_field(family, value, field)
+    }
+}
+
+/// A map value's member.
+pub fn member<'v>(value: &'v Value, key: &str) -> Option<&'v Value> {
+    match value {
+        Value::Map(m) => m.get(key),
+        _ => None,
+    }
+}
+
+/// Inserts `key` into a map value (a non-map becomes an empty map first).
+pub fn set_member(value: &mut Value, key: &str, v: Value) {
+    if !matches!(value, Value::Map(_)) {
+        *value = Value::map(Vec::<(&str, Value)>::new());
+    }
+    if let Value::Map(m) = value {
+        std::sync::Arc::make_mut(m).insert(key.into(), v);
+    }
+}
+
+pub fn empty_map() -> Value {
+    Value::map(Vec::<(&str, Value)>::new())
+}
+
+impl ActionContext<'_> {
+    /// `picked.id`, in a choice step's changes.
+    pub fn sheet_root_picked(&self) -> Option<String> {
+        let (_, picked) = self.roots.iter().find(|(r, _)| *r == Root::Picked)?;
+        match member(picked, "id") {
+            Some(Value::String(s)) => Some(s.to_string()),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,250 @@
+//! Participants (EA "Starting an action" 4): each role's views, read as a link's values are.
+
+use std::sync::Arc;
+
+use ocf_formula::Value;
+use ocf_model::{Action, FieldType};
+use serde_json::Value as Json;
+
+use crate::error::ActionError;
+
+/// The `participants` root for `def` from the app's `{ role: [{ id, values }] }`, and every view's
+/// `id` seen (for `duplicate-id` across the call).
+pub fn bind(def: &Action, given: &serde_json::Map<String, Json>) -> Result<Value, ActionError> {
+    let invalid =
+        |role: &str, why: String| ActionError::new("invalid-participants", why).with("role", role);
+    for role in given.keys() {
+        if def.participants.get(role).is_none() {
+            return Err(invalid(
+                role,
+                format!("the action declares no role `{role}`"),
+            ));
+        }
+    }
+    let mut seen: Vec<String> = Vec::new();
+    let mut roles: Vec<(String, Value)> = Vec::new();
+    for (role, decl) in def.participants.iter() {
+        let views: &[Json] = match given.get(role) {
+            Some(Json::Array(list)) => list,
+            Some(_) => {
+                return Err(invalid(
+                    role,
+                    format!("role `{role}` takes a list of views"),
+                ));
+            }
+            None => &[],
+        };
+        let n = views.len() as u32;
+        if n < decl.min.unwrap_or(0) || decl.max.is_some_and(|max| n > max) {
+            return Err(invalid(
+                role,
+                format!("role `{role}` has {n} participants, outside its min and max"),
+            ));
+        }
+        let mut out = Vec::new();
+        for view in views {
+            let Some(id) = view.get("id").and_then(Json::as_str) else {
+                return Err(invalid(
+                    role,
+                    "a participant's view has a string `id`".into(),
+                ));
+            };
+            if seen.iter().any(|s| s == id) {
+                return Err(ActionError::new(
+                    "duplicate-id",
+                    format!("the view `{id}` is given twice"),
+                )
+                .with("id", id));
+            }
+            seen.push(id.to_owned());
+            let values = view
+                .get("values")
+                .and_then(Json::as_object)
+                .cloned()
+                .unwrap_or_default();
+            let mut members: Vec<(String, Value)> = vec![("id".into(), Value::string(id))];
+            for (field, fd) in decl.fields.iter() {
+                let matching: Vec<&Json> = values
+                    .iter()
+                    .filter(|(k, _)| ocf_engine::view::bare(k) == field)
+                    .map(|(_, v)| v)
+                    .collect();
+                let bad = || {
+                    ActionError::new(
+                        "invalid-link-value",
+                        format!("participant `{id}`'s `{field}` is not a valid value"),
+                    )
+                    .with("role", role)
+                    .with("id", id)
+                    .with("field", field)
+                    .with(
+                        "expected",
+                        serde_json::to_value(fd.r#type).unwrap_or_default(),
+                    )
+                };
+                let value = match matching.as_slice() {
+                    [] => fd
+                        .default
+                        .as_ref()
+                        .and_then(|d| ocf_engine::view::literal_value(d, Some(fd.r#type))),
+                    [one] => Some(
+                        ocf_engine::view::literal_value(one, Some(fd.r#type))
+                            .filter(|v| fits(v, fd.r#type))
+                            .ok_or_else(bad)?,
+                    ),
+                    _ => return Err(bad()),
+                };
+                if let Some(value) = value {
+                    members.push((field.to_owned(), value));
+                }
+            }
+            out.push(nest(members));
+        }
+        roles.push((role.to_owned(), Value::list(out)));
+    }
+    Ok(Value::map(roles))
+}
+
+fn fits(value: &Value, ty: FieldType) -> bool {
+    matches!(
+        (ty, value),
+        (FieldType::Integer, Value::Int(_))
+            | (FieldType::Decimal, Value::Decimal(_))
+            | (FieldType::Boolean, Value::Bool(_))
+            | (
+                FieldType::String | FieldType::Enum | FieldType::Id,
+                Value::String(_)
+            )
+            | (FieldType::Set, Value::List(_))
+            | (FieldType::Dice, Value::Dice(_))
+    )
+}
+
+/// Nests `a.b.c` members at their dots.
+fn nest(members: Vec<(String, Value)>) -> Value {
+    let mut root = ocf_formula::value::Map::new();
+    for (path, value) in members {
+        insert(&mut root, &path.split('.').collect::<Vec<_>>(), value);
+    }
+    Value::Map(Arc::new(root))
+}
+
+fn insert(map: &mut ocf_formula::value::Map, path: &[&str], value: Value) {
+    match path {
+        [] => {}
+        [last] => {
+            map.insert((*last).into(), value);
+        }
+        [head, rest @ ..] => {
+            let entry = map
+                .entry((*head).into())
+                .or_insert_with(|| Value::Map(Arc::new(Default::default())));
+            if let Value::Map(inner) = entry {
+                insert(Arc::make_mut(inner), rest, value);
+            }
+        }
+    }
+}
+
+/// The participants of a nested action: its roles from the IDs (or views) the step's formulas
+/// give, each a participant of the running action.
+pub fn nested(
+    def: &Action,
+    running: &Value,
+    given: Vec<(String, Value)>,
+) -> Result<Value, ActionError> {
+    let all: Vec<Value> = match running {
+        Value::Map(m) => m
+            .values()
+            .flat_map(|v| match v {
+                Value::List(l) => (**l).clone(),
+                _ => Vec::new(),
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    let view_of = |id: &str| {
+        all.iter()
+            .find(|v| matches!(crate::context::member(v, "id"), Some(Value::String(s)) if s.as_ref() == id))
+            .cloned()
+    };
+    let mut json_roles = serde_json::Map::new();
+    for (role, value) in given {
+        let Value::List(items) = &value else {
+            return Err(ActionError::new(
+                "type-mismatch",
+                format!(
+                    "participants `{role}` is a list of IDs, not a {}",
+                    value.type_name()
+                ),
+            ));
+        };
+        let mut views = Vec::new();
+        for item in items.iter() {
+            let id = match item {
+                Value::String(s) => s.to_string(),
+                Value::Map(m) => match m.get("id") {
+                    Some(Value::String(s)) => s.to_string(),
+                    _ => {
+                        return Err(ActionError::new(
+                            "type-mismatch",
+                            "a participant view has an `id`",
+                        ));
+                    }
+                },
+                other => {
+                    return Err(ActionError::new(
+                        "type-mismatch",
+                        format!(
+                            "a participant is an ID or a view, not a {}",
+                            other.type_name()
+                        ),
+                    ));
+                }
+            };
+            let Some(view) = view_of(&id) else {
+                return Err(ActionError::new(
+                    "invalid-participants",
+                    format!("`{id}` is not a participant of the running action"),
+                )
+                .with("role", role.as_str()));
+            };
+            views.push(view_json(&view));
+        }
+        json_roles.insert(role, Json::Array(views));
+    }
+    bind(def, &json_roles)
+}
+
+/// A view value back as `{ id, values }` with dotted field IDs, as the app passed it.
+fn view_json(view: &Value) -> Json {
+    let mut values = serde_json::Map::new();
+    fn flatten(prefix: &str, v: &Value, out: &mut serde_json::Map<String, Json>) {
+        match v {
+            Value::Map(m) => {
+                for (k, inner) in m.iter() {
+                    let path = if prefix.is_empty() {
+                        k.to_string()
+                    } else {
+                        format!("{prefix}.{k}")
+                    };
+                    flatten(&path, inner, out);
+                }
+            }
+            other => {
+                out.insert(prefix.to_owned(), crate::steps::data_json(other));
+            }
+        }
+    }
+    let mut id = Json::Null;
+    if let Value::Map(m) = view {
+        for (k, v) in m.iter() {
+            if k.as_ref() == "id" {
+                id = v.to_json();
+            } else {
+                flatten(k, v, &mut values);
+            }
+        }
+    }
+    serde_json::json!({ "id": id, "values": values })
+}

@@ -1,0 +1,719 @@
+//! Changes steps (EA "Other steps", changes; DA "Typed damage", "Computed fields and forEach"):
+//! held changes released, then the step's own changes, then the changes content adds to its tags;
+//! each resolved (formulas evaluated and written back as literals, fields and content qualified,
+//! tags evaluated, a `split` adjust one change per damage type) and routed (`to`).
+
+use ocf_formula::{Root, Value};
+use ocf_model::{Change, Destination, Namespace, Op, Target};
+use serde_json::{Map, Value as Json, json};
+
+use super::{Frame, Run, StepAt, eval_tags};
+use crate::context::{ActionContext, member};
+use crate::error::ActionError;
+
+pub fn run<'db>(
+    run: &mut Run<'db, '_>,
+    frame: &mut Frame<'db>,
+    at: &StepAt<'db>,
+) -> Result<(), ActionError> {
+    let step = at.step;
+    if let Some(release) = &step.release {
+        release_held(run, frame, at, release)?;
+    }
+    let ctx = run.ctx(frame, Some(at));
+    let mut tags = frame.extra_tags.clone();
+    eval_tags(&ctx, run.ruleset, &step.tags, &mut tags)?;
+    drop(ctx);
+    propose(run, frame, at, &step.changes, step.to.as_ref(), None)?;
+    // Changes content adds: active `changes` effects of content aimed at a tag of the step, in
+    // instance order, `to` their value's `to`, else the step's.
+    if tags.is_empty() {
+        return Ok(());
+    }
+    let index = ocf_engine::effects::effect_instances(run.db, run.character);
+    let mut out: Vec<Json> = Vec::new();
+    for instance in &index.list {
+        let Target::Steps {
+            steps: targets,
+            from,
+        } = &instance.effect.target
+        else {
+            continue;
+        };
+        if instance.effect.op != Op::Changes
+            || instance.source.kind == ocf_engine::effects::SourceKind::Rules
+        {
+            continue;
+        }
+        if !targets
+            .iter()
+            .any(|t| tags.iter().any(|s| ocf_model::tag_matches(t.as_str(), s)))
+        {
+            continue;
+        }
+        if *from == Some(ocf_model::From::Self_) && instance.source.entry != frame.entry {
+            continue;
+        }
+        let Some(ocf_model::EffectValue::Changes(value)) = &instance.effect.value else {
+            continue;
+        };
+        let ctx = crate::roll::build::instance_ctx(run, frame, at, instance, &tags);
+        if let Some(when) = &instance.effect.when
+            && !ctx.condition(when.as_str())?
+        {
+            continue;
+        }
+        let to = value.to.as_ref().or(step.to.as_ref());
+        for change in &value.changes {
+            for c in resolve_each(run, frame, &ctx, change)? {
+                route(run, frame, at, to, c, &mut out);
+            }
+        }
+    }
+    run.proposed.extend(out);
+    Ok(())
+}
+
+/// Resolves `changes` in the step's context (`picked` bound in a choice step's) and proposes
+/// them `to` their destination.
+pub fn propose<'db>(
+    run: &mut Run<'db, '_>,
+    frame: &mut Frame<'db>,
+    at: &StepAt<'db>,
+    changes: &[Change],
+    to: Option<&Destination>,
+    picked: Option<&Value>,
+) -> Result<(), ActionError> {
+    let mut ctx = run.ctx(frame, Some(at));
+    if let Some(p) = picked {
+        ctx.bind(Root::Picked, p.clone());
+    }
+    let mut resolved = Vec::new();
+    for change in changes {
+        let copies = resolve_each(run, frame, &ctx, change)?;
+        run_count(run, copies.len().saturating_sub(1), &at.path)?;
+        resolved.extend(copies);
+    }
+    drop(ctx);
+    let mut out = Vec::new();
+    // For a role outside an `each` run: all of the step's changes for the first participant,
+    // then for the next.
+    let per_role = matches!(to, Some(Destination::Named(r)) if r != "self" && at.role.as_deref() != Some(r.as_str()));
+    if per_role {
+        let Some(Destination::Named(role)) = to else {
+            unreachable!()
+        };
+        let views = match member(&frame.participants, role) {
+            Some(Value::List(l)) => (**l).clone(),
+            _ => Vec::new(),
+        };
+        if views.is_empty() {
+            for c in resolved {
+                route(run, frame, at, to, c, &mut out);
+            }
+        } else {
+            for view in views {
+                let one = StepAt {
+                    step: at.step,
+                    path: at.path.clone(),
+                    participant: Some(view),
+                    role: Some(role.clone()),
+                };
+                for c in &resolved {
+                    route(run, frame, &one, to, c.clone(), &mut out);
+                }
+            }
+        }
+    } else {
+        for c in resolved {
+            route(run, frame, at, to, c, &mut out);
+        }
+    }
+    run.proposed.extend(out);
+    Ok(())
+}
+
+/// Each `forEach` copy past the first counts toward maxActionSteps.
+fn run_count(run: &mut Run<'_, '_>, extra: usize, path: &str) -> Result<(), ActionError> {
+    run.steps_run += extra;
+    if run.steps_run > run.limits.max_action_steps {
+        return Err(ActionError::new(
+            "safety-limit-exceeded",
+            format!(
+                "more than {} action steps (maxActionSteps)",
+                run.limits.max_action_steps
+            ),
+        )
+        .with("limit", "maxActionSteps")
+        .at(path));
+    }
+    Ok(())
+}
+
+/// Routes one resolved change: `self`, a role (per participant), or a link.
+fn route(
+    run: &Run<'_, '_>,
+    frame: &Frame<'_>,
+    at: &StepAt<'_>,
+    to: Option<&Destination>,
+    change: Json,
+    out: &mut Vec<Json>,
+) {
+    let step = Json::String(at.path.clone());
+    let is_follow_up = change.get("type").and_then(Json::as_str) == Some("offerFollowUp");
+    match to {
+        _ if is_follow_up => out.push(json!({ "to": "self", "step": step, "change": change })),
+        None => out.push(json!({ "to": "self", "step": step, "change": change })),
+        Some(Destination::Named(name)) if name == "self" => {
+            out.push(json!({ "to": "self", "step": step, "change": change }))
+        }
+        Some(Destination::Named(role)) => {
+            if at.role.as_deref() == Some(role.as_str())
+                && let Some(p) = &at.participant
+            {
+                let id = member(p, "id").map(Value::to_json).unwrap_or_default();
+                out.push(json!({ "to": role, "character": id, "step": step, "change": change }));
+                return;
+            }
+            let views = match member(&frame.participants, role) {
+                Some(Value::List(l)) => (**l).clone(),
+                _ => Vec::new(),
+            };
+            if views.is_empty() {
+                out.push(json!({ "to": role, "step": step, "change": change }));
+            }
+            for view in views {
+                let id = member(&view, "id").map(Value::to_json).unwrap_or_default();
+                out.push(json!({ "to": role, "character": id, "step": step, "change": change }));
+            }
+        }
+        Some(Destination::Link { link }) => {
+            let links = ocf_engine::links::links_root(run.db, run.character, frame.pack);
+            let mut routed = Map::new();
+            routed.insert("to".into(), json!({ "link": link.as_str() }));
+            if let Some(Value::String(id)) =
+                member(&links, link.as_str()).and_then(|v| member(v, "id"))
+                && !id.is_empty()
+            {
+                routed.insert("character".into(), json!(id.as_ref()));
+            }
+            routed.insert("step".into(), step);
+            routed.insert("change".into(), change);
+            out.push(Json::Object(routed));
+        }
+    }
+}
+
+/// A change with `forEach` once per element (`x` bound), each whose `when` holds, resolved.
+fn resolve_each(
+    run: &Run<'_, '_>,
+    frame: &Frame<'_>,
+    ctx: &ActionContext<'_>,
+    change: &Change,
+) -> Result<Vec<Json>, ActionError> {
+    let elements: Vec<Option<Value>> = match &change.for_each {
+        None => vec![None],
+        Some(f) => match ctx.eval(f.as_str())? {
+            Value::List(l) => l.iter().cloned().map(Some).collect(),
+            other => {
+                return Err(ActionError::new(
+                    "type-mismatch",
+                    format!("forEach gives a {}, not a list", other.type_name()),
+                ));
+            }
+        },
+    };
+    let mut out = Vec::new();
+    for x in elements {
+        let mut c = ActionContext::new(
+            ctx.sheet.db,
+            ctx.sheet.character,
+            ctx.sheet.bindings.pack,
+            ctx.sheet.bindings.self_ref.clone(),
+            ctx.sheet.bindings.item,
+        );
+        c.roots = ctx.roots.clone();
+        if let Some(x) = x {
+            c.bind(Root::X, x);
+        }
+        if let Some(when) = &change.when
+            && !c.condition(when.as_str())?
+        {
+            continue;
+        }
+        out.extend(resolve(run, frame, &c, change)?);
+    }
+    Ok(out)
+}
+
+/// A value written back into a change as a formula literal: numbers and booleans as JSON, a
+/// string quoted, a list as a list literal, a dice value in dice notation.
+pub fn literal_json(value: &Value) -> Result<Json, ActionError> {
+    Ok(match value {
+        Value::Int(_) | Value::Decimal(_) | Value::Bool(_) | Value::Null => value.to_json(),
+        other => Json::String(literal_text(other)?),
+    })
+}
+
+/// A value as formula text (the standard printer's literals).
+pub fn literal_text(value: &Value) -> Result<String, ActionError> {
+    Ok(match value {
+        Value::Null => "null".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Int(n) => n.to_string(),
+        Value::Decimal(_) => value.to_json().to_string(),
+        Value::String(s) => format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'")),
+        Value::Dice(d) => d.to_string(),
+        Value::List(l) => {
+            let items: Result<Vec<String>, ActionError> = l.iter().map(literal_text).collect();
+            format!("[{}]", items?.join(", "))
+        }
+        Value::Map(_) => {
+            return Err(ActionError::new(
+                "type-mismatch",
+                "a map has no literal to pass on in a change",
+            ));
+        }
+    })
+}
+
+fn string_value(ctx: &ActionContext<'_>, formula: &str) -> Result<String, ActionError> {
+    match ctx.eval(formula)? {
+        Value::String(s) if !s.is_empty() => Ok(s.to_string()),
+        other => Err(ActionError::new(
+            "type-mismatch",
+            format!("`{formula}` gives a {}, not a string", other.type_name()),
+        )),
+    }
+}
+
+/// Whether a formula reads `self`, `item` or `batch`: then a change aimed at copies or applied
+/// entries passes it on for applyChanges to evaluate per copy.
+fn reads_receiver(formula: &str) -> bool {
+    let Ok(f) = ocf_formula::Formula::parse(formula) else {
+        return false;
+    };
+    let text = format!("{:?}", f.lowered());
+    text.contains("Root(SelfCopy)") || text.contains("Root(Item)") || text.contains("Root(Batch)")
+}
+
+fn qualify_content(
+    run: &Run<'_, '_>,
+    pack: &str,
+    id: &str,
+    template: bool,
+) -> Result<String, ActionError> {
+    let qualified = run
+        .ruleset
+        .resolve(pack, id, Namespace::Content)
+        .or_else(|| run.ruleset.item(id).map(|_| id.to_owned()));
+    let unknown =
+        || ActionError::new("unknown-reference", format!("no content `{id}`")).with("id", id);
+    let q = qualified.ok_or_else(unknown)?;
+    let entry = run.ruleset.item(&q).ok_or_else(unknown)?;
+    let is_template = entry.type_name().is_none();
+    if is_template != template {
+        return Err(unknown());
+    }
+    Ok(q)
+}
+
+/// One change resolved: the written change with each formula it takes evaluated now.
+fn resolve(
+    run: &Run<'_, '_>,
+    frame: &Frame<'_>,
+    ctx: &ActionContext<'_>,
+    change: &Change,
+) -> Result<Vec<Json>, ActionError> {
+    let Json::Object(mut out) = serde_json::to_value(change).unwrap_or_default() else {
+        return Ok(Vec::new());
+    };
+    out.remove("when");
+    out.remove("forEach");
+    let pack = frame.pack;
+    let by_query = change.copies.is_some() || change.applied.is_some();
+    // Fields: qualified against the action's pack; a computed one must name an input field.
+    if let Some(field) = &change.field {
+        let (text, computed) = match field {
+            ocf_model::Computed::Literal(id) => (id.as_str().to_owned(), false),
+            ocf_model::Computed::Formula { formula } => {
+                (string_value(ctx, formula.as_str())?, true)
+            }
+        };
+        let qualified = run
+            .ruleset
+            .resolve(pack, &text, Namespace::Field)
+            .or_else(|| run.ruleset.fields.get(&text).map(|_| text.clone()));
+        let qualified = match qualified {
+            Some(q) => q,
+            None if !computed => text.clone(),
+            None => {
+                return Err(
+                    ActionError::new("unknown-field", format!("no field `{text}`"))
+                        .with("field", text),
+                );
+            }
+        };
+        if computed
+            && let Some(decl) = run.ruleset.fields.get(&qualified)
+            && decl.decl.formula.is_some()
+        {
+            return Err(
+                ActionError::new("not-input-field", format!("`{qualified}` is computed"))
+                    .with("field", qualified),
+            );
+        }
+        out.insert("field".into(), json!(qualified));
+    }
+    for key in ["value", "by"] {
+        let formula = match key {
+            "value" => &change.value,
+            _ => &change.by,
+        };
+        if let Some(f) = formula {
+            if change.split.is_some() && key == "by" {
+                continue;
+            }
+            if by_query && reads_receiver(f.as_str()) {
+                out.insert(
+                    key.into(),
+                    json!(super::substitute::substitute(ctx, f.as_str())?),
+                );
+                continue;
+            }
+            out.insert(key.into(), literal_json(&ctx.eval(f.as_str())?)?);
+        }
+    }
+    if !change.tags.is_empty() {
+        let mut tags = Vec::new();
+        eval_tags(ctx, run.ruleset, &change.tags, &mut tags)?;
+        out.insert("tags".into(), json!(tags));
+    }
+    if let Some(entry) = &change.entry {
+        out.insert("entry".into(), resolve_entry(run, frame, ctx, entry)?);
+    }
+    if let Some(copies) = &change.copies {
+        let ty = run
+            .ruleset
+            .resolve(pack, copies.r#type.as_str(), Namespace::ContentType)
+            .unwrap_or_else(|| copies.r#type.as_str().to_owned());
+        if let Some(Json::Object(q)) = out.get_mut("copies") {
+            q.insert("type".into(), json!(ty));
+            if let Some(w) = &copies.r#where {
+                q.insert(
+                    "where".into(),
+                    json!(super::substitute::substitute(ctx, w.as_str())?),
+                );
+            }
+        }
+    }
+    if let Some(applied) = &change.applied
+        && let Some(Json::Object(q)) = out.get_mut("applied")
+    {
+        q.insert(
+            "where".into(),
+            json!(super::substitute::substitute(
+                ctx,
+                applied.r#where.as_str()
+            )?),
+        );
+    }
+    if let Some(source) = &change.source {
+        let id = string_value(ctx, source.as_str())?;
+        out.insert(
+            "source".into(),
+            json!(qualify_content(run, pack, &id, false)?),
+        );
+    }
+    if let Some(active) = &change.active {
+        out.insert("active".into(), bool_json(ctx, active.as_str())?);
+    }
+    if let Some(equipped) = &change.equipped {
+        out.insert("equipped".into(), bool_json(ctx, equipped.as_str())?);
+    }
+    if !change.state.is_empty() {
+        let mut state = Map::new();
+        for (k, f) in change.state.iter() {
+            state.insert(k.to_owned(), literal_json(&ctx.eval(f.as_str())?)?);
+        }
+        out.insert("state".into(), Json::Object(state));
+    }
+    if let Some(template) = &change.template {
+        let id = string_value(ctx, template.as_str())?;
+        out.insert(
+            "template".into(),
+            json!(qualify_content(run, pack, &id, true)?),
+        );
+    }
+    if let Some(path) = &change.path {
+        let mut p = Map::new();
+        if let Some(entry) = &path.entry {
+            p.insert("entry".into(), resolve_entry(run, frame, ctx, entry)?);
+        }
+        let segments = match &path.choice {
+            ocf_model::ChoicePathSegments::Literal(s) => json!(s),
+            ocf_model::ChoicePathSegments::Formula(f) => match ctx.eval(f.as_str())? {
+                Value::List(l) if l.iter().all(|v| matches!(v, Value::String(_))) => {
+                    Json::Array(l.iter().map(Value::to_json).collect())
+                }
+                other => {
+                    return Err(ActionError::new(
+                        "type-mismatch",
+                        format!(
+                            "a choice path is a list of strings, not a {}",
+                            other.type_name()
+                        ),
+                    ));
+                }
+            },
+        };
+        p.insert("choice".into(), segments);
+        out.insert("path".into(), Json::Object(p));
+    }
+    if let Some(option) = &change.option {
+        out.insert("option".into(), literal_json(&ctx.eval(option.as_str())?)?);
+    }
+    if !change.params.is_empty() {
+        let mut params = Map::new();
+        for (k, f) in change.params.iter() {
+            let v = ctx.eval(f.as_str())?;
+            if v != Value::Null {
+                params.insert(k.to_owned(), super::data_json(&v));
+            }
+        }
+        out.insert("params".into(), Json::Object(params));
+    }
+    let Some(split) = &change.split else {
+        return Ok(vec![Json::Object(out)]);
+    };
+    // A split adjust: one change per tag under `by` among the roll's items, then one for the
+    // items with none; `by` evaluated per group with `part.total` and `part.tag`.
+    let roll = member(&frame.steps, &split.roll)
+        .cloned()
+        .unwrap_or_default();
+    let items = match member(&roll, "items") {
+        Some(Value::List(l)) => (**l).clone(),
+        _ => Vec::new(),
+    };
+    let mut groups: Vec<(Option<String>, i64)> = Vec::new();
+    for item in &items {
+        let value = match member(item, "value") {
+            Some(Value::Int(n)) => *n,
+            _ => 0,
+        };
+        let tag = match member(item, "tags") {
+            Some(Value::List(tags)) => tags.iter().find_map(|t| match t {
+                Value::String(s)
+                    if s.as_ref() != split.by && ocf_model::tag_matches(&split.by, s) =>
+                {
+                    Some(s.to_string())
+                }
+                _ => None,
+            }),
+            _ => None,
+        };
+        match groups.iter_mut().find(|(t, _)| *t == tag) {
+            Some((_, sum)) => *sum += value,
+            None => groups.push((tag, value)),
+        }
+    }
+    // The untagged group goes last.
+    groups.sort_by_key(|(t, _)| t.is_none());
+    let by = change
+        .by
+        .as_ref()
+        .map(|f| f.as_str().to_owned())
+        .unwrap_or_else(|| "part.total".into());
+    let mut changes = Vec::new();
+    for (tag, total) in groups {
+        let mut c = ActionContext::new(
+            ctx.sheet.db,
+            ctx.sheet.character,
+            ctx.sheet.bindings.pack,
+            ctx.sheet.bindings.self_ref.clone(),
+            ctx.sheet.bindings.item,
+        );
+        c.roots = ctx.roots.clone();
+        c.bind(
+            Root::Part,
+            Value::map([
+                ("total", Value::Int(total)),
+                ("tag", tag.clone().map(Value::string).unwrap_or(Value::Null)),
+            ]),
+        );
+        let mut one = out.clone();
+        one.remove("split");
+        one.insert("by".into(), literal_json(&c.eval(&by)?)?);
+        let mut tags: Vec<String> = one
+            .get("tags")
+            .and_then(Json::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|t| t.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if let Some(tag) = tag
+            && !tags.contains(&tag)
+        {
+            tags.push(tag);
+        }
+        if !tags.is_empty() {
+            one.insert("tags".into(), json!(tags));
+        }
+        changes.push(Json::Object(one));
+    }
+    Ok(changes)
+}
+
+fn bool_json(ctx: &ActionContext<'_>, formula: &str) -> Result<Json, ActionError> {
+    match ctx.eval(formula)? {
+        Value::Bool(b) => Ok(json!(b)),
+        other => Err(ActionError::new(
+            "type-mismatch",
+            format!("`{formula}` gives a {}, not a boolean", other.type_name()),
+        )),
+    }
+}
+
+fn resolve_entry(
+    run: &Run<'_, '_>,
+    frame: &Frame<'_>,
+    ctx: &ActionContext<'_>,
+    entry: &ocf_model::EntryRef,
+) -> Result<Json, ActionError> {
+    Ok(match entry {
+        ocf_model::EntryRef::Named(name) if name == "self" => json!(frame.entry),
+        ocf_model::EntryRef::Named(name) if name == "picked" => match ctx.sheet_root_picked() {
+            Some(id) => json!(id),
+            None => json!(name),
+        },
+        ocf_model::EntryRef::Named(name) => json!(name),
+        ocf_model::EntryRef::Formula { formula } => json!(string_value(ctx, formula.as_str())?),
+        ocf_model::EntryRef::New(new) => {
+            let mut m = Map::new();
+            if let Some(id) = &new.id {
+                m.insert("id".into(), json!(id));
+            }
+            let item = string_value(ctx, new.item.as_str())?;
+            m.insert(
+                "item".into(),
+                json!(qualify_content(run, frame.pack, &item, false)?),
+            );
+            if let Some(q) = &new.quantity {
+                m.insert("quantity".into(), ctx.eval(q.as_str())?.to_json());
+            }
+            if let Some(e) = &new.equipped {
+                m.insert("equipped".into(), bool_json(ctx, e.as_str())?);
+            }
+            if !new.state.is_empty() {
+                let mut state = Map::new();
+                for (k, f) in new.state.iter() {
+                    state.insert(k.to_owned(), super::data_json(&ctx.eval(f.as_str())?));
+                }
+                m.insert("state".into(), Json::Object(state));
+            }
+            if !new.templates.is_empty() {
+                let templates: Vec<String> = new
+                    .templates
+                    .iter()
+                    .map(|t| {
+                        run.ruleset
+                            .resolve(frame.pack, t.as_str(), Namespace::Content)
+                            .unwrap_or_else(|| t.as_str().to_owned())
+                    })
+                    .collect();
+                m.insert("templates".into(), json!(templates));
+            }
+            if !new.choices.is_empty() {
+                m.insert(
+                    "choices".into(),
+                    serde_json::to_value(&new.choices).unwrap_or_default(),
+                );
+            }
+            Json::Object(m)
+        }
+    })
+}
+
+/// Releases held changes (`release`): each named step's, in order, those `where` holds for.
+fn release_held<'db>(
+    run: &mut Run<'db, '_>,
+    frame: &mut Frame<'db>,
+    at: &StepAt<'db>,
+    release: &ocf_model::Release,
+) -> Result<(), ActionError> {
+    let mut released: Vec<Json> = Vec::new();
+    for id in &release.steps {
+        let Some(pos) = frame.held.iter().position(|(s, _)| s == id) else {
+            continue;
+        };
+        let list = std::mem::take(&mut frame.held[pos].1);
+        let mut kept = Vec::new();
+        for held in list {
+            let take = match &release.r#where {
+                None => true,
+                Some(w) => {
+                    let mut record = held.get("change").cloned().unwrap_or_default();
+                    if let Json::Object(m) = &mut record {
+                        m.entry("tags").or_insert(json!([]));
+                    }
+                    let mut ctx = run.ctx(frame, Some(at));
+                    ctx.bind(Root::Change, Value::from_json(&record).unwrap_or_default());
+                    ctx.condition(w.as_str())?
+                }
+            };
+            if take {
+                released.push(held);
+            } else {
+                kept.push(held);
+            }
+        }
+        frame.held[pos].1 = kept;
+    }
+    if release.combine == Some(true) {
+        released = combine(released);
+    }
+    run.proposed.extend(released);
+    Ok(())
+}
+
+/// Merges released numeric adjusts equal in everything but `by` into the first.
+fn combine(changes: Vec<Json>) -> Vec<Json> {
+    let key = |c: &Json| {
+        let mut c = c.clone();
+        if let Some(Json::Object(inner)) = c.get_mut("change") {
+            if inner.get("type").and_then(Json::as_str) != Some("adjust")
+                || !inner.get("by").is_some_and(Json::is_number)
+            {
+                return None;
+            }
+            inner.remove("by");
+        }
+        if let Json::Object(m) = &mut c {
+            m.remove("step");
+        }
+        Some(c)
+    };
+    let mut out: Vec<Json> = Vec::new();
+    let mut keys: Vec<Option<Json>> = Vec::new();
+    for c in changes {
+        let k = key(&c);
+        if let Some(k) = &k
+            && let Some(i) = keys.iter().position(|x| x.as_ref() == Some(k))
+        {
+            let add = c["change"]["by"].as_f64().unwrap_or(0.0);
+            let sum = out[i]["change"]["by"].as_f64().unwrap_or(0.0) + add;
+            let rounded = (sum * 1e6).round() / 1e6;
+            out[i]["change"]["by"] = if rounded.fract() == 0.0 {
+                json!(rounded as i64)
+            } else {
+                json!(rounded)
+            };
+            continue;
+        }
+        keys.push(k);
+        out.push(c);
+    }
+    out
+}

@@ -1,0 +1,351 @@
+//! Choice steps, the part this issue needs (DA "Choice steps"): one pick from written options,
+//! content or copies, with the options content adds; `recommend` or `prefer` names the rules'
+//! pick. Repeated picks, pending choices and random picks are issue 15's.
+
+use ocf_formula::{Root, Value};
+use ocf_model::{EffectValue, Op, StepOptions, StepRecommend, StepSource, Target};
+use serde_json::{Value as Json, json};
+
+use super::{Flow, Frame, Run, StepAt, Stop, eval_tags};
+use crate::context::set_member;
+use crate::error::ActionError;
+use crate::state::Then;
+
+/// One offered option.
+struct Offer<'db> {
+    id: String,
+    item: Option<Value>,
+    copy: Option<Value>,
+    changes: &'db [ocf_model::Change],
+    to: Option<ocf_model::Destination>,
+    flags: Option<&'db ocf_model::Keyed<ocf_model::Formula>>,
+}
+
+pub fn run<'db>(
+    run: &mut Run<'db, '_>,
+    frame: &mut Frame<'db>,
+    at: &StepAt<'db>,
+) -> Result<(Flow, Option<Value>), Stop> {
+    let step = at.step;
+    if step.repeat.is_some()
+        || matches!(
+            step.options,
+            Some(StepOptions::Source(StepSource::Pending { .. }))
+        )
+    {
+        return Err(ActionError::new(
+            "unsupported-step",
+            "repeated choices and choices over pending choices are not run yet (issue 15)",
+        )
+        .into());
+    }
+    let ctx = run.ctx(frame, Some(at));
+    let mut tags = frame.extra_tags.clone();
+    eval_tags(&ctx, run.ruleset, &step.tags, &mut tags)?;
+    let mut offers: Vec<Offer<'db>> = Vec::new();
+    let action_root = ctx
+        .roots
+        .iter()
+        .find(|(r, _)| *r == Root::Action)
+        .map(|(_, v)| v.clone());
+    match &step.options {
+        Some(StepOptions::Written(options)) => {
+            for o in options {
+                let mut c = child_ctx(&ctx, &action_root);
+                c.bind(Root::Picks, Value::Int(0));
+                if let Some(w) = &o.when
+                    && !c.condition(w.as_str())?
+                {
+                    continue;
+                }
+                offers.push(Offer {
+                    id: o.id.clone(),
+                    item: None,
+                    copy: None,
+                    changes: &o.changes,
+                    to: o.to.clone(),
+                    flags: Some(&o.flags),
+                });
+            }
+        }
+        Some(StepOptions::Source(StepSource::Content { content })) => {
+            let ty = run
+                .ruleset
+                .resolve(
+                    frame.pack,
+                    content.r#type.as_str(),
+                    ocf_model::Namespace::ContentType,
+                )
+                .unwrap_or_else(|| content.r#type.as_str().to_owned());
+            for (id, entry) in run.ruleset.content.iter() {
+                if entry.hidden || entry.type_name() != Some(ty.as_str()) {
+                    continue;
+                }
+                let key = ocf_engine::view::ItemKey::new(
+                    run.db,
+                    run.character.ruleset(run.db),
+                    id.to_owned(),
+                    Vec::new(),
+                );
+                let item = ocf_engine::view::item_view(run.db, key)
+                    .clone()
+                    .unwrap_or_default();
+                let mut c = child_ctx(&ctx, &action_root);
+                c.bind(Root::Item, item.clone());
+                c.bind(Root::Picks, Value::Int(0));
+                if let Some(w) = &content.r#where
+                    && !c.condition(w.as_str())?
+                {
+                    continue;
+                }
+                offers.push(Offer {
+                    id: id.to_owned(),
+                    item: Some(item),
+                    copy: None,
+                    changes: &[],
+                    to: None,
+                    flags: None,
+                });
+            }
+        }
+        Some(StepOptions::Source(StepSource::Copies { copies })) => {
+            let ty = run
+                .ruleset
+                .resolve(
+                    frame.pack,
+                    copies.r#type.as_str(),
+                    ocf_model::Namespace::ContentType,
+                )
+                .unwrap_or_else(|| copies.r#type.as_str().to_owned());
+            let c = run.character;
+            for copy in c.inventory(run.db).iter().chain(c.features(run.db).iter()) {
+                let view = ocf_engine::view::copy_view(run.db, c, *copy);
+                let item = ocf_engine::view::copy_item(run.db, *copy)
+                    .cloned()
+                    .unwrap_or_default();
+                let content = crate::context::member(&view, "item").and_then(|i| match i {
+                    Value::String(s) => Some(s.to_string()),
+                    _ => None,
+                });
+                let matches_type = content
+                    .as_deref()
+                    .and_then(|id| run.ruleset.item(id))
+                    .is_some_and(|e| e.type_name() == Some(ty.as_str()));
+                if !matches_type {
+                    continue;
+                }
+                let self_value = ocf_engine::view::copy_self(run.db, c, *copy).clone();
+                let mut cx = child_ctx(&ctx, &action_root);
+                cx.bind(Root::Item, item.clone());
+                cx.bind(Root::SelfCopy, self_value.clone());
+                cx.bind(Root::Picks, Value::Int(0));
+                if let Some(w) = &copies.r#where
+                    && !cx.condition(w.as_str())?
+                {
+                    continue;
+                }
+                let id = match crate::context::member(&self_value, "id") {
+                    Some(Value::String(s)) => s.to_string(),
+                    _ => continue,
+                };
+                offers.push(Offer {
+                    id,
+                    item: Some(item),
+                    copy: Some(self_value),
+                    changes: &[],
+                    to: None,
+                    flags: None,
+                });
+            }
+        }
+        _ => {}
+    }
+    let written = offers.len();
+    // Options content adds to the step's tags, after the source's, never recommended.
+    let index = ocf_engine::effects::effect_instances(run.db, run.character);
+    for instance in &index.list {
+        let Target::Choices { choices, from } = &instance.effect.target else {
+            continue;
+        };
+        if instance.effect.op != Op::Option
+            || !choices
+                .iter()
+                .any(|t| tags.iter().any(|s| ocf_model::tag_matches(t.as_str(), s)))
+        {
+            continue;
+        }
+        if *from == Some(ocf_model::From::Self_) && instance.source.entry != frame.entry {
+            continue;
+        }
+        let Some(EffectValue::Option(option)) = &instance.effect.value else {
+            continue;
+        };
+        let ictx = crate::roll::build::instance_ctx(run, frame, at, instance, &tags);
+        if let Some(when) = &instance.effect.when
+            && !ictx.condition(when.as_str())?
+        {
+            continue;
+        }
+        let id = format!("{}#{}", instance.source.id, option.id);
+        if offers.iter().any(|o| o.id == id) {
+            continue;
+        }
+        offers.push(Offer {
+            id,
+            item: None,
+            copy: None,
+            changes: &option.changes,
+            to: option.to.clone(),
+            flags: Some(&option.flags),
+        });
+    }
+    if offers.is_empty() {
+        return Ok((Flow::Next, None));
+    }
+    let ids: Vec<Value> = offers[..written]
+        .iter()
+        .map(|o| Value::string(o.id.as_str()))
+        .collect();
+    let recommended: Option<String> = match &step.recommend {
+        Some(StepRecommend::Option(f)) => {
+            let mut c = child_ctx(&ctx, &action_root);
+            c.bind(Root::Options, Value::list(ids.clone()));
+            match c.eval(f.as_str())? {
+                Value::String(s) if offers[..written].iter().any(|o| o.id == *s) => {
+                    Some(s.to_string())
+                }
+                _ => None,
+            }
+        }
+        _ => match &step.prefer {
+            Some(p) => {
+                let mut best: Option<(String, Value)> = None;
+                for o in &offers[..written] {
+                    let mut c = child_ctx(&ctx, &action_root);
+                    if let Some(item) = &o.item {
+                        c.bind(Root::Item, item.clone());
+                    }
+                    if let Some(copy) = &o.copy {
+                        c.bind(Root::SelfCopy, copy.clone());
+                    }
+                    c.bind(Root::Picks, Value::Int(0));
+                    let v = c.eval(p.as_str())?;
+                    let better = match (&best, v.as_decimal()) {
+                        (None, Some(_)) => true,
+                        (Some((_, b)), Some(d)) => b.as_decimal().is_some_and(|b| d > b),
+                        _ => false,
+                    };
+                    if better {
+                        best = Some((o.id.clone(), v));
+                    }
+                }
+                best.map(|(id, _)| id)
+            }
+            None => None,
+        },
+    };
+    drop(ctx);
+    let decision = run.checkpoints.decide("choice", &tags, &at.path);
+    let (picked, by) = match (decision, &recommended) {
+        (Then::Auto, Some(r)) => (r.clone(), "engine"),
+        _ => match run.checkpoints.take_answer() {
+            None => {
+                let mut need = serde_json::Map::new();
+                need.insert("kind".into(), json!("choice"));
+                need.insert("step".into(), json!(at.path));
+                need.insert("action".into(), json!(frame.id));
+                need.insert(
+                    "options".into(),
+                    Json::Array(offers.iter().map(|o| json!({ "id": o.id })).collect()),
+                );
+                if let Some(r) = &recommended {
+                    need.insert("recommended".into(), json!(r));
+                }
+                return Err(Stop::Pause(Json::Object(need)));
+            }
+            Some(answer) => {
+                let option = crate::replay::expect_answer(&answer, "choice", &at.path)?
+                    .option
+                    .clone()
+                    .unwrap_or_default();
+                if !offers.iter().any(|o| o.id == option) {
+                    return Err(ActionError::new(
+                        "answer-mismatch",
+                        format!("`{option}` is not an option of step `{}`", at.path),
+                    )
+                    .with("step", at.path.as_str())
+                    .with("option", option)
+                    .into());
+                }
+                (option, "app")
+            }
+        },
+    };
+    run.log.push(json!({
+        "step": at.path, "action": frame.id, "kind": "choice", "by": by, "picked": picked,
+    }));
+    let offer = offers
+        .iter()
+        .find(|o| o.id == picked)
+        .expect("picked among offers");
+    // Its flags first, then its own changes, then the step's.
+    if let Some(flags) = offer.flags {
+        let ctx = run.ctx(frame, Some(at));
+        let mut values = Vec::new();
+        for (name, f) in flags.iter() {
+            values.push((name.to_owned(), ctx.eval(f.as_str())?));
+        }
+        drop(ctx);
+        for (name, v) in values {
+            set_member(&mut frame.flags, &name, v);
+        }
+    }
+    let mut picked_value = vec![("id", Value::string(picked.as_str()))];
+    if let Some(item) = &offer.item {
+        picked_value.push(("item", item.clone()));
+    }
+    if let Some(copy) = &offer.copy {
+        picked_value.push(("self", copy.clone()));
+    }
+    let picked_value = Value::map(picked_value);
+    let mut result = vec![("picked", Value::string(picked.as_str()))];
+    if let Some(item) = &offer.item {
+        result.push(("item", item.clone()));
+    }
+    if let Some(copy) = &offer.copy {
+        result.push(("self", copy.clone()));
+    }
+    let option_changes = offer.changes;
+    let option_to = offer.to.clone();
+    let step_changes: &'db [ocf_model::Change] = &step.changes;
+    for (changes, to) in [(option_changes, option_to), (step_changes, None)] {
+        if changes.is_empty() {
+            continue;
+        }
+        super::changes::propose(run, frame, at, changes, to.as_ref(), Some(&picked_value))?;
+    }
+    Ok((Flow::Next, Some(Value::map(result))))
+}
+
+fn child_ctx<'a>(
+    ctx: &crate::context::ActionContext<'a>,
+    action_root: &Option<Value>,
+) -> crate::context::ActionContext<'a> {
+    let mut c = crate::context::ActionContext::new(
+        ctx.sheet.db,
+        ctx.sheet.character,
+        ctx.sheet.bindings.pack,
+        ocf_engine::context::SelfRef::None,
+        None,
+    );
+    c.roots = ctx.roots.clone();
+    let mut action = action_root.clone().unwrap_or_default();
+    if let Some(item) = ctx.item_value() {
+        set_member(&mut action, "item", item);
+    }
+    if let Some(s) = ctx.self_value() {
+        set_member(&mut action, "self", s);
+    }
+    c.bind(Root::Action, action);
+    c
+}

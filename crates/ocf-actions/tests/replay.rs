@@ -1,0 +1,244 @@
+//! Property: random actions of the sample packs, with random faces and random answers, never
+//! panic or hang, and every finished run replayed from its answers (one startAction with them
+//! all) gives the same result byte for byte (EA: "replaying from answers MUST give the same
+//! result").
+
+use std::path::PathBuf;
+
+use ocf_actions::{Answer, ContinueInput, Limits, StartInput, State, Then};
+use ocf_dice::{DiceError, DiceFunction, FaceRequest};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
+use serde_json::{Value as Json, json};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata")
+}
+
+fn session(pack: &str, character: &str) -> (ocf_engine::Session, ocf_engine::CharacterId) {
+    let release =
+        ocf_load::source::read_pack(&root().join("packs").join(pack)).expect("the pack reads");
+    let ruleset = ocf_load::load_ruleset(&[release], &ocf_load::LoadOptions::default())
+        .expect("the pack loads");
+    let path = root().join("characters").join(character);
+    let text = std::fs::read_to_string(&path).expect("the character reads");
+    let file =
+        ocf_model::from_yaml_str(&text, &path.display().to_string()).expect("the character parses");
+    let mut s = ocf_engine::Session::new(ruleset);
+    let id = s.open(&file, &[]);
+    (s, id)
+}
+
+/// Faces from a list of numbers, each folded onto the die asked for; past the end, cycling.
+#[derive(Clone)]
+struct Folded {
+    values: Vec<u32>,
+    next: usize,
+}
+
+impl DiceFunction for Folded {
+    fn face(&mut self, request: &FaceRequest) -> Result<i64, DiceError> {
+        let v = self
+            .values
+            .get(self.next % self.values.len().max(1))
+            .copied()
+            .unwrap_or(0);
+        self.next += 1;
+        let (low, _) = request.die.face_range();
+        Ok(low + i64::from(v % request.die.face_count().max(1)))
+    }
+}
+
+/// The actions the property drives: (session index, action, entry, params, situational, participants).
+fn calls() -> Vec<(usize, Json)> {
+    let goblin =
+        json!({ "target": [{ "id": "goblin", "values": { "5e-srd-5.1:combat.ac": 13 } }] });
+    vec![
+        (
+            0,
+            json!({ "action": { "id": "5e-srd-5.1:weapon-attack", "entry": "longsword" }, "participants": goblin }),
+        ),
+        (
+            0,
+            json!({ "action": { "id": "5e-srd-5.1:weapon-attack", "entry": "longsword" }, "params": { "targetAc": 18 }, "situational": { "5e-srd-5.1:advantage": true } }),
+        ),
+        (
+            0,
+            json!({ "action": { "id": "5e-srd-5.1:saving-throw" }, "params": { "ability": "dex", "dc": 14 } }),
+        ),
+        (
+            0,
+            json!({ "action": { "id": "5e-srd-5.1:ability-check" }, "params": { "check": "skills.athletics.mod" }, "situational": { "5e-srd-5.1:advantage": true } }),
+        ),
+        (0, json!({ "action": { "id": "5e-srd-5.1:long-rest" } })),
+        (
+            1,
+            json!({ "action": { "id": "5e-srd-5.1:weapon-attack", "entry": "longsword" }, "participants": goblin }),
+        ),
+        (
+            2,
+            json!({ "action": { "id": "5e-srd-5.1:weapon-attack", "entry": "shortbow" }, "participants": goblin }),
+        ),
+        (
+            3,
+            json!({ "action": { "id": "fitd-scoundrel:action-roll" }, "params": { "rating": "ratings.skirmish" }, "situational": { "fitd-scoundrel:bonusDie": "push", "fitd-scoundrel:pushEffect": true } }),
+        ),
+        (
+            3,
+            json!({ "action": { "id": "fitd-scoundrel:action-roll" }, "params": { "rating": "ratings.study" } }),
+        ),
+        (
+            3,
+            json!({ "action": { "id": "fitd-scoundrel:resistance-roll" }, "params": { "attribute": "attributes.prowess" } }),
+        ),
+        (
+            3,
+            json!({ "action": { "id": "fitd-scoundrel:take-trauma" } }),
+        ),
+    ]
+}
+
+/// An answer for `needs` from random numbers: the right number of faces, or an offered option;
+/// sometimes a wrong one, which must fail cleanly.
+fn answer(needs: &Json, pick: u32, faces: &[u32], wrong: bool) -> Answer {
+    match needs["kind"].as_str() {
+        Some("dice") => {
+            let mut out = Vec::new();
+            for d in needs["dice"].as_array().into_iter().flatten() {
+                let sides = d["sides"].as_i64().unwrap_or(6).max(1);
+                for i in 0..d["count"].as_u64().unwrap_or(0) {
+                    let v = faces
+                        .get(i as usize % faces.len().max(1))
+                        .copied()
+                        .unwrap_or(1);
+                    out.push(1 + i64::from(v) % sides);
+                }
+            }
+            if wrong {
+                out.push(0);
+            }
+            Answer::faces(out)
+        }
+        _ => {
+            let options: Vec<&str> = needs["options"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|o| o["id"].as_str())
+                .collect();
+            if wrong || options.is_empty() {
+                return Answer::option("#not-an-option");
+            }
+            Answer::option(options[pick as usize % options.len()])
+        }
+    }
+}
+
+#[test]
+fn random_runs_replay_exactly() {
+    let sessions = [
+        session("5e-srd-5.1", "fighter-5.yaml"),
+        session("5e-srd-5.1", "fighter-5-flame-tongue.yaml"),
+        session("5e-srd-5.1", "rogue-5.yaml"),
+        session("fitd-scoundrel", "scoundrel-cutter.yaml"),
+    ];
+    let calls = calls();
+    let strategy = (
+        0..calls.len(),
+        any::<bool>(),
+        any::<bool>(),
+        proptest::collection::vec(any::<u32>(), 1..40),
+        proptest::collection::vec((any::<u32>(), proptest::bool::weighted(0.1)), 0..30),
+    );
+    let mut runner = TestRunner::new(Config {
+        cases: 48,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    runner
+        .run(
+            &strategy,
+            |(which, pause_dice, auto_choices, faces, answers)| {
+                let (index, call) = &calls[which];
+                let (s, id) = &sessions[*index];
+                let c = s.character_input(*id).expect("open");
+                let mut input: StartInput = serde_json::from_value(call.clone()).expect("a call");
+                if pause_dice {
+                    input.policy.dice = Then::Pause;
+                }
+                if auto_choices {
+                    input.policy.choices = Then::Auto;
+                }
+                let dice = Folded {
+                    values: faces,
+                    next: 0,
+                };
+                let mut engine = dice.clone();
+                let mut result = match ocf_actions::start_action(
+                    s.db(),
+                    c,
+                    &input,
+                    &mut engine,
+                    Limits::default(),
+                ) {
+                    Ok(r) => r,
+                    Err(_) => return Ok(()),
+                };
+                let mut given = Vec::new();
+                let mut k = 0;
+                while result["status"] == "paused" {
+                    prop_assert!(k < 60, "more pauses than answers could explain");
+                    let (pick, wrong) = answers.get(k).copied().unwrap_or((k as u32, false));
+                    let a = answer(&result["needs"], pick, &[pick, pick / 7, pick / 13], wrong);
+                    k += 1;
+                    let state: State =
+                        serde_json::from_str(&result["state"].to_string()).expect("a state");
+                    given.push(a.clone());
+                    match ocf_actions::continue_action(
+                        s.db(),
+                        c,
+                        &ContinueInput { state, answer: a },
+                        &mut engine,
+                        Limits::default(),
+                    ) {
+                        Ok(r) => result = r,
+                        Err(_) => return Ok(()),
+                    }
+                }
+                let mut replay = input.clone();
+                replay.answers = given;
+                let again = ocf_actions::start_action(
+                    s.db(),
+                    c,
+                    &replay,
+                    &mut dice.clone(),
+                    Limits::default(),
+                )
+                .expect("the replay runs as the original did");
+                prop_assert_eq!(again.to_string(), result.to_string());
+                Ok(())
+            },
+        )
+        .unwrap();
+}
+
+#[test]
+fn safety_limits_stop_a_long_run() {
+    let (s, id) = session("5e-srd-5.1", "fighter-5.yaml");
+    let c = s.character_input(id).expect("open");
+    let input: StartInput = serde_json::from_value(json!({
+        "action": { "id": "5e-srd-5.1:saving-throw" }, "params": { "ability": "dex" }
+    }))
+    .expect("a call");
+    let limits = Limits {
+        max_action_steps: 1,
+        max_action_depth: 16,
+    };
+    let mut dice = Folded {
+        values: vec![3],
+        next: 0,
+    };
+    let e = ocf_actions::start_action(s.db(), c, &input, &mut dice, limits).expect_err("two steps");
+    assert_eq!(e.code, "safety-limit-exceeded");
+    assert_eq!(e.data["limit"], "maxActionSteps");
+}
