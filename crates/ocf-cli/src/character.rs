@@ -75,14 +75,23 @@ pub fn ruleset(
     };
     let mut releases = Vec::new();
     let mut problems = Vec::new();
+    let mut loaded = None;
     for folder in &folders {
-        match read_pack(folder) {
-            Ok(release) => releases.push(release),
+        match read_loaded_pack(folder) {
+            Ok((release, ruleset)) => {
+                releases.push(release);
+                loaded = ruleset;
+            }
             Err(more) => problems.extend(more),
         }
     }
     if !problems.is_empty() {
         return Err(problems);
+    }
+    // One folder: its build has made the very loadRuleset call below (the release alone, default
+    // options) to check that the load agrees; it is not made twice.
+    if let ([_], Some(ruleset)) = (releases.as_slice(), loaded) {
+        return Ok(ruleset);
     }
     ocf_load::load_ruleset(&releases, &ocf_load::LoadOptions::default()).map_err(|errors| {
         errors
@@ -100,9 +109,15 @@ pub fn ruleset(
 /// A pack: a source folder built (its problems with each file joined to the folder), or a release
 /// JSON file read.
 pub fn read_pack(path: &Path) -> Result<PackRelease, Vec<Problem>> {
+    read_loaded_pack(path).map(|(release, _)| release)
+}
+
+/// [`read_pack`], with the ruleset of the release loaded alone when a folder's build loaded it.
+fn read_loaded_pack(path: &Path) -> Result<(PackRelease, Option<Ruleset>), Vec<Problem>> {
     if path.is_dir() {
         let report = build_report(path, &BuildOptions::default());
-        return report.release.ok_or_else(|| {
+        let loaded = report.loaded;
+        return report.release.map(|r| (r, loaded)).ok_or_else(|| {
             report
                 .problems
                 .into_iter()
@@ -117,7 +132,7 @@ pub fn read_pack(path: &Path) -> Result<PackRelease, Vec<Problem>> {
     let origin = path.display().to_string();
     let text = ocf_load::source::read_release_text(path, &ReadLimits::default())
         .map_err(|problem| vec![*problem])?;
-    ocf_model::from_json_str(&text, &origin).map_err(|error| {
+    let release = ocf_model::from_json_str(&text, &origin).map_err(|error| {
         let at = error
             .location
             .map(|(line, column)| ocf_load::build::Position { line, column });
@@ -126,7 +141,8 @@ pub fn read_pack(path: &Path) -> Result<PackRelease, Vec<Problem>> {
                 .in_file(&origin)
                 .at(&error.path, at),
         ]
-    })
+    })?;
+    Ok((release, None))
 }
 
 fn joined(dir: &Path, file: &str) -> String {

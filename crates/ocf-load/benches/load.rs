@@ -3,7 +3,7 @@
 //! Run with `cargo bench -p ocf-load --bench load -- --warm-up-time 1 --measurement-time 3`.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use ocf_load::build::{BuildOptions, build_pack};
+use ocf_load::build::{BuildOptions, build_pack, build_report};
 use ocf_load::{LoadOptions, load_ruleset};
 use ocf_model::{Id, PackRelease};
 use std::path::{Path, PathBuf};
@@ -29,6 +29,14 @@ fn bench(c: &mut Criterion) {
     let large = generated(&base, 100);
     c.bench_function("build 5e-srd-5.1", |b| {
         b.iter(|| build_pack(&five_e(), &BuildOptions::default()).unwrap())
+    });
+    // What `ocf sheet` asks of a pinned pack's folder: the build and the ruleset it loads to check
+    // the load agrees (issue 11: the caller takes that ruleset rather than loading again).
+    c.bench_function("build 5e-srd-5.1 and its ruleset", |b| {
+        b.iter(|| {
+            let report = build_report(&five_e(), &BuildOptions::default());
+            report.loaded.expect("the 5E pack builds and loads")
+        })
     });
     c.bench_function("load 5e-srd-5.1", |b| {
         b.iter(|| load_ruleset(std::slice::from_ref(&base), &options).unwrap())

@@ -7,7 +7,7 @@
 //! chapters fix one (conditions are booleans). [`check_pack`] parses and checks them against an
 //! [`Env`] of the fields visible from the pack. The build calls the same two functions.
 
-use ocf_formula::{Env, ErrorCode, Formula as Parsed, Root, Ty};
+use ocf_formula::{Env, ErrorCode, Root, Ty};
 use ocf_model::{
     Action, Change, Choice, ChoiceOptions, ChoiceSource, Computed, ContentItem, ContentTypeDecl,
     Effect, EffectValue, FieldType, FollowUp, Formula, GrantValue, PackRelease, PickCount, Query,
@@ -365,7 +365,8 @@ pub fn check_pack_with(
 /// (`type-mismatch`)", and loadRuleset type-checks "as in the build": the first field the condition
 /// reads that is not an input.
 fn derived_read(text: &str, field_is_input: FieldIsInput<'_>) -> Result<(), (ErrorCode, String)> {
-    let Ok(formula) = ocf_formula::Formula::parse(text) else {
+    let parsed = crate::parsed::parse(text);
+    let Ok(formula) = &*parsed else {
         return Ok(());
     };
     let lowered = formula.lowered();
@@ -393,7 +394,11 @@ pub fn check_one(text: &str, env: &Env, expected: Option<&Ty>) -> Result<Ty, (Er
             (e.code, e.message)
         })
     };
-    let parsed = Parsed::parse(text).map_err(first)?;
+    let parsed = crate::parsed::parse(text);
+    let parsed = parsed
+        .as_ref()
+        .as_ref()
+        .map_err(|errors| first(errors.clone()))?;
     let ty = parsed.check(env).map_err(first)?;
     if let Some(expected) = expected
         && !ty.fits(expected)

@@ -9,7 +9,7 @@
 //! `link`, `followUp`, `id`, ...), found in the merged rules and traced back to its file, else at
 //! the start of the first rules file.
 
-use ocf_model::PackRelease;
+use ocf_model::{PackRelease, Ruleset};
 use serde_json::Value;
 
 use super::content::Placed;
@@ -29,17 +29,19 @@ pub struct Sources<'a> {
     pub manifest: Option<&'a Locations>,
 }
 
-/// Loads `release` after `dependencies` and reports the load errors about it.
+/// Loads `release` after `dependencies` and reports the load errors about it; the ruleset when it
+/// loads.
 pub fn check(
     release: &PackRelease,
     dependencies: &[&PackRelease],
     sources: &Sources<'_>,
     problems: &mut Vec<Problem>,
-) {
+) -> Option<Ruleset> {
     let mut releases: Vec<PackRelease> = dependencies.iter().map(|d| (*d).clone()).collect();
     releases.push(release.clone());
-    let Err(errors) = load_ruleset(&releases, &LoadOptions::default()) else {
-        return;
+    let errors = match load_ruleset(&releases, &LoadOptions::default()) {
+        Ok(ruleset) => return Some(ruleset),
+        Err(errors) => errors,
     };
     let pack = release.id.as_str();
     let mut rules_json = None;
@@ -52,6 +54,7 @@ pub fn check(
         let problem = locate(&error, pack, release, sources, &mut rules_json);
         problems.push(problem);
     }
+    None
 }
 
 fn locate(

@@ -3,7 +3,6 @@
 //! these to the build (engine-core: "Other tags are checked by the build only"; "Every formula must
 //! parse and type-check as in the build").
 
-use ocf_formula::Formula;
 use ocf_formula::lowered::Expr;
 
 use super::locations::Locations;
@@ -78,13 +77,14 @@ impl DocumentChecks<'_> {
                 .with("pack", self.scope.own.pack.as_str())
                 .with("formula", used.text.as_str())
         };
-        let formula = match Formula::parse(&used.text) {
+        let parsed = crate::parsed::parse(&used.text);
+        let formula = match &*parsed {
             Ok(formula) => formula,
             Err(errors) => {
-                problems.extend(errors.into_iter().map(|e| {
+                problems.extend(errors.iter().map(|e| {
                     error(
                         e.code.as_str(),
-                        e.message,
+                        e.message.clone(),
                         u32::from(e.range.start()) as usize,
                     )
                 }));

@@ -3,7 +3,6 @@
 //! before any sheet is computed). Only the pack's own fields can loop: a dependency never reads its
 //! dependents' fields.
 
-use ocf_formula::Formula;
 use ocf_formula::lowered::Expr;
 use ocf_model::RulesDocument;
 use rustc_hash::FxHashMap;
@@ -32,11 +31,14 @@ pub fn field_loops(pack: &str, rules: &RulesDocument) -> Vec<Loop> {
         .fields
         .iter()
         .map(|(_, field)| {
-            let Some(formula) = field
+            let Some(parsed) = field
                 .formula
                 .as_ref()
-                .and_then(|f| Formula::parse(f.as_str()).ok())
+                .map(|f| crate::parsed::parse(f.as_str()))
             else {
+                return Vec::new();
+            };
+            let Ok(formula) = &*parsed else {
                 return Vec::new();
             };
             let mut reads: Vec<usize> = formula

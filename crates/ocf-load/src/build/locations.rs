@@ -172,14 +172,16 @@ impl Indexer<'_> {
                         continue;
                     }
                     let text = self.text_start(&value, style, span);
-                    self.place(at, text);
+                    let pointer = self.next_pointer();
+                    self.record(pointer, at, text);
                     self.add(1, anchor, &mut total, at)?;
                 }
                 Event::Alias(anchor) => {
                     if self.take_key("", at).is_some() {
                         continue;
                     }
-                    self.place(at, None);
+                    let pointer = self.next_pointer();
+                    self.record(pointer, at, None);
                     let size = self.anchor_sizes.get(&anchor).copied().unwrap_or(1);
                     self.add(size, 0, &mut total, at)?;
                 }
@@ -187,7 +189,8 @@ impl Indexer<'_> {
                     // A map or list as a key: YAML allows it, our documents never use one (serde
                     // refuses it). It is indexed under the key `?`.
                     let _ = self.take_key("?", at);
-                    let pointer = self.place(at, None);
+                    let (pointer, key) = self.next_pointer();
+                    self.record((pointer.clone(), key), at, None);
                     if self.stack.len() >= self.limits.max_nesting {
                         return Err(IndexError::Limit {
                             limit: "maxNesting",
@@ -246,26 +249,46 @@ impl Indexer<'_> {
         }
     }
 
-    /// Records the node starting at `at` under its pointer, and moves its parent on.
-    fn place(&mut self, at: Position, text: Option<Position>) -> String {
-        let (pointer, key) = match self.stack.last_mut() {
-            None => (String::new(), None),
-            Some(open) => match std::mem::replace(&mut open.next, Next::Key) {
-                Next::Index(i) => {
-                    open.next = Next::Index(i + 1);
-                    (format!("{}/{i}", open.pointer), None)
-                }
-                Next::Value { key, at } => (format!("{}/{}", open.pointer, escape(&key)), Some(at)),
-                // Every caller offers the node as a key first; a key node is never placed.
-                Next::Key => (format!("{}/?", open.pointer), None),
-            },
+    /// The next node's pointer and its key's position, moving its parent on. One string per node,
+    /// which becomes the index's key (only a map or list's is copied, for its children).
+    fn next_pointer(&mut self) -> (String, Option<Position>) {
+        use std::fmt::Write;
+        let Some(open) = self.stack.last_mut() else {
+            return (String::new(), None);
         };
-        self.locations.nodes.entry(pointer.clone()).or_insert(Node {
+        let mut pointer = String::with_capacity(open.pointer.len() + 16);
+        pointer.push_str(&open.pointer);
+        pointer.push('/');
+        match std::mem::replace(&mut open.next, Next::Key) {
+            Next::Index(i) => {
+                open.next = Next::Index(i + 1);
+                let _ = write!(pointer, "{i}");
+                (pointer, None)
+            }
+            Next::Value { key, at } => {
+                pointer.push_str(&escape(&key));
+                (pointer, Some(at))
+            }
+            // Every caller offers the node as a key first; a key node is never placed.
+            Next::Key => {
+                pointer.push('?');
+                (pointer, None)
+            }
+        }
+    }
+
+    /// Records the node starting at `at` under its pointer (the first node written there wins).
+    fn record(
+        &mut self,
+        (pointer, key): (String, Option<Position>),
+        at: Position,
+        text: Option<Position>,
+    ) {
+        self.locations.nodes.entry(pointer).or_insert(Node {
             value: at,
             key,
             text,
         });
-        pointer
     }
 
     /// Counts a scalar's or an alias's nodes into its parent and the document's total.
@@ -340,9 +363,13 @@ fn position(line: usize, col: usize) -> Position {
     }
 }
 
-/// A key as a JSON pointer segment (RFC 6901).
-pub fn escape(key: &str) -> String {
-    key.replace('~', "~0").replace('/', "~1")
+/// A key as a JSON pointer segment (RFC 6901); most keys need no escape, and are not copied.
+pub fn escape(key: &str) -> std::borrow::Cow<'_, str> {
+    if key.contains(['~', '/']) {
+        key.replace('~', "~0").replace('/', "~1").into()
+    } else {
+        key.into()
+    }
 }
 
 #[cfg(test)]

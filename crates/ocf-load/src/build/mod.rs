@@ -25,7 +25,9 @@ pub mod walk;
 
 use std::path::Path;
 
-use ocf_model::{ContentFile, ContentItem, Keyed, PackManifest, PackRelease, RulesDocument};
+use ocf_model::{
+    ContentFile, ContentItem, Keyed, PackManifest, PackRelease, RulesDocument, Ruleset,
+};
 
 pub use self::limits::ReadLimits;
 pub use self::locations::Locations;
@@ -53,6 +55,10 @@ pub struct BuildOptions {
 pub struct BuildReport {
     pub release: Option<PackRelease>,
     pub problems: Vec<Problem>,
+    /// The release loaded (loadRuleset of the given dependencies, then the release, with the default
+    /// [`crate::LoadOptions`]), when the build made it and loaded it to check that the load agrees:
+    /// a caller that would load the same packs has it without loading them again.
+    pub loaded: Option<Ruleset>,
 }
 
 /// Builds the folder's release, or gives every problem (warnings included) if any is an error.
@@ -105,7 +111,16 @@ pub fn build_files(files: &[(String, String)], options: &BuildOptions) -> BuildR
 
 type Text = Result<String, Box<Problem>>;
 
+/// The build of the texts read. Its steps, and the load at its end, share one parse of each formula.
 fn build_texts(
+    texts: Vec<(String, Role, Text)>,
+    problems: Vec<Problem>,
+    options: &BuildOptions,
+) -> BuildReport {
+    crate::parsed::scope(|| build_parsed(texts, problems, options))
+}
+
+fn build_parsed(
     texts: Vec<(String, Role, Text)>,
     mut problems: Vec<Problem>,
     options: &BuildOptions,
@@ -241,6 +256,7 @@ fn build_texts(
         rules: merged,
         content: items,
     });
+    let mut loaded = None;
     if let Some(release) = &release {
         let dependencies: Vec<&PackRelease> = scope
             .given
@@ -292,15 +308,20 @@ fn build_texts(
                 .iter()
                 .filter(|d| d.id != release.id)
                 .collect();
-            agreement::check(release, &given, &sources, &mut problems);
+            loaded = agreement::check(release, &given, &sources, &mut problems);
         }
     }
 
     sort(&mut problems, &order);
     if problems.iter().any(Problem::is_error) {
         release = None;
+        loaded = None;
     }
-    BuildReport { release, problems }
+    BuildReport {
+        release,
+        problems,
+        loaded,
+    }
 }
 
 /// One warning per declared dependency the build was not given: what may name it is not checked.

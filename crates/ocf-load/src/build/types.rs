@@ -54,7 +54,7 @@ impl TypeCheck<'_> {
             // not see item field values (their declaration says whether they are formulas).
             let item_value = matches!(found.document, Document::Content(_))
                 && found.pointer.starts_with("/fields/");
-            if !item_value && ocf_formula::Formula::parse(&found.text).is_err() {
+            if !item_value && crate::parsed::parse(&found.text).is_err() {
                 continue;
             }
             let env = envs.get(found.roots);

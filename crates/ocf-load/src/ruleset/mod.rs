@@ -47,6 +47,11 @@ pub fn load_ruleset(
     releases: &[PackRelease],
     options: &LoadOptions,
 ) -> Result<Ruleset, Vec<LoadErrorRecord>> {
+    // Steps 4 and 5 parse formulas, and so does a build that loads what it built: one parse each.
+    crate::parsed::scope(|| load(releases, options))
+}
+
+fn load(releases: &[PackRelease], options: &LoadOptions) -> Result<Ruleset, Vec<LoadErrorRecord>> {
     let packs = packs::check(releases, options)?;
     // Step 1, "Families": every pack is expanded with the families it sees; a pack already
     // expanded (a built release) has nothing left to expand and is used as given.
