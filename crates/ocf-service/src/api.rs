@@ -9,6 +9,9 @@
 //! | `GET /api/characters/{id}/sheet` | `{ id, revision, sheet }`: computeSheet's output |
 //! | `GET /api/characters/{id}/fields/{field}` | `{ id, revision, field, value }` |
 //! | `PUT /api/characters/{id}/values/{field}` `{ revision, value }` | sets an input value (`null` clears it) |
+//! | `POST /api/characters/{id}/options` `{ path }` | listOptions for the choice at `path` |
+//! | `POST /api/characters/{id}/actions` `{ action, params?, situational?, policy?, participants?, answers?, seed? }` | startAction |
+//! | `POST /api/characters/{id}/actions/continue` `{ state, answer, seed? }` | continueAction |
 //! | `POST /api/characters/{id}/close` | closes it (it stays stored) |
 //! | `GET /api/characters/{id}/events` | server-sent events: `sheet` first, then `changed` per edit |
 //!
@@ -42,6 +45,12 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/characters/{id}/sheet", get(sheet))
         .route("/api/characters/{id}/fields/{field}", get(field))
         .route("/api/characters/{id}/values/{field}", put(set_value))
+        .route("/api/characters/{id}/options", post(options))
+        .route("/api/characters/{id}/actions", post(start_action))
+        .route(
+            "/api/characters/{id}/actions/continue",
+            post(continue_action),
+        )
         .route("/api/characters/{id}/close", post(close))
         .route("/api/characters/{id}/events", get(events))
         .merge(crate::web::routes())
@@ -186,6 +195,64 @@ async fn set_value(
         Some(value) => Some(value.clone()),
     };
     blocking(app, move |app| app.set_value(&id, revision, &field, value)).await
+}
+
+#[tracing::instrument(name = "serve.options", level = "info", skip_all, fields(character = %id))]
+async fn options(
+    State(app): State<Arc<App>>,
+    Path(id): Path<String>,
+    bytes: Result<Bytes, BytesRejection>,
+) -> Answer {
+    let body = body(bytes)?;
+    let path = body.get("path").cloned().ok_or_else(|| {
+        ApiError::bad_request("invalid-request", "give the choice `path`", "/path")
+    })?;
+    blocking(app, move |app| app.list_options(&id, &path)).await
+}
+
+/// The body's `seed` (a whole number), if given, taken out of it.
+fn seed(body: &mut serde_json::Map<String, Value>) -> Result<Option<u64>, ApiError> {
+    match body.remove("seed") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) if n.as_u64().is_some() => Ok(n.as_u64()),
+        Some(_) => Err(ApiError::bad_request(
+            "wrong-type",
+            "`seed` is a whole number",
+            "/seed",
+        )),
+    }
+}
+
+/// Reads the body as `T`, a misplaced key an `invalid-request` at its path.
+fn typed<T: serde::de::DeserializeOwned>(
+    body: serde_json::Map<String, Value>,
+) -> Result<T, ApiError> {
+    serde_json::from_value(Value::Object(body))
+        .map_err(|e| ApiError::bad_request("invalid-request", e.to_string(), ""))
+}
+
+#[tracing::instrument(name = "serve.start_action", level = "info", skip_all, fields(character = %id))]
+async fn start_action(
+    State(app): State<Arc<App>>,
+    Path(id): Path<String>,
+    bytes: Result<Bytes, BytesRejection>,
+) -> Answer {
+    let mut body = body(bytes)?;
+    let seed = seed(&mut body)?;
+    let input: ocf_actions::StartInput = typed(body)?;
+    blocking(app, move |app| app.start_action(&id, input, seed)).await
+}
+
+#[tracing::instrument(name = "serve.continue_action", level = "info", skip_all, fields(character = %id))]
+async fn continue_action(
+    State(app): State<Arc<App>>,
+    Path(id): Path<String>,
+    bytes: Result<Bytes, BytesRejection>,
+) -> Answer {
+    let mut body = body(bytes)?;
+    let seed = seed(&mut body)?;
+    let input: ocf_actions::ContinueInput = typed(body)?;
+    blocking(app, move |app| app.continue_action(&id, input, seed)).await
 }
 
 #[tracing::instrument(name = "serve.close", level = "info", skip_all, fields(character = %id))]

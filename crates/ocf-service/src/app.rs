@@ -215,6 +215,92 @@ impl App {
         })
     }
 
+    /// listOptions for the choice at `path` (`{ entry?, choice: [...] }`) of the stored character:
+    /// `{ id, revision, options }`, `options` as `ocf options --json` gives it. Trials are made and
+    /// taken back in the session; nothing is stored.
+    pub fn list_options(&self, id: &str, path: &Value) -> Result<Value, ApiError> {
+        let path = ocf_engine::options::path::ChoicePath::from_json(path).map_err(|e| {
+            ApiError::many(
+                StatusCode::BAD_REQUEST,
+                vec![with_path(e.to_json(), "/path")],
+            )
+        })?;
+        self.read_with(id, |session, cid, revision| {
+            let listed = session.list_options(cid, &path).map_err(|e| {
+                ApiError::many(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    vec![with_path(e.to_json(), "/path")],
+                )
+            })?;
+            Ok(json!({ "id": id, "revision": revision, "options": listed.to_json() }))
+        })
+    }
+
+    /// startAction on the stored character: `{ id, revision, result }`, `result` finished (with
+    /// its proposed changes) or paused (with `needs` and a `state` that any instance can continue).
+    /// Faces the policy lets the engine roll come from `seed` when given, else the system's
+    /// randomness; the state keeps them, so a continue never rolls them again.
+    pub fn start_action(
+        &self,
+        id: &str,
+        input: ocf_actions::StartInput,
+        seed: Option<u64>,
+    ) -> Result<Value, ApiError> {
+        self.read_with(id, |session, cid, revision| {
+            let c = session
+                .character_input(cid)
+                .ok_or_else(|| ApiError::internal("the character is not open"))?;
+            let mut dice = dice(seed);
+            let result = ocf_actions::start_action(
+                session.db(),
+                c,
+                &input,
+                &mut *dice,
+                ocf_actions::Limits::default(),
+            )
+            .map_err(action_error)?;
+            Ok(json!({ "id": id, "revision": revision, "result": result }))
+        })
+    }
+
+    /// continueAction: the paused action of `state` continued with `answer`.
+    pub fn continue_action(
+        &self,
+        id: &str,
+        input: ocf_actions::ContinueInput,
+        seed: Option<u64>,
+    ) -> Result<Value, ApiError> {
+        self.read_with(id, |session, cid, revision| {
+            let c = session
+                .character_input(cid)
+                .ok_or_else(|| ApiError::internal("the character is not open"))?;
+            let mut dice = dice(seed);
+            let result = ocf_actions::continue_action(
+                session.db(),
+                c,
+                &input,
+                &mut *dice,
+                ocf_actions::Limits::default(),
+            )
+            .map_err(action_error)?;
+            Ok(json!({ "id": id, "revision": revision, "result": result }))
+        })
+    }
+
+    /// Runs `read` on the open, current character `id` (its session, its ID there and revision).
+    fn read_with(
+        &self,
+        id: &str,
+        read: impl FnOnce(&mut Session, CharacterId, u64) -> Result<Value, ApiError>,
+    ) -> Result<Value, ApiError> {
+        let mut open = self.lock();
+        let revision = self.current(&mut open, id)?.revision;
+        let open = &mut *open;
+        let c = &open.characters[id];
+        let session = open.sessions.get_mut(&c.session).expect("its session");
+        read(session, c.id, revision)
+    }
+
     /// Closes an open character (it stays stored); a character not open is left as it is.
     pub fn close(&self, id: &str) -> Result<Value, ApiError> {
         let mut open = self.lock();
@@ -423,6 +509,44 @@ fn sheet_answer(open: &Open, id: &str) -> Value {
         }
     }
     json!({ "id": id, "revision": c.revision, "sheet": c.sheet, "inputs": inputs })
+}
+
+/// An engine error object with its `path` given under the request's `at` (`/path`).
+fn with_path(mut error: Value, at: &str) -> Value {
+    if let Value::Object(map) = &mut error {
+        let inner = map
+            .get("path")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        let inner = if inner.starts_with('/') {
+            inner
+        } else {
+            String::new()
+        };
+        map.insert("path".into(), json!(format!("{at}{inner}")));
+    }
+    error
+}
+
+fn action_error(error: ocf_actions::ActionError) -> ApiError {
+    let status = match error.code {
+        "safety-limit-exceeded" => StatusCode::UNPROCESSABLE_ENTITY,
+        _ => StatusCode::UNPROCESSABLE_ENTITY,
+    };
+    let mut json = error.to_json();
+    if let Value::Object(map) = &mut json {
+        map.entry("path").or_insert_with(|| json!(""));
+    }
+    ApiError::many(status, vec![json])
+}
+
+/// The dice the engine rolls with where the policy lets it: seeded for a reproducible run.
+fn dice(seed: Option<u64>) -> Box<dyn ocf_dice::DiceFunction> {
+    match seed {
+        Some(seed) => Box::new(ocf_dice::SeededDice::new(seed)),
+        None => Box::new(ocf_dice::OsDice::new()),
+    }
 }
 
 fn close_character(open: &mut Open, id: &str) -> bool {

@@ -273,3 +273,95 @@ fn the_web_editor_is_served() {
     assert_eq!(status, 200);
     assert!(script.as_str().unwrap().contains("EventSource"));
 }
+
+#[test]
+fn a_choice_is_listed_and_an_action_pauses_and_is_continued_from_its_plain_state() {
+    let dir = temp_dir("options-actions");
+    let addr = start(&dir.join("store.sqlite3"), Limits::default());
+    post_fighter(addr, "aldric");
+
+    // The fighting style: Defense is picked, and every other style would lose its +1 AC.
+    let body = json!({ "path": { "entry": "fighter", "choice": ["features.fighter.fighting-style/style"] } });
+    let (status, listed) = request(
+        addr,
+        "POST",
+        "/api/characters/aldric/options",
+        Some(&body.to_string()),
+    );
+    assert_eq!(status, 200, "{listed}");
+    let options = listed["options"]["options"].as_array().unwrap();
+    let defense = options.iter().find(|o| o["picked"] == json!(true)).unwrap();
+    assert!(
+        defense["option"].to_string().contains("defense"),
+        "{defense}"
+    );
+    let other = options
+        .iter()
+        .find(|o| o["picked"] == json!(false))
+        .unwrap();
+    let ac = other["changes"]["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["field"] == "5e-srd-5.1:combat.ac")
+        .unwrap();
+    assert_eq!(
+        (ac["before"]["value"].clone(), ac["after"]["value"].clone()),
+        (json!(19), json!(18))
+    );
+    let bad = json!({ "path": { "entry": "fighter", "choice": ["nope"] } });
+    let (status, answer) = request(
+        addr,
+        "POST",
+        "/api/characters/aldric/options",
+        Some(&bad.to_string()),
+    );
+    assert_eq!(status, 422, "{answer}");
+    assert_eq!(codes(&answer), vec!["unknown-choice"]);
+
+    // A longsword attack on a goblin, every roll paused for the player's dice; the state goes back
+    // as plain JSON, as another instance would get it.
+    let start = json!({
+        "action": { "id": "5e-srd-5.1:weapon-attack", "entry": "longsword" },
+        "participants": { "target": [{ "id": "goblin", "values": { "5e-srd-5.1:combat.ac": 15 } }] },
+        "policy": { "dice": "pause" },
+    });
+    let (status, paused) = request(
+        addr,
+        "POST",
+        "/api/characters/aldric/actions",
+        Some(&start.to_string()),
+    );
+    assert_eq!(status, 200, "{paused}");
+    assert_eq!(paused["result"]["status"], "paused");
+    let mut state = paused["result"]["state"].clone();
+    for faces in [json!([19]), json!([3, 8])] {
+        let body = json!({ "state": state, "answer": { "faces": faces } }).to_string();
+        let (status, next) = request(
+            addr,
+            "POST",
+            "/api/characters/aldric/actions/continue",
+            Some(&body),
+        );
+        assert_eq!(status, 200, "{next}");
+        state = next["result"].clone();
+        if next["result"]["status"] == "paused" {
+            state = next["result"]["state"].clone();
+        }
+    }
+    assert_eq!(state["status"], "finished", "{state}");
+    assert_eq!(state["outcome"]["result"], "critical");
+    assert_eq!(state["proposedChanges"][0]["change"]["by"], -16);
+
+    let (status, answer) = request(
+        addr,
+        "POST",
+        "/api/characters/aldric/actions",
+        Some(&json!({ "action": { "id": "5e-srd-5.1:nope" } }).to_string()),
+    );
+    assert_eq!(
+        (status, codes(&answer)),
+        (422, vec!["unknown-action"]),
+        "{answer}"
+    );
+}
