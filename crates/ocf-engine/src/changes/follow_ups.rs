@@ -1,6 +1,7 @@
 //! Follow-ups a batch triggers (reconstructed; decisions.md, issue 12): a rules follow-up with
-//! `on` is triggered by each change of the batch for which `on` holds, `change` bound to what the
-//! change did (its record: `type`, `field`, `amount`, `tags`, …); one with `becomes` is triggered
+//! `on` is triggered by the first change of the batch for which `on` holds (once per batch),
+//! `change` bound to what the change did (its record: `type`, `field`, `amount`, `tags`, …; a
+//! `forEach` change's each element); one with `becomes` is triggered
 //! when its condition is false on the sheet before the batch and true after it. Each triggered
 //! follow-up is stored as an ephemeral offer in the file's `followUps` and listed in the output.
 
@@ -39,12 +40,16 @@ pub(crate) fn triggered(applier: &mut Applier<'_, '_>, before: &Snapshot) -> Res
         .collect();
     for (id, decl) in &follow_ups {
         if let Some(on) = &decl.decl.on {
-            for (i, record) in applier.records.clone().iter().enumerate() {
-                let change = Value::from_json(record).unwrap_or(Value::Null);
+            for (i, record) in flattened(&applier.records) {
+                if record.get("applied") == Some(&serde_json::Value::Bool(false)) {
+                    continue;
+                }
+                let change = Value::from_json(&record).unwrap_or(Value::Null);
                 let scope = Scope::in_pack(decl.pack.clone()).with_root(Root::Change, change);
                 let at = format!("/followUps/{id}/on");
                 if applier.eval_bool(on, &scope, &at)? {
                     fired.push((id.clone(), json!({ "on": i })));
+                    break;
                 }
             }
         }
@@ -76,4 +81,25 @@ pub(crate) fn triggered(applier: &mut Applier<'_, '_>, before: &Snapshot) -> Res
         }));
     }
     Ok(())
+}
+
+/// Each change's record with its index; a `forEach` change gives one record per element, each
+/// with the change's `type`.
+fn flattened(records: &[serde_json::Value]) -> Vec<(usize, serde_json::Value)> {
+    let mut out = Vec::new();
+    for (i, record) in records.iter().enumerate() {
+        match record.get("each").and_then(|e| e.as_array()) {
+            Some(each) => {
+                for element in each {
+                    let mut element = element.clone();
+                    if let (Some(map), Some(t)) = (element.as_object_mut(), record.get("type")) {
+                        map.insert("type".into(), t.clone());
+                    }
+                    out.push((i, element));
+                }
+            }
+            None => out.push((i, record.clone())),
+        }
+    }
+    out
 }
