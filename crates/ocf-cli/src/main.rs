@@ -1,5 +1,6 @@
 //! `ocf`: the command-line front end.
 
+mod apply;
 mod formula;
 mod load;
 mod roll;
@@ -55,6 +56,8 @@ enum Command {
     Schema { name: String },
     /// Compute a character's sheet.
     Sheet(sheet::SheetArgs),
+    /// Apply a batch of changes to a character: what changed, and the new file where asked.
+    Apply(apply::ApplyArgs),
     /// Print a character's sheet, and again, incrementally, each time the file changes.
     Watch(sheet::WatchArgs),
     /// Time one edit of a generated large character: cold, incremental and from scratch, and
@@ -85,6 +88,7 @@ fn main() -> ExitCode {
         } => ocf_cli::build::check(&dirs, json, &deps, &packs),
         Command::Schema { name } => schema(&name),
         Command::Sheet(args) => sheet::run_sheet(args),
+        Command::Apply(args) => apply::run(args),
         Command::Watch(args) => sheet::run_watch(args),
         Command::Conform { paths } => conform(&paths),
         Command::BenchEdit(args) => ocf_cli::bench_edit::run(args),
