@@ -49,18 +49,26 @@ pub fn run(args: ApplyArgs) -> ExitCode {
 fn apply(args: &ApplyArgs) -> Result<ExitCode, String> {
     let file = ocf_cli::character::read(&args.character)
         .map_err(|p| ocf_cli::build::render(Path::new(""), &p))?;
-    let ruleset = ocf_cli::character::ruleset(&args.character, &file, &args.packs).map_err(|ps| {
-        ps.iter()
-            .map(|p| ocf_cli::build::render(Path::new(""), p))
-            .collect::<String>()
-    })?;
+    let ruleset =
+        ocf_cli::character::ruleset(&args.character, &file, &args.packs).map_err(|ps| {
+            ps.iter()
+                .map(|p| ocf_cli::build::render(Path::new(""), p))
+                .collect::<String>()
+        })?;
     let character = file.character;
     let text = std::fs::read_to_string(&args.batch)
         .map_err(|e| format!("cannot read {}: {e}", args.batch.display()))?;
     let batch: Value = serde_yaml::from_str(&text)
         .map_err(|e| format!("{}: not YAML or JSON: {e}", args.batch.display()))?;
-    let changes = ocf_engine::changes::read_batch(&batch)
-        .map_err(|e| format!("{}: {}: {}: {}", args.batch.display(), e.path, e.code, e.message))?;
+    let changes = ocf_engine::changes::read_batch(&batch).map_err(|e| {
+        format!(
+            "{}: {}: {}: {}",
+            args.batch.display(),
+            e.path,
+            e.code,
+            e.message
+        )
+    })?;
     let mut dice: Box<dyn DiceFunction> = match (&args.faces, args.seed) {
         (Some(faces), _) => Box::new(FixedFaces::new(faces.clone())),
         (None, Some(seed)) => Box::new(SeededDice::new(seed)),
@@ -98,9 +106,7 @@ fn apply(args: &ApplyArgs) -> Result<ExitCode, String> {
         print!("{}", render(&before, &after, &applied));
     }
     if let Some(out) = &args.output {
-        let yaml = out
-            .extension()
-            .is_some_and(|e| e == "yaml" || e == "yml");
+        let yaml = out.extension().is_some_and(|e| e == "yaml" || e == "yml");
         let text = if yaml {
             serde_yaml::to_string(&applied.character).map_err(|e| e.to_string())?
         } else {
@@ -120,7 +126,11 @@ pub fn render(before: &Value, after: &Value, applied: &ocf_engine::Applied) -> S
     let (old, new) = (values(before), values(after));
     let mut changed = 0;
     for (id, field) in &new {
-        let was = old.get(id).and_then(|f| f.get("value")).cloned().unwrap_or(Value::Null);
+        let was = old
+            .get(id)
+            .and_then(|f| f.get("value"))
+            .cloned()
+            .unwrap_or(Value::Null);
         let now = field.get("value").cloned().unwrap_or(Value::Null);
         if was != now {
             changed += 1;

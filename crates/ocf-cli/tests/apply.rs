@@ -24,14 +24,25 @@ fn apply_prints_each_changed_field_and_writes_the_new_file() {
     let written = std::fs::read_to_string(&out).unwrap();
     let _ = std::fs::remove_file(&out);
     assert!(written.contains("5e-srd-5.1:hp.current: 37"), "{written}");
-    assert!(written.contains("source: 5e-srd-5.1:conditions.prone"), "{written}");
+    assert!(
+        written.contains("source: 5e-srd-5.1:conditions.prone"),
+        "{written}"
+    );
 }
 
 #[test]
 fn apply_reports_the_failing_change_and_exits_1() {
     let batch = std::env::temp_dir().join(format!("ocf-apply-bad-{}.yaml", std::process::id()));
-    std::fs::write(&batch, "changes: [{ type: equip, entry: nobody, equipped: 'true' }]\n").unwrap();
-    let (text, code) = ocf(&["apply", "testdata/characters/fighter-5.yaml", batch.to_str().unwrap()]);
+    std::fs::write(
+        &batch,
+        "changes: [{ type: equip, entry: nobody, equipped: 'true' }]\n",
+    )
+    .unwrap();
+    let (text, code) = ocf(&[
+        "apply",
+        "testdata/characters/fighter-5.yaml",
+        batch.to_str().unwrap(),
+    ]);
     let _ = std::fs::remove_file(&batch);
     assert_eq!(code, 1);
     expect![[r#"

@@ -31,4 +31,6 @@ pub use crate::input::{CharacterInput, CopyInput, RulesetInput};
 pub use crate::session::{CharacterId, EditError, Session};
 pub use crate::sheet::{Sheet, compute_sheet, compute_sheet_call};
 pub mod changes;
-pub use crate::changes::{Applied, ChangeError, Options as ApplyOptions, apply_changes, apply_changes_json};
+pub use crate::changes::{
+    Applied, ChangeError, Options as ApplyOptions, apply_changes, apply_changes_json,
+};

@@ -8,8 +8,12 @@ use ocf_model::{Change, Character, Ruleset};
 use proptest::prelude::*;
 
 fn core() -> Ruleset {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/packs/apply-core");
-    let release = ocf_load::source::read_pack(std::path::Path::new(dir)).expect("apply-core builds");
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../testdata/packs/apply-core"
+    );
+    let release =
+        ocf_load::source::read_pack(std::path::Path::new(dir)).expect("apply-core builds");
     ocf_load::load_ruleset(&[release], &ocf_load::LoadOptions::default()).expect("apply-core loads")
 }
 
@@ -36,8 +40,13 @@ fn a_failed_batch_leaves_the_session_as_it_was() {
           { type: equip, entry: s, equipped: 'true' },
           { type: removeItem, entry: nobody }]",
     );
-    let error = session.apply(id, &batch, ApplyOptions::default()).unwrap_err();
-    assert_eq!((error.code.as_str(), error.path.as_str()), ("unknown-id", "/changes/2/entry"));
+    let error = session
+        .apply(id, &batch, ApplyOptions::default())
+        .unwrap_err();
+    assert_eq!(
+        (error.code.as_str(), error.path.as_str()),
+        ("unknown-id", "/changes/2/entry")
+    );
     assert_eq!(session.file(id).unwrap(), &file);
     assert_eq!(session.sheet_json(id).unwrap(), sheet);
 }
@@ -49,7 +58,11 @@ fn a_batch_through_a_session_recomputes_only_what_it_touched() {
     session.sheet(id).unwrap();
     session.take_executed();
     let applied = session
-        .apply(id, &changes("[{ type: set, field: gold, value: '3' }]"), ApplyOptions::default())
+        .apply(
+            id,
+            &changes("[{ type: set, field: gold, value: '3' }]"),
+            ApplyOptions::default(),
+        )
         .unwrap();
     session.sheet(id).unwrap();
     let fields: Vec<String> = session
@@ -57,9 +70,14 @@ fn a_batch_through_a_session_recomputes_only_what_it_touched() {
         .into_iter()
         .filter(|l| l.starts_with("field_value("))
         .collect();
-    assert_eq!(fields, vec!["field_value(core:gold)".to_owned()], "{fields:?}");
+    assert_eq!(
+        fields,
+        vec!["field_value(core:gold)".to_owned()],
+        "{fields:?}"
+    );
     // The session's sheet is the sheet of the file the batch gave.
-    let fresh = ocf_engine::compute_sheet_call(&core(), &applied.character, &[], &Default::default());
+    let fresh =
+        ocf_engine::compute_sheet_call(&core(), &applied.character, &[], &Default::default());
     assert_eq!(session.sheet_json(id).unwrap(), fresh);
     assert_eq!(session.file(id).unwrap(), &applied.character);
 }
@@ -72,7 +90,9 @@ fn change() -> impl Strategy<Value = String> {
         (-3i64..3).prop_map(|n| format!("{{ type: adjust, field: wounds, by: '{n}' }}")),
         (-5i64..15).prop_map(|n| format!("{{ type: set, field: hp.current, value: '{n}' }}")),
         (0i64..4).prop_map(|n| format!("{{ type: set, field: hp.temp, value: '{n}' }}")),
-        entry.clone().prop_map(|e| format!("{{ type: equip, entry: {e}, equipped: 'true' }}")),
+        entry
+            .clone()
+            .prop_map(|e| format!("{{ type: equip, entry: {e}, equipped: 'true' }}")),
         (entry.clone(), -4i64..4)
             .prop_map(|(e, n)| format!("{{ type: adjustQuantity, entry: {e}, by: '{n}' }}")),
         (entry.clone(), -2i64..7).prop_map(|(e, n)| format!(
@@ -80,7 +100,9 @@ fn change() -> impl Strategy<Value = String> {
         )),
         Just("{ type: addItem, entry: { item: \"'torch'\" } }".to_owned()),
         Just("{ type: applyEffect, source: \"'poisoned'\" }".to_owned()),
-        entry.clone().prop_map(|e| format!("{{ type: removeItem, entry: {e} }}")),
+        entry
+            .clone()
+            .prop_map(|e| format!("{{ type: removeItem, entry: {e} }}")),
         Just("{ type: removeEffect, applied: { where: 'true' } }".to_owned()),
         Just("{ type: set, field: stance, value: \"'sleepy'\" }".to_owned()),
         Just("{ type: choose, path: { choice: [path] }, option: \"'dark'\" }".to_owned()),
@@ -114,4 +136,42 @@ proptest! {
             }
         }
     }
+}
+
+#[test]
+fn upgrade_repins_and_reports_what_no_longer_resolves() {
+    let pc = common::character(
+        "{ packs: [{ id: core, version: 0.9.0 }], values: { 'core:hp.current': 3, 'core:gone': 1 },
+           inventory: [{ id: s, item: 'core:sword' }, { id: x, item: 'core:lost' }],
+           followUps: [{ id: o, followUp: 'core:nothing' }] }",
+    );
+    let (file, report) = ocf_engine::changes::upgrade::upgrade(&core(), &pc).unwrap();
+    assert_eq!(
+        serde_json::to_value(&file.packs).unwrap(),
+        serde_json::json!([{ "id": "core", "version": "1.0.0" }])
+    );
+    let codes: Vec<(String, String)> = report
+        .iter()
+        .map(|r| {
+            (
+                r["code"].as_str().unwrap().to_owned(),
+                r["path"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            ("unknown-field".to_owned(), "/values/core:gone".to_owned()),
+            (
+                "unknown-reference".to_owned(),
+                "/inventory/1/item".to_owned()
+            ),
+            (
+                "unknown-follow-up".to_owned(),
+                "/followUps/0/followUp".to_owned()
+            ),
+        ]
+    );
+    assert_eq!(file.inventory.len(), 2, "nothing is dropped");
 }

@@ -11,20 +11,37 @@ impl Applier<'_, '_> {
     /// `applyEffect`: an entry of `applied` for the content `source` gives; its ID given (unique,
     /// else `duplicate-id`) or `<source local id, dots as hyphens>-<n>`; `active` (default true)
     /// and `state` evaluated.
-    pub fn apply_effect(&mut self, path: &str, change: &Change, scope: &Scope) -> Result<Map<String, Json>, ChangeError> {
+    pub fn apply_effect(
+        &mut self,
+        path: &str,
+        change: &Change,
+        scope: &Scope,
+    ) -> Result<Map<String, Json>, ChangeError> {
         let Some(source) = &change.source else {
-            return Err(ChangeError::new("schema-error", format!("{path}/source"), "an `applyEffect` needs `source`"));
+            return Err(ChangeError::new(
+                "schema-error",
+                format!("{path}/source"),
+                "an `applyEffect` needs `source`",
+            ));
         };
         let text = self.eval_string(source, scope, &format!("{path}/source"))?;
         let source = self.content_id(&text, &format!("{path}/source"))?;
         let taken = |file: &ocf_model::Character, id: &str| {
             file.applied.iter().any(|a| a.id == id)
-                || file.inventory.iter().chain(file.features.iter()).any(|c| c.id == id)
+                || file
+                    .inventory
+                    .iter()
+                    .chain(file.features.iter())
+                    .any(|c| c.id == id)
         };
         let id = match &change.id {
             Some(id) if taken(&self.file, id) || self.copy_input(id).is_some() => {
-                return Err(ChangeError::new("duplicate-id", format!("{path}/id"), format!("the character already has an entry `{id}`"))
-                    .with_data(json!({ "id": id })));
+                return Err(ChangeError::new(
+                    "duplicate-id",
+                    format!("{path}/id"),
+                    format!("the character already has an entry `{id}`"),
+                )
+                .with_data(json!({ "id": id })));
             }
             Some(id) => id.clone(),
             None => made_id(&source, |id| taken(&self.file, id)),
@@ -33,16 +50,21 @@ impl Applier<'_, '_> {
             Some(f) => self.eval_bool(f, scope, &format!("{path}/active"))?,
             None => true,
         };
-        let decls: Vec<(String, ocf_model::StateDecl)> = crate::view::state_decls(&self.ruleset, &source, &[])
-            .into_iter()
-            .map(|(k, d)| (k.to_owned(), d.clone()))
-            .collect();
+        let decls: Vec<(String, ocf_model::StateDecl)> =
+            crate::view::state_decls(&self.ruleset, &source, &[])
+                .into_iter()
+                .map(|(k, d)| (k.to_owned(), d.clone()))
+                .collect();
         let mut state = Keyed::<Literal>::default();
         for (key, formula) in change.state.iter() {
             let at = format!("{path}/state/{key}");
             let Some((_, decl)) = decls.iter().find(|(k, _)| k == key) else {
-                return Err(ChangeError::new("unknown-key", at, format!("`{source}` declares no state `{key}`"))
-                    .with_data(json!({ "key": key })));
+                return Err(ChangeError::new(
+                    "unknown-key",
+                    at,
+                    format!("`{source}` declares no state `{key}`"),
+                )
+                .with_data(json!({ "key": key })));
             };
             let value = self.eval(formula.as_str(), scope, &at)?;
             let value = super::fields::typed(Some(decl.r#type), value, &at)?;
@@ -57,13 +79,21 @@ impl Applier<'_, '_> {
         let mut record = Map::new();
         record.insert("id".into(), id.into());
         record.insert("source".into(), source.into());
-        record.insert("state".into(), serde_json::to_value(&state).unwrap_or_default());
+        record.insert(
+            "state".into(),
+            serde_json::to_value(&state).unwrap_or_default(),
+        );
         Ok(record)
     }
 
     /// The applied entries `id` or `applied` names (`unknown-id` for a missing ID; a query that
     /// matches nothing is soft).
-    fn applied_targets(&mut self, path: &str, change: &Change, scope: &Scope) -> Result<Vec<usize>, ChangeError> {
+    fn applied_targets(
+        &mut self,
+        path: &str,
+        change: &Change,
+        scope: &Scope,
+    ) -> Result<Vec<usize>, ChangeError> {
         if let Some(id) = &change.id {
             return match self.file.applied.iter().position(|a| &a.id == id) {
                 Some(i) => Ok(vec![i]),
@@ -71,19 +101,35 @@ impl Applier<'_, '_> {
             };
         }
         let Some(query) = &change.applied else {
-            return Err(ChangeError::new("schema-error", path, "the change needs `id` or `applied`"));
+            return Err(ChangeError::new(
+                "schema-error",
+                path,
+                "the change needs `id` or `applied`",
+            ));
         };
         let found = self.query_applied(query, scope, path)?;
         if found.is_empty() {
-            self.soft(ChangeError::new("no-match", format!("{path}/applied"), "the query matches nothing; nothing changed"))?;
+            self.soft(ChangeError::new(
+                "no-match",
+                format!("{path}/applied"),
+                "the query matches nothing; nothing changed",
+            ))?;
         }
         Ok(found)
     }
 
     /// `removeEffect`.
-    pub fn remove_effect(&mut self, path: &str, change: &Change, scope: &Scope) -> Result<Map<String, Json>, ChangeError> {
+    pub fn remove_effect(
+        &mut self,
+        path: &str,
+        change: &Change,
+        scope: &Scope,
+    ) -> Result<Map<String, Json>, ChangeError> {
         let found = self.applied_targets(path, change, scope)?;
-        let ids: Vec<String> = found.iter().map(|&i| self.file.applied[i].id.clone()).collect();
+        let ids: Vec<String> = found
+            .iter()
+            .map(|&i| self.file.applied[i].id.clone())
+            .collect();
         self.file.applied.retain(|a| !ids.contains(&a.id));
         let mut record = Map::new();
         record.insert("entries".into(), ids.into());
@@ -91,7 +137,12 @@ impl Applier<'_, '_> {
     }
 
     /// `toggleEffect`: `active` as given, else flipped.
-    pub fn toggle_effect(&mut self, path: &str, change: &Change, scope: &Scope) -> Result<Map<String, Json>, ChangeError> {
+    pub fn toggle_effect(
+        &mut self,
+        path: &str,
+        change: &Change,
+        scope: &Scope,
+    ) -> Result<Map<String, Json>, ChangeError> {
         let found = self.applied_targets(path, change, scope)?;
         let mut done = Vec::new();
         for i in found {

@@ -13,8 +13,9 @@ pub struct ChangeError {
     pub code: String,
     pub path: String,
     pub message: String,
+    /// Boxed: an error travels through every `?` of the batch, and most have no data.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub data: Option<Json>,
+    pub data: Option<Box<Json>>,
 }
 
 impl ChangeError {
@@ -28,7 +29,7 @@ impl ChangeError {
     }
 
     pub fn with_data(mut self, data: Json) -> ChangeError {
-        self.data = Some(data);
+        self.data = Some(Box::new(data));
         self
     }
 }

@@ -7,7 +7,7 @@ use ocf_model::{Change, ChangeType, Computed, CopyEntry, EntryRef, Id, Literal, 
 use serde_json::{Map, Value as Json, json};
 
 use super::targets::{Target, unknown_id};
-use super::{Applier, ChangeError, Scope, made_id, type_mismatch};
+use super::{Applier, ChangeError, Scope, made_id};
 
 impl Applier<'_, '_> {
     /// A content ID as a change gives it: qualified, or local in the change's pack.
@@ -51,13 +51,20 @@ impl Applier<'_, '_> {
         scope: &Scope,
     ) -> Result<Map<String, Json>, ChangeError> {
         let Some(EntryRef::New(new)) = &change.entry else {
-            return Err(ChangeError::new("schema-error", format!("{path}/entry"), "an `addItem` needs its new copy, `entry: { item, … }`"));
+            return Err(ChangeError::new(
+                "schema-error",
+                format!("{path}/entry"),
+                "an `addItem` needs its new copy, `entry: { item, … }`",
+            ));
         };
         let at = format!("{path}/entry");
         let item_text = self.eval_string(&new.item, scope, &format!("{at}/item"))?;
         let item = self.content_id(&item_text, &format!("{at}/item"))?;
         let entry = self.ruleset.item(&item).cloned();
-        if entry.as_ref().is_some_and(|e| e.item.template == Some(true)) {
+        if entry
+            .as_ref()
+            .is_some_and(|e| e.item.template == Some(true))
+        {
             return Err(ChangeError::new(
                 "unknown-reference",
                 format!("{at}/item"),
@@ -110,8 +117,12 @@ impl Applier<'_, '_> {
         for (key, formula) in new.state.iter() {
             let sat = format!("{at}/state/{key}");
             let Some((_, decl)) = decls.iter().find(|(k, _)| k == key) else {
-                return Err(ChangeError::new("unknown-key", sat, format!("`{item}` declares no state `{key}`"))
-                    .with_data(json!({ "key": key })));
+                return Err(ChangeError::new(
+                    "unknown-key",
+                    sat,
+                    format!("`{item}` declares no state `{key}`"),
+                )
+                .with_data(json!({ "key": key })));
             };
             let value = self.eval(formula.as_str(), scope, &sat)?;
             let value = super::fields::typed(Some(decl.r#type), value, &sat)?;
@@ -154,7 +165,11 @@ impl Applier<'_, '_> {
                 let option = match &pick.option {
                     Computed::Literal(v) => v.clone(),
                     Computed::Formula { formula } => self
-                        .eval(formula.as_str(), scope, &format!("{at}/choices/{key}/{n}/option"))?
+                        .eval(
+                            formula.as_str(),
+                            scope,
+                            &format!("{at}/choices/{key}/{n}/option"),
+                        )?
                         .to_json(),
                 };
                 self.pick_into(
@@ -190,7 +205,9 @@ impl Applier<'_, '_> {
                 return Err(ChangeError::new(
                     "standard-copy",
                     format!("{path}/entry"),
-                    format!("`{id}` is a standard copy, there while the content that holds it is active"),
+                    format!(
+                        "`{id}` is a standard copy, there while the content that holds it is active"
+                    ),
                 )
                 .with_data(json!({ "id": id })));
             }
@@ -236,9 +253,8 @@ impl Applier<'_, '_> {
         scope: &Scope,
     ) -> Result<Map<String, Json>, ChangeError> {
         let adjust = change.r#type == ChangeType::AdjustQuantity;
-        let targets = if change.copies.is_some() && change.entry.is_none() {
+        let targets = if let (Some(query), None) = (&change.copies, &change.entry) {
             // No match is no error, strict or not (DA).
-            let query = change.copies.as_ref().expect("checked");
             self.query_copies(query, change.limit.as_ref(), scope, path)?
                 .into_iter()
                 .map(Target::Copy)
@@ -250,12 +266,22 @@ impl Applier<'_, '_> {
         for target in targets {
             let Target::Copy(id) = target else { continue };
             let s = self.copy_scope(scope, &id);
-            let (formula, key) = if adjust { (&change.by, "by") } else { (&change.value, "value") };
+            let (formula, key) = if adjust {
+                (&change.by, "by")
+            } else {
+                (&change.value, "value")
+            };
             let Some(formula) = formula else {
-                return Err(ChangeError::new("schema-error", format!("{path}/{key}"), format!("the change needs `{key}`")));
+                return Err(ChangeError::new(
+                    "schema-error",
+                    format!("{path}/{key}"),
+                    format!("the change needs `{key}`"),
+                ));
             };
             let n = self.eval_int(formula, &s, &format!("{path}/{key}"))?;
-            let Some(copy) = self.file_copy(&id) else { continue };
+            let Some(copy) = self.file_copy(&id) else {
+                continue;
+            };
             let from = copy.quantity.unwrap_or(1) as i64;
             let to = if adjust { from.saturating_add(n) } else { n }.max(0);
             copy.quantity = (to != 1).then_some(to as u64);
@@ -275,19 +301,34 @@ impl Applier<'_, '_> {
     ) -> Result<Map<String, Json>, ChangeError> {
         let adjust = change.r#type == ChangeType::AdjustState;
         let Some(key) = &change.key else {
-            return Err(ChangeError::new("schema-error", format!("{path}/key"), "the change needs `key`"));
+            return Err(ChangeError::new(
+                "schema-error",
+                format!("{path}/key"),
+                "the change needs `key`",
+            ));
         };
         let targets = self.targets(change, scope, path, true)?;
         let mut done = Vec::new();
         for target in targets {
             let s = self.target_scope(scope, &target);
-            let (formula, name) = if adjust { (&change.by, "by") } else { (&change.value, "value") };
+            let (formula, name) = if adjust {
+                (&change.by, "by")
+            } else {
+                (&change.value, "value")
+            };
             let Some(formula) = formula else {
-                return Err(ChangeError::new("schema-error", format!("{path}/{name}"), format!("the change needs `{name}`")));
+                return Err(ChangeError::new(
+                    "schema-error",
+                    format!("{path}/{name}"),
+                    format!("the change needs `{name}`"),
+                ));
             };
             let value = self.eval(formula.as_str(), &s, &format!("{path}/{name}"))?;
-            let written = self.write_state(&format!("{path}/{name}"), &target, key, value, adjust)?;
-            done.push(json!({ "id": self.target_id(&target), "key": key, "value": written.to_json() }));
+            let written =
+                self.write_state(&format!("{path}/{name}"), &target, key, value, adjust)?;
+            done.push(
+                json!({ "id": self.target_id(&target), "key": key, "value": written.to_json() }),
+            );
         }
         let mut record = Map::new();
         record.insert("entries".into(), Json::Array(done));
@@ -307,7 +348,8 @@ impl Applier<'_, '_> {
         let (content, templates) = match target {
             Target::Copy(id) => {
                 let copy = self.copy_input(id).ok_or_else(|| unknown_id(at, id))?;
-                self.session.deep(move |db| (copy.item(db).clone(), (**copy.templates(db)).clone()))
+                self.session
+                    .deep(move |db| (copy.item(db).clone(), (**copy.templates(db)).clone()))
             }
             Target::Applied(i) => (self.file.applied[*i].source.0.clone(), Vec::new()),
         };
@@ -316,8 +358,12 @@ impl Applier<'_, '_> {
             .find(|(k, _)| *k == key)
             .map(|(_, d)| d.clone());
         let Some(decl) = decl else {
-            return Err(ChangeError::new("unknown-key", at, format!("`{content}` declares no state `{key}`"))
-                .with_data(json!({ "key": key })));
+            return Err(ChangeError::new(
+                "unknown-key",
+                at,
+                format!("`{content}` declares no state `{key}`"),
+            )
+            .with_data(json!({ "key": key })));
         };
         let value = super::fields::typed(Some(decl.r#type), value, at)?;
         let value = if adjust {
@@ -342,7 +388,11 @@ impl Applier<'_, '_> {
         let (min, max) = (bound(&decl.min)?, bound(&decl.max)?);
         let clamped = super::fields::clamp(&value, min.as_ref(), max.as_ref());
         if !clamped.equals(&value) && !adjust {
-            self.soft(ChangeError::new("out-of-range", at, format!("{value} is outside the state's bounds; saved as {clamped}")))?;
+            self.soft(ChangeError::new(
+                "out-of-range",
+                at,
+                format!("{value} is outside the state's bounds; saved as {clamped}"),
+            ))?;
         }
         let literal = clamped.to_json();
         match target {
@@ -352,7 +402,10 @@ impl Applier<'_, '_> {
                 }
             }
             Target::Applied(i) => {
-                self.file.applied[*i].state.0.insert(key.to_owned(), literal);
+                self.file.applied[*i]
+                    .state
+                    .0
+                    .insert(key.to_owned(), literal);
             }
         }
         self.sync();
@@ -365,7 +418,8 @@ impl Applier<'_, '_> {
             Target::Copy(id) => {
                 let copy = self.copy_input(id)?;
                 let c = self.input();
-                self.session.deep(move |db| crate::view::copy_self(db, c, copy).clone())
+                self.session
+                    .deep(move |db| crate::view::copy_self(db, c, copy).clone())
             }
             Target::Applied(i) => crate::view::applied_self(&self.ruleset, &self.file.applied[*i]),
         };
@@ -383,20 +437,33 @@ impl Applier<'_, '_> {
         scope: &Scope,
     ) -> Result<Map<String, Json>, ChangeError> {
         let Some(entry) = &change.entry else {
-            return Err(ChangeError::new("schema-error", format!("{path}/entry"), "the change needs `entry`"));
+            return Err(ChangeError::new(
+                "schema-error",
+                format!("{path}/entry"),
+                "the change needs `entry`",
+            ));
         };
-        let Target::Copy(id) = self.resolve_entry(entry, scope, &format!("{path}/entry"), false)? else {
+        let Target::Copy(id) = self.resolve_entry(entry, scope, &format!("{path}/entry"), false)?
+        else {
             unreachable!("copies only")
         };
         let Some(template) = &change.template else {
-            return Err(ChangeError::new("schema-error", format!("{path}/template"), "the change needs `template`"));
+            return Err(ChangeError::new(
+                "schema-error",
+                format!("{path}/template"),
+                "the change needs `template`",
+            ));
         };
         let s = self.copy_scope(scope, &id);
         let text = self.eval_string(template, &s, &format!("{path}/template"))?;
         let template = self.content_id(&text, &format!("{path}/template"))?;
         if self.ruleset.item(&template).and_then(|e| e.item.template) != Some(true) {
-            return Err(ChangeError::new("unknown-reference", format!("{path}/template"), format!("`{template}` is not a template"))
-                .with_data(json!({ "id": template })));
+            return Err(ChangeError::new(
+                "unknown-reference",
+                format!("{path}/template"),
+                format!("`{template}` is not a template"),
+            )
+            .with_data(json!({ "id": template })));
         }
         let apply = change.r#type == ChangeType::ApplyTemplate;
         let copy = self.file_copy(&id).expect("resolved");
@@ -414,7 +481,11 @@ impl Applier<'_, '_> {
             self.soft(ChangeError::new(
                 "no-match",
                 format!("{path}/template"),
-                if apply { "the copy already has the template" } else { "the copy has no such template" },
+                if apply {
+                    "the copy already has the template"
+                } else {
+                    "the copy has no such template"
+                },
             ))?;
         }
         let mut record = Map::new();
@@ -423,9 +494,4 @@ impl Applier<'_, '_> {
         record.insert("changed".into(), changed.into());
         Ok(record)
     }
-}
-
-#[allow(dead_code)]
-fn _unused(v: &Value) -> ChangeError {
-    type_mismatch("", "", v)
 }

@@ -2,8 +2,8 @@
 //! field's type and bounds); an `adjust` is routed ([`super::routing`]) and lands on the field, its
 //! absorbing fields and its overflow.
 
+use ocf_formula::Value;
 use ocf_formula::decimal::Millionths;
-use ocf_formula::{Root, Value};
 use ocf_model::{Change, Computed, FieldType};
 use serde_json::{Map, Value as Json, json};
 
@@ -24,7 +24,13 @@ impl Applier<'_, '_> {
             Some(Computed::Formula { formula }) => {
                 self.eval_string(formula, scope, &format!("{at}/formula"))?
             }
-            None => return Err(ChangeError::new("schema-error", at, "the change names no field")),
+            None => {
+                return Err(ChangeError::new(
+                    "schema-error",
+                    at,
+                    "the change names no field",
+                ));
+            }
         };
         self.input_field(&written, &at)
     }
@@ -73,7 +79,11 @@ impl Applier<'_, '_> {
     }
 
     /// A field's `min` and `max`, evaluated in its pack.
-    pub fn bounds(&self, field: &str, path: &str) -> Result<(Option<Value>, Option<Value>), ChangeError> {
+    pub fn bounds(
+        &self,
+        field: &str,
+        path: &str,
+    ) -> Result<(Option<Value>, Option<Value>), ChangeError> {
         let Some(decl) = self.ruleset.field(field) else {
             return Ok((None, None));
         };
@@ -97,7 +107,11 @@ impl Applier<'_, '_> {
         let field = self.change_field(change, scope, path)?;
         let at = format!("{path}/value");
         let Some(formula) = &change.value else {
-            return Err(ChangeError::new("schema-error", at, "a `set` needs `value`"));
+            return Err(ChangeError::new(
+                "schema-error",
+                at,
+                "a `set` needs `value`",
+            ));
         };
         let value = self.eval(formula.as_str(), scope, &at)?;
         let ty = self.ruleset.field(&field).map(|d| d.decl.r#type);
@@ -122,7 +136,9 @@ impl Applier<'_, '_> {
                     &at,
                     format!("{value} is outside the field's bounds; saved as {clamped}"),
                 )
-                .with_data(json!({ "field": field, "value": value.to_json(), "bound": clamped.to_json() })),
+                .with_data(
+                    json!({ "field": field, "value": value.to_json(), "bound": clamped.to_json() }),
+                ),
             )?;
             value = clamped;
         }
@@ -155,7 +171,11 @@ impl Applier<'_, '_> {
         }
         let at = format!("{path}/by");
         let Some(by) = &change.by else {
-            return Err(ChangeError::new("schema-error", at, "an `adjust` needs `by`"));
+            return Err(ChangeError::new(
+                "schema-error",
+                at,
+                "an `adjust` needs `by`",
+            ));
         };
         let by = self.eval(by.as_str(), scope, &at)?;
         let by = typed(ty, by, &at)?;
@@ -165,8 +185,7 @@ impl Applier<'_, '_> {
             written.faces = routed.faces.clone();
         }
         let placed = self.place(path, &field, &routed.amount)?;
-        let incoming = incoming_value(&by, &field, &tags);
-        self.then_changes(path, &routed, &incoming)?;
+        self.then_changes(path, &routed)?;
         let mut record = Map::new();
         record.insert("field".into(), field.into());
         record.insert("by".into(), by.to_json());
@@ -178,7 +197,12 @@ impl Applier<'_, '_> {
     }
 
     /// The change's tags: written, or computed (a string or a list of strings each).
-    fn change_tags(&self, change: &Change, scope: &Scope, path: &str) -> Result<Vec<String>, ChangeError> {
+    fn change_tags(
+        &self,
+        change: &Change,
+        scope: &Scope,
+        path: &str,
+    ) -> Result<Vec<String>, ChangeError> {
         let mut tags = Vec::new();
         for (i, tag) in change.tags.iter().enumerate() {
             match tag {
@@ -218,9 +242,6 @@ pub fn incoming_value(by: &Value, field: &str, tags: &[String]) -> Value {
         ),
     ])
 }
-
-/// Keeps `Root` in reach for the scopes of `then` changes.
-pub const INCOMING: Root = Root::Incoming;
 
 /// A value as a field of type `ty` holds it: an integral decimal for an integer field becomes an
 /// int, an int for a decimal field a decimal; a value of another type is `type-mismatch`.
@@ -292,7 +313,11 @@ pub fn clamp(value: &Value, min: Option<&Value>, max: Option<&Value>) -> Value {
 pub fn add(a: &Value, b: &Value, at: &str) -> Result<Value, ChangeError> {
     match ocf_formula::arith::apply(ocf_formula::arith::NumberOp::Add, a, b) {
         Some(Ok(v)) => Ok(v),
-        Some(Err(_)) => Err(ChangeError::new("arithmetic-overflow", at, "the sum is out of range")),
+        Some(Err(_)) => Err(ChangeError::new(
+            "arithmetic-overflow",
+            at,
+            "the sum is out of range",
+        )),
         None => Err(type_mismatch(at, "a number", b)),
     }
 }

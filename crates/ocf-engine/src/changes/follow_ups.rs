@@ -22,7 +22,10 @@ impl Snapshot {
         for (id, decl) in applier.ruleset.follow_ups.iter() {
             if let Some(cond) = &decl.decl.becomes {
                 let scope = Scope::in_pack(decl.pack.clone());
-                let held = matches!(applier.eval(cond.as_str(), &scope, ""), Ok(Value::Bool(true)));
+                let held = matches!(
+                    applier.eval(cond.as_str(), &scope, ""),
+                    Ok(Value::Bool(true))
+                );
                 becomes.push((id.to_owned(), held));
             }
         }
@@ -30,7 +33,10 @@ impl Snapshot {
     }
 }
 
-pub(crate) fn triggered(applier: &mut Applier<'_, '_>, before: &Snapshot) -> Result<(), ChangeError> {
+pub(crate) fn triggered(
+    applier: &mut Applier<'_, '_>,
+    before: &Snapshot,
+) -> Result<(), ChangeError> {
     let mut fired: Vec<(String, serde_json::Value)> = Vec::new();
     let follow_ups: Vec<(String, ocf_model::Declared<ocf_model::FollowUp>)> = applier
         .ruleset
@@ -60,14 +66,19 @@ pub(crate) fn triggered(applier: &mut Applier<'_, '_>, before: &Snapshot) -> Res
                 .find(|(f, _)| f == id)
                 .is_some_and(|(_, held)| *held);
             let scope = Scope::in_pack(decl.pack.clone());
-            let now = matches!(applier.eval(cond.as_str(), &scope, ""), Ok(Value::Bool(true)));
+            let now = matches!(
+                applier.eval(cond.as_str(), &scope, ""),
+                Ok(Value::Bool(true))
+            );
             if now && !was {
                 fired.push((id.clone(), json!({ "becomes": true })));
             }
         }
     }
     for (follow_up, trigger) in fired {
-        let offer = made_id(&follow_up, |id| applier.file.follow_ups.iter().any(|o| o.id == id));
+        let offer = made_id(&follow_up, |id| {
+            applier.file.follow_ups.iter().any(|o| o.id == id)
+        });
         applier.file.follow_ups.push(StoredOffer {
             id: offer.clone(),
             follow_up: Id::from(follow_up.as_str()),

@@ -232,7 +232,12 @@ impl<'s, 'd> Applier<'s, 'd> {
         }
     }
 
-    pub fn eval_string(&self, f: &Formula, scope: &Scope, path: &str) -> Result<String, ChangeError> {
+    pub fn eval_string(
+        &self,
+        f: &Formula,
+        scope: &Scope,
+        path: &str,
+    ) -> Result<String, ChangeError> {
         match self.eval(f.as_str(), scope, path)? {
             Value::String(s) if !s.is_empty() => Ok(s.to_string()),
             other => Err(type_mismatch(path, "a non-empty string", &other)),

@@ -27,9 +27,18 @@ impl Applier<'_, '_> {
     }
 
     /// `offerFollowUp`: stores the offer, its ID `<follow-up local id, dots as hyphens>-<n>`.
-    pub fn offer_follow_up(&mut self, path: &str, change: &Change, scope: &Scope) -> Result<Map<String, Json>, ChangeError> {
+    pub fn offer_follow_up(
+        &mut self,
+        path: &str,
+        change: &Change,
+        scope: &Scope,
+    ) -> Result<Map<String, Json>, ChangeError> {
         let Some(follow_up) = &change.follow_up else {
-            return Err(ChangeError::new("schema-error", format!("{path}/followUp"), "the change needs `followUp`"));
+            return Err(ChangeError::new(
+                "schema-error",
+                format!("{path}/followUp"),
+                "the change needs `followUp`",
+            ));
         };
         let follow_up = self.follow_up_id(follow_up.as_str(), &format!("{path}/followUp"))?;
         let source = match &change.source {
@@ -41,7 +50,9 @@ impl Applier<'_, '_> {
             let value = self.eval(formula.as_str(), scope, &format!("{path}/params/{name}"))?;
             params.0.insert(name.to_owned(), value.to_json());
         }
-        let id = made_id(&follow_up, |id| self.file.follow_ups.iter().any(|o| o.id == id));
+        let id = made_id(&follow_up, |id| {
+            self.file.follow_ups.iter().any(|o| o.id == id)
+        });
         self.file.follow_ups.push(StoredOffer {
             id: id.clone(),
             follow_up: Id::from(follow_up.as_str()),
@@ -56,14 +67,29 @@ impl Applier<'_, '_> {
 
     /// `clearFollowUp`: deletes a stored offer; one already gone is soft (a run from an offer
     /// ends with clearing it, and the app may have cleared it first).
-    pub fn clear_follow_up(&mut self, path: &str, change: &Change) -> Result<Map<String, Json>, ChangeError> {
+    pub fn clear_follow_up(
+        &mut self,
+        path: &str,
+        change: &Change,
+    ) -> Result<Map<String, Json>, ChangeError> {
         let Some(id) = &change.id else {
-            return Err(ChangeError::new("schema-error", format!("{path}/id"), "the change needs `id`"));
+            return Err(ChangeError::new(
+                "schema-error",
+                format!("{path}/id"),
+                "the change needs `id`",
+            ));
         };
         let before = self.file.follow_ups.len();
         self.file.follow_ups.retain(|o| &o.id != id);
         if before == self.file.follow_ups.len() {
-            self.soft(ChangeError::new("unknown-id", format!("{path}/id"), format!("no stored offer `{id}`")).with_data(json!({ "id": id })))?;
+            self.soft(
+                ChangeError::new(
+                    "unknown-id",
+                    format!("{path}/id"),
+                    format!("no stored offer `{id}`"),
+                )
+                .with_data(json!({ "id": id })),
+            )?;
         }
         let mut record = Map::new();
         record.insert("id".into(), id.clone().into());
@@ -71,9 +97,17 @@ impl Applier<'_, '_> {
     }
 
     /// `setExtension { namespace, data }`: the app's data under its namespace (`null` removes it).
-    pub fn set_extension(&mut self, path: &str, change: &Change) -> Result<Map<String, Json>, ChangeError> {
+    pub fn set_extension(
+        &mut self,
+        path: &str,
+        change: &Change,
+    ) -> Result<Map<String, Json>, ChangeError> {
         let Some(namespace) = change.namespace.as_ref().filter(|n| !n.is_empty()) else {
-            return Err(ChangeError::new("schema-error", format!("{path}/namespace"), "a `setExtension` needs `namespace`"));
+            return Err(ChangeError::new(
+                "schema-error",
+                format!("{path}/namespace"),
+                "a `setExtension` needs `namespace`",
+            ));
         };
         match change.data.clone().unwrap_or(Json::Null) {
             Json::Null => {
@@ -90,21 +124,31 @@ impl Applier<'_, '_> {
 
     /// `setHomebrew { homebrew? }`: the character's homebrew replaced, checked again by loading
     /// it (`homebrew-error`, its errors in `data`).
-    pub fn set_homebrew(&mut self, path: &str, change: &Change) -> Result<Map<String, Json>, ChangeError> {
+    pub fn set_homebrew(
+        &mut self,
+        path: &str,
+        change: &Change,
+    ) -> Result<Map<String, Json>, ChangeError> {
         let mut file = self.file.clone();
         file.homebrew = change.homebrew.clone();
         if file.homebrew.is_some() {
             let base = self.session.ruleset().clone();
             if let Err(errors) = ocf_load::load_homebrew(&base, &file) {
-                return Err(ChangeError::new("homebrew-error", format!("{path}/homebrew"), "the homebrew does not load")
-                    .with_data(json!({ "errors": errors })));
+                return Err(ChangeError::new(
+                    "homebrew-error",
+                    format!("{path}/homebrew"),
+                    "the homebrew does not load",
+                )
+                .with_data(json!({ "errors": errors })));
             }
         }
         self.file.homebrew = file.homebrew;
         self.sync();
         // The ruleset the later changes see is the new one.
         let c = self.input();
-        self.ruleset = self.session.deep(move |db| c.ruleset(db).ruleset(db).clone());
+        self.ruleset = self
+            .session
+            .deep(move |db| c.ruleset(db).ruleset(db).clone());
         Ok(Map::new())
     }
 }

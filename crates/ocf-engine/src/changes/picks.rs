@@ -55,7 +55,11 @@ impl Applier<'_, '_> {
         path: &str,
     ) -> Result<(Option<String>, Vec<String>), ChangeError> {
         let Some(p) = &change.path else {
-            return Err(ChangeError::new("schema-error", format!("{path}/path"), "the change needs `path`"));
+            return Err(ChangeError::new(
+                "schema-error",
+                format!("{path}/path"),
+                "the change needs `path`",
+            ));
         };
         let entry = match &p.entry {
             Some(e) => match self.resolve_entry(e, scope, &format!("{path}/path/entry"), false)? {
@@ -77,7 +81,9 @@ impl Applier<'_, '_> {
                         })
                         .collect::<Result<_, _>>()?,
                     ocf_formula::Value::String(s) => vec![s.to_string()],
-                    other => return Err(super::type_mismatch(&at, "a list of path segments", &other)),
+                    other => {
+                        return Err(super::type_mismatch(&at, "a list of path segments", &other));
+                    }
                 }
             }
         };
@@ -111,16 +117,32 @@ impl Applier<'_, '_> {
     ) -> Result<Json, ChangeError> {
         let data = json!({ "path": crate::sheet::path_json(entry, segments), "option": option });
         let Some(found) = self.find_choice(entry, segments) else {
-            return Err(ChangeError::new("unknown-choice", at, "no such choice on the character").with_data(data));
+            return Err(
+                ChangeError::new("unknown-choice", at, "no such choice on the character")
+                    .with_data(data),
+            );
         };
         if !found.applicable {
-            return Err(ChangeError::new("choice-not-applicable", at, "the choice does not apply now").with_data(data));
+            return Err(ChangeError::new(
+                "choice-not-applicable",
+                at,
+                "the choice does not apply now",
+            )
+            .with_data(data));
         }
         if found.max.is_some_and(|max| found.picked as i64 >= max) {
-            return Err(ChangeError::new("too-many-picks", at, "the choice has all its picks").with_data(data));
+            return Err(
+                ChangeError::new("too-many-picks", at, "the choice has all its picks")
+                    .with_data(data),
+            );
         }
         let Some(list) = self.picks_at(entry, &found.path) else {
-            return Err(ChangeError::new("unknown-choice", at, "the path's picks are not in the file").with_data(data));
+            return Err(ChangeError::new(
+                "unknown-choice",
+                at,
+                "the path's picks are not in the file",
+            )
+            .with_data(data));
         };
         list.push(PickEntry {
             option: option.clone(),
@@ -129,24 +151,44 @@ impl Applier<'_, '_> {
         self.sync();
         let wanted = crate::sheet::path_json(entry, &found.path);
         let sheet = self.session.sheet_json(self.id).unwrap_or_default();
-        let refused = sheet["issues"].as_array().into_iter().flatten().any(|issue| {
-            issue["code"] == "option-not-eligible"
-                && issue["data"]["path"] == wanted
-                && issue["data"]["option"] == option
-        });
+        let refused = sheet["issues"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|issue| {
+                issue["code"] == "option-not-eligible"
+                    && issue["data"]["path"] == wanted
+                    && issue["data"]["option"] == option
+            });
         if refused {
-            return Err(ChangeError::new("invalid-option", at, "the option is not one the choice offers").with_data(data));
+            return Err(ChangeError::new(
+                "invalid-option",
+                at,
+                "the option is not one the choice offers",
+            )
+            .with_data(data));
         }
         Ok(json!({ "path": wanted, "option": option }))
     }
 
     /// `choose`: one pick added.
-    pub fn choose(&mut self, path: &str, change: &Change, scope: &Scope) -> Result<Map<String, Json>, ChangeError> {
+    pub fn choose(
+        &mut self,
+        path: &str,
+        change: &Change,
+        scope: &Scope,
+    ) -> Result<Map<String, Json>, ChangeError> {
         let (entry, segments) = self.choice_path(change, scope, path)?;
         let Some(option) = &change.option else {
-            return Err(ChangeError::new("schema-error", format!("{path}/option"), "a `choose` needs `option`"));
+            return Err(ChangeError::new(
+                "schema-error",
+                format!("{path}/option"),
+                "a `choose` needs `option`",
+            ));
         };
-        let option = self.eval(option.as_str(), scope, &format!("{path}/option"))?.to_json();
+        let option = self
+            .eval(option.as_str(), scope, &format!("{path}/option"))?
+            .to_json();
         let done = self.pick_into(path, entry.as_deref(), &segments, option)?;
         let mut record = Map::new();
         record.insert("pick".into(), done);
@@ -154,14 +196,27 @@ impl Applier<'_, '_> {
     }
 
     /// `unchoose`: the pick of `option`, or without it every pick of the choice.
-    pub fn unchoose(&mut self, path: &str, change: &Change, scope: &Scope) -> Result<Map<String, Json>, ChangeError> {
+    pub fn unchoose(
+        &mut self,
+        path: &str,
+        change: &Change,
+        scope: &Scope,
+    ) -> Result<Map<String, Json>, ChangeError> {
         let (entry, segments) = self.choice_path(change, scope, path)?;
         let data = json!({ "path": crate::sheet::path_json(entry.as_deref(), &segments) });
         let Some(found) = self.find_choice(entry.as_deref(), &segments) else {
-            return Err(ChangeError::new("unknown-choice", path, "no such choice on the character").with_data(data));
+            return Err(ChangeError::new(
+                "unknown-choice",
+                path,
+                "no such choice on the character",
+            )
+            .with_data(data));
         };
         let option = match &change.option {
-            Some(o) => Some(self.eval(o.as_str(), scope, &format!("{path}/option"))?.to_json()),
+            Some(o) => Some(
+                self.eval(o.as_str(), scope, &format!("{path}/option"))?
+                    .to_json(),
+            ),
             None => None,
         };
         let removed = match self.picks_at(entry.as_deref(), &found.path) {
@@ -184,7 +239,9 @@ impl Applier<'_, '_> {
         // An emptied list is not saved.
         self.prune_empty(entry.as_deref(), &found.path);
         if removed == 0 {
-            self.soft(ChangeError::new("no-match", path, "the choice has no such pick").with_data(data))?;
+            self.soft(
+                ChangeError::new("no-match", path, "the choice has no such pick").with_data(data),
+            )?;
         }
         let mut record = Map::new();
         record.insert("removed".into(), removed.into());
@@ -220,8 +277,12 @@ impl Applier<'_, '_> {
         problems.extend(sheet["issues"].as_array().into_iter().flatten().cloned());
         if let Some(first) = problems.first() {
             let code = first["code"].as_str().unwrap_or("too-few-picks").to_owned();
-            return Err(ChangeError::new(&code, path, "creation cannot finish while issues remain")
-                .with_data(json!({ "issues": problems })));
+            return Err(ChangeError::new(
+                &code,
+                path,
+                "creation cannot finish while issues remain",
+            )
+            .with_data(json!({ "issues": problems })));
         }
         self.file.creating = None;
         Ok(Map::new())
@@ -231,6 +292,6 @@ impl Applier<'_, '_> {
 fn option_is(option: &Literal, segment: &str) -> bool {
     match option {
         Literal::String(s) => s == segment,
-        other => other.to_string() == segment,
+        other => serde_json::from_str::<Literal>(segment).is_ok_and(|v| v == *other),
     }
 }

@@ -14,7 +14,9 @@ use ocf_model::{ChangeType, EffectValue, Op, Recommend, Rounding, StackPolicy, T
 use serde_json::{Value as Json, json};
 
 use super::fields::{add, clamp, millionths};
-use super::{Adjustment, Applier, ChangeError, MAX_OVERFLOW_CHAIN, OwnedSelf, Scope, type_mismatch};
+use super::{
+    Adjustment, Applier, ChangeError, MAX_OVERFLOW_CHAIN, OwnedSelf, Scope, type_mismatch,
+};
 use crate::effects::Instance;
 
 /// An adjust after its incoming-change effects.
@@ -185,7 +187,10 @@ impl Applier<'_, '_> {
         let at = format!("{path}/by");
         // set: the rules' recommended option of the competing ones (EF: the other calls "use
         // each group's recommended option").
-        let sets: Vec<&Counted> = kept.iter().filter(|c| c.instance.effect.op == Op::Set).collect();
+        let sets: Vec<&Counted> = kept
+            .iter()
+            .filter(|c| c.instance.effect.op == Op::Set)
+            .collect();
         let recommend = settings
             .competing
             .as_ref()
@@ -195,15 +200,31 @@ impl Applier<'_, '_> {
             Recommend::First => sets.first().copied(),
             Recommend::Last => sets.last().copied(),
             Recommend::Highest => sets.iter().copied().reduce(|a, b| {
-                if millionths(&b.value) > millionths(&a.value) { b } else { a }
+                if millionths(&b.value) > millionths(&a.value) {
+                    b
+                } else {
+                    a
+                }
             }),
             Recommend::Lowest => sets.iter().copied().reduce(|a, b| {
-                if millionths(&b.value) < millionths(&a.value) { b } else { a }
+                if millionths(&b.value) < millionths(&a.value) {
+                    b
+                } else {
+                    a
+                }
             }),
         };
         if let Some(set) = chosen {
-            amount = super::fields::typed(Some(if integer { ocf_model::FieldType::Integer } else { ocf_model::FieldType::Decimal }), set.value.clone(), &at)
-                .unwrap_or_else(|_| set.value.clone());
+            amount = super::fields::typed(
+                Some(if integer {
+                    ocf_model::FieldType::Integer
+                } else {
+                    ocf_model::FieldType::Decimal
+                }),
+                set.value.clone(),
+                &at,
+            )
+            .unwrap_or_else(|_| set.value.clone());
             steps.push(step(set, &set.value));
         }
         // add: numbers, and dice rolled now.
@@ -217,10 +238,14 @@ impl Applier<'_, '_> {
         for c in kept.iter().filter(|c| c.instance.effect.op == Op::Add) {
             let value = match &c.value {
                 Value::Dice(d) => {
-                    let roll = ocf_dice::roll::roll(d, &mut faces_fn, &ocf_dice::limits::DiceLimits::default())
-                        .map_err(|e| {
-                            ChangeError::new(e.code(), &at, format!("{}: {e}", c.instance.option_id))
-                        })?;
+                    let roll = ocf_dice::roll::roll(
+                        d,
+                        &mut faces_fn,
+                        &ocf_dice::limits::DiceLimits::default(),
+                    )
+                    .map_err(|e| {
+                        ChangeError::new(e.code(), &at, format!("{}: {e}", c.instance.option_id))
+                    })?;
                     Value::Int(roll.total)
                 }
                 other => other.clone(),
@@ -239,7 +264,9 @@ impl Applier<'_, '_> {
                 .as_millionths()
                 .zip(c.value.as_millionths())
                 .and_then(|(a, b)| a.checked_mul(b).ok())
-                .ok_or_else(|| ChangeError::new("arithmetic-overflow", &at, "the product is out of range"))?;
+                .ok_or_else(|| {
+                    ChangeError::new("arithmetic-overflow", &at, "the product is out of range")
+                })?;
             amount = if integer {
                 let rounding = c
                     .instance
@@ -299,7 +326,7 @@ impl Applier<'_, '_> {
 
     /// The counted effects' `then` changes on their own copies, each reported in `adjustments`;
     /// not adjusts, so nothing routes or triggers on them (EF).
-    pub fn then_changes(&mut self, path: &str, routed: &Routed, _incoming: &Value) -> Result<(), ChangeError> {
+    pub fn then_changes(&mut self, path: &str, routed: &Routed) -> Result<(), ChangeError> {
         for (instance, scope) in &routed.thens {
             let target = match (instance.copy, instance.applied_entry) {
                 (Some(copy), _) => {
@@ -312,12 +339,20 @@ impl Applier<'_, '_> {
             for (j, then) in instance.effect.then.iter().enumerate() {
                 let at = format!("{path}/effects/{}/then/{j}", instance.option_id);
                 let Some(key) = &then.key else {
-                    return Err(ChangeError::new("schema-error", at, "a `then` change needs `key`"));
+                    return Err(ChangeError::new(
+                        "schema-error",
+                        at,
+                        "a `then` change needs `key`",
+                    ));
                 };
                 let adjust = then.r#type == ChangeType::AdjustState;
                 let formula = if adjust { &then.by } else { &then.value };
                 let Some(formula) = formula else {
-                    return Err(ChangeError::new("schema-error", at, "a `then` change needs `value` or `by`"));
+                    return Err(ChangeError::new(
+                        "schema-error",
+                        at,
+                        "a `then` change needs `value` or `by`",
+                    ));
                 };
                 let value = self.eval(formula.as_str(), scope, &at)?;
                 let written = self.write_state(&at, &target, key, value, adjust)?;
@@ -339,7 +374,12 @@ impl Applier<'_, '_> {
     /// routed the same way; every field passed counts toward `maxOverflowChain`. A field is kept
     /// within its `min` and `max` (5E: "hit points never below 0"). Each field changed is one
     /// `{ field, by, from, to }`.
-    pub fn place(&mut self, path: &str, field: &str, amount: &Value) -> Result<Vec<Json>, ChangeError> {
+    pub fn place(
+        &mut self,
+        path: &str,
+        field: &str,
+        amount: &Value,
+    ) -> Result<Vec<Json>, ChangeError> {
         let mut out = Vec::new();
         let mut field = field.to_owned();
         let mut amount = amount.clone();

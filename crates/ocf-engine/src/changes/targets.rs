@@ -3,7 +3,7 @@
 //! Queries are resolved on the receiving character, each match's `item` and `self` bound (DA,
 //! "Changes to copies by query", "Changes to applied entries by query").
 
-use ocf_formula::{Root, Value};
+use ocf_formula::Value;
 use ocf_model::{Change, EntryQuery, EntryRef, Formula, Query};
 use serde_json::json;
 
@@ -103,9 +103,9 @@ impl Applier<'_, '_> {
     pub fn copy_scope(&self, base: &Scope, id: &str) -> Scope {
         let mut scope = base.clone();
         if let Some(copy) = self.copy_input(id) {
-            let (item, templates) = self.session.deep(move |db| {
-                (copy.item(db).clone(), (**copy.templates(db)).clone())
-            });
+            let (item, templates) = self
+                .session
+                .deep(move |db| (copy.item(db).clone(), (**copy.templates(db)).clone()));
             scope.self_ref = OwnedSelf::Copy(copy);
             scope.item = Some((item, templates));
         }
@@ -117,8 +117,7 @@ impl Applier<'_, '_> {
     pub fn applied_scope(&self, base: &Scope, index: usize) -> Scope {
         let mut scope = base.clone();
         if let Some(entry) = self.file.applied.get(index) {
-            scope.self_ref =
-                OwnedSelf::Value(crate::view::applied_self(&self.ruleset, entry));
+            scope.self_ref = OwnedSelf::Value(crate::view::applied_self(&self.ruleset, entry));
             scope.item = Some((entry.source.0.clone(), Vec::new()));
         }
         scope
@@ -197,7 +196,11 @@ impl Applier<'_, '_> {
         scope: &Scope,
         path: &str,
     ) -> Result<Vec<usize>, ChangeError> {
-        let limit = self.limit(query.limit.as_ref(), scope, &format!("{path}/applied/limit"))?;
+        let limit = self.limit(
+            query.limit.as_ref(),
+            scope,
+            &format!("{path}/applied/limit"),
+        )?;
         let mut out = Vec::new();
         for i in 0..self.file.applied.len() {
             if limit.is_some_and(|l| out.len() >= l) {
@@ -271,7 +274,10 @@ impl Applier<'_, '_> {
 
 /// A qualified content type matches its own name and its local name.
 pub fn type_is(qualified: &str, wanted: &str) -> bool {
-    qualified == wanted || qualified.split_once(':').is_some_and(|(_, local)| local == wanted)
+    qualified == wanted
+        || qualified
+            .split_once(':')
+            .is_some_and(|(_, local)| local == wanted)
 }
 
 pub fn unknown_id(path: &str, id: &str) -> ChangeError {
@@ -282,7 +288,3 @@ pub fn unknown_id(path: &str, id: &str) -> ChangeError {
     )
     .with_data(json!({ "id": id }))
 }
-
-/// Keeps `Root` imported for the scopes built here.
-#[allow(dead_code)]
-const _ROOT: Option<Root> = None;

@@ -8,7 +8,10 @@ use ocf_model::{Character, PackPin, Ruleset};
 use serde_json::{Value as Json, json};
 
 /// The upgraded file and what no longer resolves, or the homebrew's errors.
-pub fn upgrade(ruleset: &Ruleset, character: &Character) -> Result<(Character, Vec<Json>), Vec<Json>> {
+pub fn upgrade(
+    ruleset: &Ruleset,
+    character: &Character,
+) -> Result<(Character, Vec<Json>), Vec<Json>> {
     let mut file = character.clone();
     file.packs = ruleset
         .packs
