@@ -10,7 +10,7 @@ use proptest::prelude::*;
 fn core() -> Ruleset {
     let dir = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../../testdata/packs/apply-core"
+        "/../../testdata/test-packs/apply-core"
     );
     let release =
         ocf_load::source::read_pack(std::path::Path::new(dir)).expect("apply-core builds");
