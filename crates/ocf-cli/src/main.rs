@@ -1,6 +1,7 @@
 //! `ocf`: the command-line front end.
 
 mod act;
+mod apply;
 mod formula;
 mod load;
 mod options;
@@ -60,6 +61,8 @@ enum Command {
     /// List a choice's options: eligible first, why the others aren't, and what each pick would
     /// change (listOptions).
     Options(options::OptionsArgs),
+    /// Apply a batch of changes to a character: what changed, and the new file where asked.
+    Apply(apply::ApplyArgs),
     /// Print a character's sheet, and again, incrementally, each time the file changes.
     Watch(sheet::WatchArgs),
     /// Time one edit of a generated large character: cold, incremental and from scratch, and
@@ -97,6 +100,7 @@ fn main() -> ExitCode {
         } => ocf_cli::build::check(&dirs, json, &deps, &packs),
         Command::Schema { name } => schema(&name),
         Command::Sheet(args) => sheet::run_sheet(args),
+        Command::Apply(args) => apply::run(args),
         Command::Watch(args) => sheet::run_watch(args),
         Command::Options(args) => options::run(args),
         Command::Act(args) => act::run(args),

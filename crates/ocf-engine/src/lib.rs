@@ -31,3 +31,7 @@ pub use crate::field::{FieldKey, FieldValue, field_value};
 pub use crate::input::{CharacterInput, CopyInput, RulesetInput};
 pub use crate::session::{CharacterId, EditError, Session};
 pub use crate::sheet::{Sheet, compute_sheet, compute_sheet_call};
+pub mod changes;
+pub use crate::changes::{
+    Applied, ChangeError, Options as ApplyOptions, apply_changes, apply_changes_json,
+};

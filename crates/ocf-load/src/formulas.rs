@@ -72,6 +72,16 @@ const EFFECT: &[Root] = &[
     Root::Action,
 ];
 
+/// An incoming-change effect's `then` changes (EF, "The incoming amount, and effects that break
+/// their copy").
+const THEN: &[Root] = &[
+    Root::SelfCopy,
+    Root::Item,
+    Root::Character,
+    Root::Links,
+    Root::Incoming,
+];
+
 /// Effects on rolls apply while an action rolls, so they see what the action's formulas see of it:
 /// EF's roll effect `has(flags.critical) && flags.critical && roll.item.range == 'melee'`.
 const ROLL_EFFECT: &[Root] = &[
@@ -636,7 +646,11 @@ impl Collector<'_> {
                 self.push(&format!("{at}/tags/{i}/formula"), formula, EFFECT, None);
             }
         }
-        self.changes(&format!("{at}/then"), &effect.then);
+        // EF: "Their `value` and `by` are formulas seeing `item`, `self` and `incoming`."
+        for (i, change) in effect.then.iter().enumerate() {
+            let json = serde_json::to_value(change).unwrap_or_default();
+            self.json_formulas(&format!("{at}/then/{i}"), &json, THEN);
+        }
     }
 
     fn choices(&mut self, at: &str, choices: &[Choice]) {

@@ -122,6 +122,15 @@ checked_struct! {
             /// `offerFollowUp`: parameter formulas.
             #[serde(default, skip_serializing_if = "Keyed::is_empty")]
             pub params: Keyed<Formula>,
+            /// `setExtension` (reconstructed): the namespace of `extensions` it sets.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub namespace: Option<String>,
+            /// `setExtension` (reconstructed): the app data, any JSON; `null` removes the namespace.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub data: Option<serde_json::Value>,
+            /// `setHomebrew` (reconstructed): the character's new homebrew; absent removes it.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub homebrew: Option<crate::Homebrew>,
         }
     }
 }
@@ -335,8 +344,9 @@ impl ChangeType {
             FinishCreation => &["when", "forEach"],
             OfferFollowUp => &["when", "forEach", "followUp", "params", "source"],
             ClearFollowUp => &["when", "forEach", "id"],
-            // App-only; their keys are not reconstructed.
-            SetExtension | SetHomebrew => &["when", "forEach"],
+            // App-only; their keys are reconstructed (decisions.md, issue 12).
+            SetExtension => &["when", "forEach", "namespace", "data"],
+            SetHomebrew => &["when", "forEach", "homebrew"],
         }
     }
 }

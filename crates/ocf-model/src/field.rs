@@ -83,6 +83,15 @@ pub struct FieldDecl {
     /// A `string` field whose non-blank value names this field on the sheet.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name_from: Option<Id>,
+    /// An absorbing field (rules-and-fields.md "Absorbing and overflow", reconstructed): harm
+    /// (a negative adjust) aimed at one of these fields is taken off this field first, down to its
+    /// `min` (else 0); only what is left reaches the field (5E temporary hit points).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub absorbs: Vec<Id>,
+    /// Overflow (reconstructed): harm that would take this field past its `min` stops there, and
+    /// what is left goes on to this field, routed again through its absorbing fields and overflow.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overflow: Option<Id>,
 }
 
 /// One named bound of a field's `limits`.

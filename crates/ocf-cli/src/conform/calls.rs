@@ -16,6 +16,7 @@ pub fn call(case: &Case, dir: &Path) -> Result<Outcome, String> {
         "computeSheet" => compute_sheet(case, dir),
         "listOptions" => super::options::list_options(case, dir),
         "startAction" | "continueAction" => super::actions::call(case, dir),
+        "applyChanges" => apply_changes(case, dir),
         other => Err(format!("unknown call `{other}`")),
     }
 }
@@ -225,4 +226,88 @@ fn compute_sheet(case: &Case, dir: &Path) -> Result<Outcome, String> {
     );
     // A sheet's `errors` are part of its output; a case states them under `expect`.
     Ok(Outcome::Output(sheet))
+}
+
+/// `applyChanges`: `{ character, changes, links?, strict?, faces? }` on the case's packs; `faces`
+/// is the dice function (a fixed list of faces; none: no dice function). The output is
+/// applyChanges' (docs/spec/engine-interface.md); a failed batch gives its error. Every batch that
+/// applies is replayed: its returned batch, applied again to the same character without a dice
+/// function, must give the same character, or the case fails.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ApplyInput {
+    character: serde_json::Value,
+    changes: serde_json::Value,
+    #[serde(default)]
+    links: serde_json::Map<String, serde_json::Value>,
+    #[serde(default)]
+    strict: bool,
+    #[serde(default)]
+    faces: Option<Vec<i64>>,
+}
+
+fn apply_changes(case: &Case, dir: &Path) -> Result<Outcome, String> {
+    let input = ApplyInput::deserialize(&case.input)
+        .map_err(|e| format!("bad `applyChanges` input: {e}"))?;
+    let character = read_character(&input.character, dir)?;
+    let releases = case
+        .packs
+        .iter()
+        .map(|pack| read_case_pack(pack, dir))
+        .collect::<Result<Vec<_>, _>>()?;
+    let ruleset = match ocf_load::load_ruleset(&releases, &ocf_load::LoadOptions::default()) {
+        Ok(ruleset) => ruleset,
+        Err(errors) => {
+            return Ok(Outcome::Errors(
+                errors
+                    .iter()
+                    .map(|e| serde_json::to_value(e).unwrap_or_default())
+                    .collect(),
+            ));
+        }
+    };
+    let batch = match ocf_engine::changes::read_batch(&input.changes) {
+        Ok(batch) => batch,
+        Err(error) => {
+            return Ok(Outcome::Errors(vec![
+                serde_json::to_value(error).unwrap_or_default(),
+            ]));
+        }
+    };
+    let mut faces = input.faces.clone().map(ocf_dice::faces::FixedFaces::new);
+    let options = ocf_engine::ApplyOptions {
+        links: input.links.clone(),
+        strict: input.strict,
+        dice: faces
+            .as_mut()
+            .map(|f| f as &mut dyn ocf_dice::faces::DiceFunction),
+    };
+    let before = serde_json::to_string(&character).map_err(|e| e.to_string())?;
+    let applied = match ocf_engine::apply_changes(&ruleset, &character, &batch, options) {
+        Ok(applied) => applied,
+        Err(error) => {
+            return Ok(Outcome::Errors(vec![
+                serde_json::to_value(error).unwrap_or_default(),
+            ]));
+        }
+    };
+    if serde_json::to_string(&character).map_err(|e| e.to_string())? != before {
+        return Err("applyChanges changed its input character".into());
+    }
+    let replay = ocf_engine::ApplyOptions {
+        links: input.links,
+        strict: input.strict,
+        dice: None,
+    };
+    match ocf_engine::apply_changes(&ruleset, &character, &applied.batch, replay) {
+        Ok(again) if again.character == applied.character => {}
+        Ok(again) => {
+            return Err(format!(
+                "the returned batch replays to another character: {}",
+                serde_json::to_string(&again.character).unwrap_or_default()
+            ));
+        }
+        Err(error) => return Err(format!("the returned batch fails on replay: {error}")),
+    }
+    Ok(Outcome::Output(applied.to_json()))
 }

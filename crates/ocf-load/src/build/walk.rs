@@ -278,6 +278,8 @@ impl Walker {
         self.tag_entries("tags", &field.tags);
         self.tags("members", &field.members);
         self.reference("nameFrom", RefKind::Field, &field.name_from);
+        self.references("absorbs", RefKind::Field, &field.absorbs);
+        self.reference("overflow", RefKind::Field, &field.overflow);
     }
 
     fn item_field(&mut self, field: &ItemFieldDecl) {
