@@ -27,9 +27,27 @@ pub const DEEP_STACK: usize = 1 << 30;
 /// the length of the open/close cycles tests and benchmarks run.
 pub const TRIM_AFTER_CLOSED: usize = 16;
 
-/// A character opened in a [`Session`].
+/// A character opened in a [`Session`]: its place in the session's lists, and which character
+/// opened in that place (a closed character's place is given to the next one opened, and its ID
+/// then names no open character).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct CharacterId(usize);
+
+impl CharacterId {
+    /// The ID of the character opened `generation`-th in place `index` (the first one's is the
+    /// index itself).
+    fn new(index: usize, generation: usize) -> CharacterId {
+        CharacterId(index | (generation << 32))
+    }
+
+    fn index(self) -> usize {
+        self.0 & 0xffff_ffff
+    }
+
+    fn generation(self) -> usize {
+        self.0 >> 32
+    }
+}
 
 /// A job for the worker thread.
 type Job = Box<dyn FnOnce() + Send>;
@@ -93,6 +111,8 @@ pub struct Session {
     /// Each open character's sheet as last reported by [`Session::changes`], with the input it
     /// was computed on (a character reloaded on a new input is reported whole).
     reported: Vec<Option<(CharacterInput, crate::sheet::Parts)>>,
+    /// How many characters each place has held before the one it holds.
+    generations: Vec<usize>,
     /// Inputs of removed copies and closed characters, for the next ones.
     slots: Slots,
 }
@@ -156,6 +176,7 @@ impl Session {
             homebrew_errors: Vec::new(),
             files: Vec::new(),
             reported: Vec::new(),
+            generations: Vec::new(),
             slots: Slots::default(),
         }
     }
@@ -217,17 +238,21 @@ impl Session {
         // most characters ever open at once.
         let free = self.characters.iter().position(Option::is_none);
         let index = free.unwrap_or(self.characters.len());
-        if free.is_none() {
-            self.characters.push(None);
-            self.homebrew_errors.push(Vec::new());
-            self.files.push(None);
-            self.reported.push(None);
+        match free {
+            Some(index) => self.generations[index] += 1,
+            None => {
+                self.characters.push(None);
+                self.homebrew_errors.push(Vec::new());
+                self.files.push(None);
+                self.reported.push(None);
+                self.generations.push(0);
+            }
         }
         self.characters[index] = Some(input);
         self.homebrew_errors[index] = homebrew_errors;
         self.files[index] = Some(held);
         self.reported[index] = None;
-        CharacterId(index)
+        CharacterId::new(index, self.generations[index])
     }
 
     /// `file`'s inputs on `ruleset`, and the file held for them.
@@ -245,9 +270,20 @@ impl Session {
         (input, Held { file, rounds })
     }
 
+    /// The place of `id` in the lists while it is open; past their end once closed.
+    fn at(&self, id: CharacterId) -> usize {
+        let index = id.index();
+        match self.generations.get(index) {
+            Some(generation) if *generation == id.generation() => index,
+            _ => usize::MAX,
+        }
+    }
+
     /// The `homebrew-error`s of an open character's homebrew (empty when it loaded).
     pub fn homebrew_errors(&self, id: CharacterId) -> &[serde_json::Value] {
-        self.homebrew_errors.get(id.0).map_or(&[], |e| e.as_slice())
+        self.homebrew_errors
+            .get(self.at(id))
+            .map_or(&[], |e| e.as_slice())
     }
 
     /// Forgets a character: its inputs are emptied and kept for the next character opened
@@ -255,12 +291,13 @@ impl Session {
     /// open. An ID closed may be given to the next character opened.
     #[tracing::instrument(name = "session.close", level = "info", skip_all, fields(character = id.0))]
     pub fn close(&mut self, id: CharacterId) {
-        if let Some(slot) = self.characters.get_mut(id.0)
+        let index = self.at(id);
+        if let Some(slot) = self.characters.get_mut(index)
             && let Some(input) = slot.take()
         {
-            self.files[id.0] = None;
-            self.reported[id.0] = None;
-            self.homebrew_errors[id.0] = Vec::new();
+            self.files[index] = None;
+            self.reported[index] = None;
+            self.homebrew_errors[index] = Vec::new();
             self.free(input);
         }
     }
@@ -281,7 +318,7 @@ impl Session {
 
     fn input(&self, id: CharacterId) -> Result<CharacterInput, EditError> {
         self.characters
-            .get(id.0)
+            .get(self.at(id))
             .copied()
             .flatten()
             .ok_or(EditError::UnknownCharacter)
@@ -304,13 +341,18 @@ impl Session {
         // A bare field ID resolves as the file's keys do (decisions.md, "Saved values by bare ID").
         let field = crate::input::qualify_saved(&ruleset, &held.file, field);
         let file = &held.file;
-        let key = file
-            .values
-            .0
-            .keys()
-            .find(|written| crate::input::qualify_saved(&ruleset, file, written) == field)
-            .cloned()
-            .unwrap_or_else(|| field.clone());
+        // The key as written: the qualified ID itself most often (found without a walk of every
+        // saved value, whose cost would grow with the sheet), else a bare ID resolving to it.
+        let key = if file.values.0.contains_key(&field) {
+            field.clone()
+        } else {
+            file.values
+                .0
+                .keys()
+                .find(|written| crate::input::qualify_saved(&ruleset, file, written) == field)
+                .cloned()
+                .unwrap_or_else(|| field.clone())
+        };
         let takes = |v: &Literal| crate::file_check::takes_saved(&ruleset, &field, v);
         // A value the engines don't take (an unknown or derived field's, one of the wrong type) is
         // an error of the file and is left out, as a fresh open would (crate::file_check): the
@@ -508,8 +550,9 @@ impl Session {
 
     /// The held file of an open character.
     fn held_mut(&mut self, id: CharacterId) -> Result<&mut Held, EditError> {
+        let index = self.at(id);
         self.files
-            .get_mut(id.0)
+            .get_mut(index)
             .and_then(Option::as_mut)
             .ok_or(EditError::UnknownCharacter)
     }
@@ -525,10 +568,11 @@ impl Session {
         ) -> Result<(), EditError>,
     ) -> Result<(), EditError> {
         let c = self.input(id)?;
+        let index = self.at(id);
         let db = &self.db;
         let held = self
             .files
-            .get_mut(id.0)
+            .get_mut(index)
             .and_then(Option::as_mut)
             .ok_or(EditError::UnknownCharacter)?;
         // The inputs hold the file's copies and the unsaved standard copies: a copy the inputs
@@ -591,7 +635,7 @@ impl Session {
     /// is (EC, "Standard copies"). Sets only what differs, so an edit that changes nothing else
     /// invalidates nothing else.
     fn sync_structure(&mut self, c: CharacterInput, id: CharacterId) {
-        let Some(Some(held)) = self.files.get(id.0) else {
+        let Some(Some(held)) = self.files.get(self.at(id)) else {
             return;
         };
         let ruleset_input = c.ruleset(&self.db);
@@ -701,9 +745,10 @@ impl Session {
         if !links.is_empty() {
             input.set_passed_links(&mut self.db).to(links);
         }
-        self.characters[id.0] = Some(input);
-        self.homebrew_errors[id.0] = errors;
-        self.files[id.0] = Some(held);
+        let index = self.at(id);
+        self.characters[index] = Some(input);
+        self.homebrew_errors[index] = errors;
+        self.files[index] = Some(held);
     }
 
     /// The sheet: every field's value, the effects, activations and issues. Its
@@ -727,7 +772,8 @@ impl Session {
             return Ok(SheetChanges::failed(failed));
         }
         let now = self.deep(move |db| crate::sheet::parts(db, c));
-        let before = self.reported[id.0].replace((c, now.clone()));
+        let index = self.at(id);
+        let before = self.reported[index].replace((c, now.clone()));
         Ok(match before {
             Some((input, old)) if input == c => SheetChanges::between(&old, now),
             _ => SheetChanges::whole(now),
@@ -844,7 +890,7 @@ impl Session {
     /// standard copy or kept template; what a player would save.
     pub fn file(&self, id: CharacterId) -> Result<&Character, EditError> {
         self.files
-            .get(id.0)
+            .get(self.at(id))
             .and_then(Option::as_ref)
             .map(|held| &held.file)
             .ok_or(EditError::UnknownCharacter)
@@ -856,7 +902,7 @@ impl Session {
     /// links, follow-ups, extensions).
     pub fn character_file(&self, input: CharacterInput) -> Character {
         let open = self.characters.iter().position(|c| *c == Some(input));
-        if let Some(file) = open.and_then(|i| self.file(CharacterId(i)).ok()) {
+        if let Some(file) = open.and_then(|i| self.files[i].as_ref().map(|held| &held.file)) {
             return file.clone();
         }
         let db = &self.db;

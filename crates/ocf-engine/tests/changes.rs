@@ -118,6 +118,10 @@ fn a_character_reopened_in_a_closed_ones_place_is_reported_whole() {
     session.close(pc);
     assert!(session.changes(pc).is_err());
     let again = session.open(&character(PC), &[]);
+    // The closed character's ID names no character, though another took its place.
+    assert_ne!(again, pc);
+    assert!(session.changes(pc).is_err());
+    assert!(session.set_value(pc, "t:level", Some(json!(2))).is_err());
     let changes = session.changes(again).unwrap();
     assert!(changes.whole);
     assert_eq!(
