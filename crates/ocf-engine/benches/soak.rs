@@ -59,22 +59,22 @@ fn edit(session: &mut Session, fighter: CharacterId, big: CharacterId, n: usize)
     let trinket: CopyEntry =
         serde_json::from_value(json!({ "id": "extra", "item": "g:item3" })).expect("an item");
     let result = match n % 10 {
-        0 | 1 | 2 => session.set_value(
+        0..=2 => session.set_value(
             big,
             &format!("g:score{}", n % 7),
             Some(json!(10 + (n / 10 % 8) as i64)),
         ),
-        3 | 4 => session.set_value(
+        3..=4 => session.set_value(
             fighter,
             "5e-srd-5.1:hp.current",
             Some(json!((n / 10 % 44) as i64)),
         ),
-        5 => session.equip(fighter, "shield", n / 10 % 2 == 0),
-        6 => session.equip(big, "c1", n / 10 % 2 == 0),
+        5 => session.equip(fighter, "shield", (n / 10).is_multiple_of(2)),
+        6 => session.equip(big, "c1", (n / 10).is_multiple_of(2)),
         7 => session.add_copy(fighter, CopyList::Inventory, &dagger),
         8 => session.remove_copy(fighter, "spare-dagger"),
         _ => {
-            if n / 10 % 2 == 0 {
+            if (n / 10).is_multiple_of(2) {
                 session.add_copy(big, CopyList::Inventory, &trinket)
             } else {
                 session.remove_copy(big, "extra")
@@ -106,10 +106,8 @@ fn main() {
     // fighter's sheet lists the generated fields too, at their defaults).
     let mut merged = serde_json::to_value(&ruleset).expect("a ruleset as JSON");
     let generated = serde_json::to_value(big.ruleset()).expect("a ruleset as JSON");
-    for key in ["packs"] {
-        let extra = generated[key].as_array().cloned().unwrap_or_default();
-        merged[key].as_array_mut().expect("packs").extend(extra);
-    }
+    let packs = generated["packs"].as_array().cloned().unwrap_or_default();
+    merged["packs"].as_array_mut().expect("packs").extend(packs);
     for key in ["fields", "contentTypes", "content"] {
         let extra = generated[key].as_object().cloned().unwrap_or_default();
         if merged[key].is_null() {

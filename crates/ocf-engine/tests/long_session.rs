@@ -14,7 +14,7 @@ fn records_return_to_their_baseline_after_cycles_of_adds_and_removes() {
     let pc = session.open(&size.character(14), &[]);
     let extra: ocf_model::CopyEntry =
         serde_json::from_value(json!({ "id": "extra", "item": "g:item3" })).unwrap();
-    let mut cycle = |session: &mut Session| {
+    let cycle = |session: &mut Session| {
         session.add_copy(pc, CopyList::Inventory, &extra).unwrap();
         session.changes(pc).unwrap();
         session.set_value(pc, "g:score1", Some(json!(15))).unwrap();
