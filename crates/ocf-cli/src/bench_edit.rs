@@ -4,9 +4,10 @@
 //! values the incremental edit re-executed against how many fields depend on the edited one.
 //!
 //! "Depend on" comes from the dependency graph the engine really follows, not from what the
-//! generator is known to build: [`FieldReads`] computes each field alone in a fresh database that
-//! logs every query it executes, which are then exactly the queries that field reads, directly or
-//! through other fields; the fields depending on a field are those whose reads include it.
+//! generator is known to build: [`FieldReads`] computes the sheet once in a database that logs
+//! what salsa does, then has salsa verify each field alone, walking the dependencies it recorded:
+//! the memos it walks are exactly the queries that field reads, directly or through other fields;
+//! the fields depending on a field are those whose reads include it (the reverse, built once).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::ExitCode;
@@ -31,9 +32,8 @@ pub struct Args {
     pub json: bool,
 }
 
-/// The most fields: tracing the dependency graph computes each field alone, at a cost that grows
-/// with the number of copies too, so it is quadratic (about 2 s at 2 000 fields in release, 15 s at
-/// 6 000, minutes at this bound).
+/// The most fields: a bound on the generated ruleset and the time of a run (seconds at this bound
+/// in release).
 pub const MAX_FIELDS: usize = 20_000;
 
 /// The most timed edits: each is a few milliseconds on the default character, so this bounds a
@@ -236,33 +236,29 @@ fn render(size: &Synthetic, edits: usize, r: &Report) -> String {
 }
 
 /// Every field's reads of other fields, directly or through other fields, as the engine computes
-/// them: field `F` reads `G` when computing `F` alone, in a fresh database, executes `G`'s value
-/// or reads `G`'s saved value (as an activation condition does).
+/// them: field `F` reads `G` when `F`'s value depends on `G`'s value or saved value (as an
+/// activation condition reads it) in the database's recorded dependencies.
 #[derive(Debug, Clone, Default)]
 pub struct FieldReads {
     reads: BTreeMap<String, BTreeSet<String>>,
+    /// The reverse of `reads`, built once.
+    read_by: BTreeMap<String, BTreeSet<String>>,
 }
 
 impl FieldReads {
-    /// Traces every field of `ruleset` on `character` (its homebrew, if any, is not loaded). Each
-    /// field is computed in its own database, on a thread with the engine's deep stack; the cost is
-    /// one cold computation of each field's own reads.
+    /// Traces every field of `ruleset` on `character` (its homebrew, if any, is not loaded), in
+    /// one database on a thread with the engine's deep stack: the sheet is computed once, then
+    /// each field is verified alone in a revision that asks salsa to check everything
+    /// (`synthetic_write` at the highest durability), so the memos salsa walks to verify it are
+    /// exactly the queries it depends on, directly or through others. The cost is one walk of each
+    /// field's recorded dependencies, no computation and no new database; the reverse edges are
+    /// built once from the result.
     pub fn trace(ruleset: Arc<Ruleset>, character: &Character) -> FieldReads {
         let character = character.clone();
         std::thread::Builder::new()
             .name("ocf-field-reads".into())
             .stack_size(ocf_engine::session::DEEP_STACK)
-            .spawn(move || {
-                let ids: Vec<String> = ruleset.fields.iter().map(|(id, _)| id.to_owned()).collect();
-                let reads = ids
-                    .into_iter()
-                    .map(|id| {
-                        let read = reads_of(&ruleset, &character, &id);
-                        (id, read)
-                    })
-                    .collect();
-                FieldReads { reads }
-            })
+            .spawn(move || trace_in_one_database(&ruleset, &character))
             .expect("spawning the tracing thread")
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
@@ -280,30 +276,53 @@ impl FieldReads {
     /// The fields that read `field`, directly or through others (not itself): the reverse of
     /// [`FieldReads::reads`].
     pub fn dependents(&self, field: &str) -> Vec<&str> {
-        self.reads
-            .iter()
-            .filter(|(_, read)| read.contains(field))
-            .map(|(id, _)| id.as_str())
+        self.read_by
+            .get(field)
+            .into_iter()
+            .flatten()
+            .map(String::as_str)
             .collect()
     }
 }
 
-/// What computing `field` alone executes, by field: its values and saved values.
-fn reads_of(ruleset: &Arc<Ruleset>, character: &Character, field: &str) -> BTreeSet<String> {
-    let db = Database::with_execution_log();
+fn trace_in_one_database(ruleset: &Arc<Ruleset>, character: &Character) -> FieldReads {
+    use salsa::Database as _;
+    let mut db = Database::with_execution_log();
     let rules = RulesetInput::load(&db, ruleset.clone());
     let input = CharacterInput::load(&db, rules, character, &[]);
-    field_value(&db, FieldKey::new(&db, input, field.to_owned()));
-    db.take_executed()
-        .iter()
-        .filter_map(|query| {
-            let (name, rest) = query.split_once('(')?;
-            let read = rest.strip_suffix(')')?;
-            matches!(name, "field_value" | "saved_handle").then_some(read)
-        })
-        .filter(|read| *read != field)
-        .map(str::to_owned)
-        .collect()
+    let ids: Vec<String> = ruleset.fields.iter().map(|(id, _)| id.to_owned()).collect();
+    for id in &ids {
+        field_value(&db, FieldKey::new(&db, input, id.clone()));
+    }
+    let mut reads = BTreeMap::new();
+    for id in ids {
+        db.synthetic_write(salsa::Durability::HIGH);
+        db.take_executed();
+        db.take_validated();
+        field_value(&db, FieldKey::new(&db, input, id.clone()));
+        // A memo salsa dropped meanwhile (an LRU eviction, an interned key reclaimed) runs again
+        // instead of being verified: both are what the field depends on.
+        let mut walked = db.take_validated();
+        walked.extend(db.take_executed());
+        let read: BTreeSet<String> = walked
+            .iter()
+            .filter_map(|query| {
+                let (name, rest) = query.split_once('(')?;
+                let read = rest.strip_suffix(')')?;
+                matches!(name, "field_value" | "saved_handle").then_some(read)
+            })
+            .filter(|read| *read != id)
+            .map(str::to_owned)
+            .collect();
+        reads.insert(id, read);
+    }
+    let mut read_by: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (id, read) in &reads {
+        for field in read {
+            read_by.entry(field.clone()).or_default().insert(id.clone());
+        }
+    }
+    FieldReads { reads, read_by }
 }
 
 #[cfg(test)]

@@ -98,6 +98,61 @@ impl CopyInput {
         .new(db)
     }
 
+    /// Makes this (removed) copy `entry`, a copy of the character's [`STRUCTURE`]: each
+    /// property set when it differs ([`Slots`]).
+    pub(crate) fn refill(
+        self,
+        db: &mut dyn salsa::Database,
+        ruleset: RulesetInput,
+        list: CopyList,
+        entry: &CopyEntry,
+    ) {
+        if self.ruleset(&*db) != ruleset {
+            self.set_ruleset(db).with_durability(STRUCTURE).to(ruleset);
+        }
+        if self.list(&*db) != list {
+            self.set_list(db).with_durability(STRUCTURE).to(list);
+        }
+        if *self.id(&*db) != entry.id {
+            self.set_id(db)
+                .with_durability(STRUCTURE)
+                .to(entry.id.clone());
+        }
+        if *self.item(&*db) != entry.item.0 {
+            self.set_item(db)
+                .with_durability(STRUCTURE)
+                .to(entry.item.0.clone());
+        }
+        let equipped = entry.equipped.unwrap_or(false);
+        if self.equipped(&*db) != equipped {
+            self.set_equipped(db)
+                .with_durability(STRUCTURE)
+                .to(equipped);
+        }
+        let quantity = entry.quantity.unwrap_or(1);
+        if self.quantity(&*db) != quantity {
+            self.set_quantity(db)
+                .with_durability(STRUCTURE)
+                .to(quantity);
+        }
+        if **self.state(&*db) != entry.state {
+            self.set_state(db)
+                .with_durability(STRUCTURE)
+                .to(Arc::new(entry.state.clone()));
+        }
+        let templates: Vec<String> = entry.templates.iter().map(|t| t.0.clone()).collect();
+        if **self.templates(&*db) != templates {
+            self.set_templates(db)
+                .with_durability(STRUCTURE)
+                .to(Arc::new(templates));
+        }
+        if **self.choices(&*db) != entry.choices {
+            self.set_choices(db)
+                .with_durability(STRUCTURE)
+                .to(Arc::new(entry.choices.clone()));
+        }
+    }
+
     /// The copy as the character file writes it.
     pub fn to_entry(self, db: &dyn salsa::Database) -> CopyEntry {
         CopyEntry {
@@ -204,48 +259,34 @@ impl CharacterInput {
         errors: Vec<serde_json::Value>,
         kept: Vec<(String, String)>,
     ) -> CharacterInput {
-        let rules = ruleset.ruleset(db).clone();
-        let mut saved = FxHashMap::default();
-        for (id, decl) in rules.fields.iter() {
-            if decl.decl.input == Some(true) {
-                saved.insert(id.to_owned(), SavedValue::loaded(db, None));
-            }
-        }
-        for (id, value) in character.values.iter() {
-            let key = qualify_saved(&rules, character, id);
-            saved.insert(key, SavedValue::loaded(db, Some(value.clone())));
-        }
-        let copies = |list, entries: &[CopyEntry]| {
-            Arc::new(
-                entries
-                    .iter()
-                    .map(|e| CopyInput::from_entry(db, ruleset, list, e))
-                    .collect::<Vec<_>>(),
-            )
-        };
-        let mut picks = character.competing.clone();
-        picks.extend(competing.iter().cloned());
+        let fields = Fields::of(
+            ruleset.ruleset(db),
+            character,
+            competing,
+            errors,
+            kept,
+            |new| match new {
+                New::Saved(value) => Made::Saved(SavedValue::loaded(db, value)),
+                New::Copy(list, entry) => {
+                    Made::Copy(CopyInput::from_entry(db, ruleset, list, entry))
+                }
+            },
+        );
         CharacterInput::builder(
             ruleset,
-            character.id.clone(),
-            character.creating.unwrap_or(false),
-            Arc::new(saved),
-            copies(CopyList::Features, &character.features),
-            copies(CopyList::Inventory, &character.inventory),
-            Arc::new(character.applied.clone()),
-            Arc::new(character.choices.clone()),
-            Arc::new(picks),
-            Arc::new(
-                character
-                    .links
-                    .iter()
-                    .map(|(k, v)| (k.to_owned(), v.clone()))
-                    .collect(),
-            ),
+            fields.id,
+            fields.creating,
+            fields.saved,
+            fields.features,
+            fields.inventory,
+            fields.applied,
+            fields.choices,
+            fields.competing,
+            fields.saved_links,
             Arc::new(FxHashMap::default()),
-            Arc::new(errors),
-            Arc::new(character.follow_ups.clone()),
-            Arc::new(kept),
+            fields.errors,
+            fields.follow_ups,
+            fields.kept,
         )
         .durability(STRUCTURE)
         .new(db)
@@ -265,6 +306,307 @@ impl CharacterInput {
                 self.set_saved(db).to(Arc::new(saved));
             }
         }
+    }
+}
+
+/// An input [`Fields::of`] asks for.
+enum New<'a> {
+    Saved(Option<Literal>),
+    Copy(CopyList, &'a CopyEntry),
+}
+
+/// The input made for a [`New`].
+enum Made {
+    Saved(SavedValue),
+    Copy(CopyInput),
+}
+
+/// A character's fields as [`CharacterInput`] holds them (but its passed links), made with
+/// `saved` and `copy` for the smaller inputs.
+struct Fields {
+    id: String,
+    creating: bool,
+    saved: Arc<FxHashMap<String, SavedValue>>,
+    features: Arc<Vec<CopyInput>>,
+    inventory: Arc<Vec<CopyInput>>,
+    applied: Arc<Vec<AppliedEntry>>,
+    choices: Arc<Picks>,
+    competing: Arc<Vec<String>>,
+    saved_links: Arc<FxHashMap<String, String>>,
+    errors: Arc<Vec<serde_json::Value>>,
+    follow_ups: Arc<Vec<ocf_model::StoredOffer>>,
+    kept: Arc<Vec<(String, String)>>,
+}
+
+impl Fields {
+    fn of(
+        rules: &Ruleset,
+        character: &Character,
+        competing: &[String],
+        errors: Vec<serde_json::Value>,
+        kept: Vec<(String, String)>,
+        mut make: impl FnMut(New<'_>) -> Made,
+    ) -> Fields {
+        let mut saved = FxHashMap::default();
+        for (id, decl) in rules.fields.iter() {
+            if decl.decl.input == Some(true) {
+                saved.insert(id.to_owned(), None);
+            }
+        }
+        for (id, value) in character.values.iter() {
+            let key = qualify_saved(rules, character, id);
+            saved.insert(key, Some(value.clone()));
+        }
+        let saved = saved
+            .into_iter()
+            .map(|(id, value)| match make(New::Saved(value)) {
+                Made::Saved(handle) => (id, handle),
+                Made::Copy(_) => unreachable!("a saved value makes a saved value"),
+            })
+            .collect();
+        let mut copies = |list, entries: &[CopyEntry]| {
+            let copies = entries.iter().map(|e| match make(New::Copy(list, e)) {
+                Made::Copy(copy) => copy,
+                Made::Saved(_) => unreachable!("a copy makes a copy"),
+            });
+            Arc::new(copies.collect::<Vec<_>>())
+        };
+        let features = copies(CopyList::Features, &character.features);
+        let inventory = copies(CopyList::Inventory, &character.inventory);
+        let mut picks = character.competing.clone();
+        picks.extend(competing.iter().cloned());
+        Fields {
+            id: character.id.clone(),
+            creating: character.creating.unwrap_or(false),
+            saved: Arc::new(saved),
+            features,
+            inventory,
+            applied: Arc::new(character.applied.clone()),
+            choices: Arc::new(character.choices.clone()),
+            competing: Arc::new(picks),
+            saved_links: Arc::new(
+                character
+                    .links
+                    .iter()
+                    .map(|(k, v)| (k.to_owned(), v.clone()))
+                    .collect(),
+            ),
+            errors: Arc::new(errors),
+            follow_ups: Arc::new(character.follow_ups.clone()),
+            kept: Arc::new(kept),
+        }
+    }
+}
+
+/// The input slots of removed copies and closed characters, for the next copies and characters
+/// to reuse: salsa can't delete an input, so a session that keeps adding and removing copies, or
+/// opening and closing characters, would otherwise hold every input it ever made (decisions.md,
+/// "Session memory"). A closed character's inputs are emptied at once (its lists, saved values,
+/// files' data), at [`Durability::LOW`] so that filling them again reports no write to the rest of
+/// the database.
+#[derive(Debug, Default)]
+pub(crate) struct Slots {
+    copies: Vec<CopyInput>,
+    saved: Vec<SavedValue>,
+    characters: Vec<CharacterInput>,
+    rulesets: Vec<RulesetInput>,
+}
+
+impl Slots {
+    /// How many slots are free, for [`crate::Session::stored`]'s callers to tell apart.
+    pub(crate) fn free(&self) -> usize {
+        self.copies.len() + self.saved.len() + self.characters.len() + self.rulesets.len()
+    }
+
+    /// A copy of `entry`: a removed copy's input refilled, or a new one.
+    pub(crate) fn copy(
+        &mut self,
+        db: &mut dyn salsa::Database,
+        ruleset: RulesetInput,
+        list: CopyList,
+        entry: &CopyEntry,
+    ) -> CopyInput {
+        match self.copies.pop() {
+            Some(copy) => {
+                copy.refill(db, ruleset, list, entry);
+                copy
+            }
+            None => CopyInput::from_entry(&*db, ruleset, list, entry),
+        }
+    }
+
+    /// A copy removed from its character: its input waits for the next copy added.
+    pub(crate) fn free_copy(&mut self, copy: CopyInput) {
+        self.copies.push(copy);
+    }
+
+    /// A homebrew ruleset input holding `ruleset`: a freed one refilled, or a new one.
+    pub(crate) fn ruleset(
+        &mut self,
+        db: &mut dyn salsa::Database,
+        ruleset: Arc<Ruleset>,
+    ) -> RulesetInput {
+        match self.rulesets.pop() {
+            Some(input) => {
+                input
+                    .set_ruleset(db)
+                    .with_durability(Durability::HIGH)
+                    .to(ruleset);
+                input
+            }
+            None => RulesetInput::load(&*db, ruleset),
+        }
+    }
+
+    /// A homebrew ruleset no character computes on any more: emptied, for the next homebrew.
+    /// (Emptying a ruleset is a write at its durability, `HIGH`: the next sheet of each open
+    /// character verifies its memos once, without computing them.)
+    pub(crate) fn free_ruleset(&mut self, db: &mut dyn salsa::Database, input: RulesetInput) {
+        input
+            .set_ruleset(db)
+            .with_durability(Durability::LOW)
+            .to(Arc::new(Ruleset::default()));
+        self.rulesets.push(input);
+    }
+
+    /// `character`'s inputs (as it is, its standard copies added) on `ruleset`: a closed
+    /// character's refilled, or new ones.
+    pub(crate) fn character(
+        &mut self,
+        db: &mut dyn salsa::Database,
+        ruleset: RulesetInput,
+        character: &Character,
+        errors: Vec<serde_json::Value>,
+        kept: Vec<(String, String)>,
+    ) -> CharacterInput {
+        let rules = ruleset.ruleset(&*db).clone();
+        let fields = Fields::of(&rules, character, &[], errors, kept, |new| match new {
+            New::Saved(value) => Made::Saved(match self.saved.pop() {
+                Some(handle) => {
+                    handle.set_value(db).with_durability(STRUCTURE).to(value);
+                    handle
+                }
+                None => SavedValue::loaded(&*db, value),
+            }),
+            New::Copy(list, entry) => Made::Copy(match self.copies.pop() {
+                Some(copy) => {
+                    copy.refill(db, ruleset, list, entry);
+                    copy
+                }
+                None => CopyInput::from_entry(&*db, ruleset, list, entry),
+            }),
+        });
+        let Some(input) = self.characters.pop() else {
+            return CharacterInput::builder(
+                ruleset,
+                fields.id,
+                fields.creating,
+                fields.saved,
+                fields.features,
+                fields.inventory,
+                fields.applied,
+                fields.choices,
+                fields.competing,
+                fields.saved_links,
+                Arc::new(FxHashMap::default()),
+                fields.errors,
+                fields.follow_ups,
+                fields.kept,
+            )
+            .durability(STRUCTURE)
+            .new(&*db);
+        };
+        let d = STRUCTURE;
+        input.set_ruleset(db).with_durability(d).to(ruleset);
+        input.set_id(db).with_durability(d).to(fields.id);
+        input
+            .set_creating(db)
+            .with_durability(d)
+            .to(fields.creating);
+        input.set_saved(db).with_durability(d).to(fields.saved);
+        input
+            .set_features(db)
+            .with_durability(d)
+            .to(fields.features);
+        input
+            .set_inventory(db)
+            .with_durability(d)
+            .to(fields.inventory);
+        input.set_applied(db).with_durability(d).to(fields.applied);
+        input.set_choices(db).with_durability(d).to(fields.choices);
+        input
+            .set_competing(db)
+            .with_durability(d)
+            .to(fields.competing);
+        input
+            .set_saved_links(db)
+            .with_durability(d)
+            .to(fields.saved_links);
+        input
+            .set_passed_links(db)
+            .with_durability(d)
+            .to(Arc::new(FxHashMap::default()));
+        input.set_errors(db).with_durability(d).to(fields.errors);
+        input
+            .set_follow_ups(db)
+            .with_durability(d)
+            .to(fields.follow_ups);
+        input.set_kept(db).with_durability(d).to(fields.kept);
+        input
+    }
+
+    /// A closed character: its inputs emptied and kept for the next character opened. Its
+    /// memos stay until that character's are computed in their place (or salsa's LRU and
+    /// interned-key expiry drop them).
+    pub(crate) fn free_character(&mut self, db: &mut dyn salsa::Database, input: CharacterInput) {
+        let saved = input.saved(&*db).clone();
+        let features = input.features(&*db).clone();
+        let inventory = input.inventory(&*db).clone();
+        let low = Durability::LOW;
+        for handle in saved.values() {
+            handle.set_value(db).with_durability(low).to(None);
+            self.saved.push(*handle);
+        }
+        self.copies
+            .extend(features.iter().chain(inventory.iter()).copied());
+        input.set_id(db).with_durability(low).to(String::new());
+        input.set_creating(db).with_durability(low).to(false);
+        input.set_saved(db).with_durability(low).to(Arc::default());
+        input
+            .set_features(db)
+            .with_durability(low)
+            .to(Arc::default());
+        input
+            .set_inventory(db)
+            .with_durability(low)
+            .to(Arc::default());
+        input
+            .set_applied(db)
+            .with_durability(low)
+            .to(Arc::default());
+        input
+            .set_choices(db)
+            .with_durability(low)
+            .to(Arc::default());
+        input
+            .set_competing(db)
+            .with_durability(low)
+            .to(Arc::default());
+        input
+            .set_saved_links(db)
+            .with_durability(low)
+            .to(Arc::default());
+        input
+            .set_passed_links(db)
+            .with_durability(low)
+            .to(Arc::default());
+        input.set_errors(db).with_durability(low).to(Arc::default());
+        input
+            .set_follow_ups(db)
+            .with_durability(low)
+            .to(Arc::default());
+        input.set_kept(db).with_durability(low).to(Arc::default());
+        self.characters.push(input);
     }
 }
 

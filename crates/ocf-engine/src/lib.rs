@@ -8,6 +8,7 @@
 
 pub mod actions;
 pub mod activation;
+pub mod changes;
 pub mod choices;
 pub mod computed;
 pub mod context;
@@ -26,6 +27,7 @@ pub mod standard;
 pub mod synthetic;
 pub mod view;
 
+pub use crate::changes::{ChangedField, ChangedParts, SheetChanges};
 pub use crate::db::Database;
 pub use crate::field::{FieldKey, FieldValue, field_value};
 pub use crate::input::{CharacterInput, CopyInput, RulesetInput};

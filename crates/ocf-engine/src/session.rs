@@ -1,30 +1,53 @@
 //! A long-running engine: load a ruleset once, open characters, apply edits, read the sheet or one
 //! field. Each edit sets one input, so the next read recomputes only what the edit reaches.
 //!
-//! Memory: salsa keeps every memo, and a closed character's inputs can't be deleted. The session
-//! therefore rebuilds its database from the open characters once [`TRIM_AFTER_CLOSED`] characters
-//! have been closed since the last rebuild, and `field_value` keeps at most
-//! [`crate::field::FIELD_VALUE_LRU`] values (decisions.md, "Session memory").
+//! Memory: salsa can't delete an input. The session keeps the inputs of removed copies and closed
+//! characters ([`crate::input::Slots`]), emptied, and fills them again for the next copy added or
+//! character opened, so what it holds follows what is open, not how many edits were made;
+//! a closed character's memos are replaced by the next one's, salsa expires interned keys no
+//! query reads, and `field_value` keeps at most [`crate::field::FIELD_VALUE_LRU`] values
+//! (decisions.md, "Session memory").
 
 use std::sync::Arc;
 
 use ocf_model::{AppliedEntry, Character, CopyEntry, Literal, PickEntry, Ruleset};
 use salsa::Setter;
 
+use crate::changes::SheetChanges;
 use crate::db::Database;
 use crate::field::{FieldKey, FieldValue, field_value};
-use crate::input::{CharacterInput, CopyInput, CopyList, RulesetInput};
+use crate::input::{CharacterInput, CopyInput, CopyList, RulesetInput, Slots};
 
 /// The stack of the thread sheets are computed on: room for [`crate::field::MAX_FIELD_DEPTH`]
 /// nested field computations in a debug build (reserved, not committed, until used).
 pub const DEEP_STACK: usize = 1 << 30;
 
-/// Closed characters tolerated before the database is rebuilt.
+/// How many characters the database's rebuild waited for before input slots were reused; a close
+/// no longer rebuilds anything (it frees the character's inputs for the next one opened). Kept as
+/// the length of the open/close cycles tests and benchmarks run.
 pub const TRIM_AFTER_CLOSED: usize = 16;
 
-/// A character opened in a [`Session`].
+/// A character opened in a [`Session`]: its place in the session's lists, and which character
+/// opened in that place (a closed character's place is given to the next one opened, and its ID
+/// then names no open character).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct CharacterId(usize);
+
+impl CharacterId {
+    /// The ID of the character opened `generation`-th in place `index` (the first one's is the
+    /// index itself).
+    fn new(index: usize, generation: usize) -> CharacterId {
+        CharacterId(index | (generation << 32))
+    }
+
+    fn index(self) -> usize {
+        self.0 & 0xffff_ffff
+    }
+
+    fn generation(self) -> usize {
+        self.0 >> 32
+    }
+}
 
 /// A job for the worker thread.
 type Job = Box<dyn FnOnce() + Send>;
@@ -74,7 +97,6 @@ impl Drop for Worker {
 pub struct Session {
     worker: Worker,
     db: Database,
-    log: bool,
     ruleset: Arc<Ruleset>,
     ruleset_input: RulesetInput,
     /// Each opened character's input, and the file it was opened from (to rebuild); `None` once
@@ -86,7 +108,13 @@ pub struct Session {
     homebrew_errors: Vec<Vec<serde_json::Value>>,
     /// Each opened character's file ([`Held`]); `None` once closed.
     files: Vec<Option<Held>>,
-    closed_since_trim: usize,
+    /// Each open character's sheet as last reported by [`Session::changes`], with the input it
+    /// was computed on (a character reloaded on a new input is reported whole).
+    reported: Vec<Option<(CharacterInput, crate::sheet::Parts)>>,
+    /// How many characters each place has held before the one it holds.
+    generations: Vec<usize>,
+    /// Inputs of removed copies and closed characters, for the next ones.
+    slots: Slots,
 }
 
 /// The file a character holds: as opened (its `competing` and the call's), with the session's
@@ -129,26 +157,27 @@ impl std::error::Error for EditError {}
 
 impl Session {
     pub fn new(ruleset: Ruleset) -> Session {
-        Session::build(Database::default(), false, Arc::new(ruleset))
+        Session::build(Database::default(), Arc::new(ruleset))
     }
 
     /// A session whose database logs every query it runs ([`Session::take_executed`]).
     pub fn with_execution_log(ruleset: Ruleset) -> Session {
-        Session::build(Database::with_execution_log(), true, Arc::new(ruleset))
+        Session::build(Database::with_execution_log(), Arc::new(ruleset))
     }
 
-    fn build(db: Database, log: bool, ruleset: Arc<Ruleset>) -> Session {
+    fn build(db: Database, ruleset: Arc<Ruleset>) -> Session {
         let ruleset_input = RulesetInput::load(&db, ruleset.clone());
         Session {
             worker: Worker::start(),
             db,
-            log,
             ruleset,
             ruleset_input,
             characters: Vec::new(),
             homebrew_errors: Vec::new(),
             files: Vec::new(),
-            closed_since_trim: 0,
+            reported: Vec::new(),
+            generations: Vec::new(),
+            slots: Slots::default(),
         }
     }
 
@@ -175,14 +204,17 @@ impl Session {
     /// session's and the `homebrew-error`s when the homebrew fails to load.
     /// A file written for a newer spec is refused as a homebrew that fails is: nothing is
     /// computed but the error (decisions.md, "Character files").
-    fn load_homebrew(&self, character: &Character) -> (RulesetInput, Vec<serde_json::Value>) {
+    fn load_homebrew(&mut self, character: &Character) -> (RulesetInput, Vec<serde_json::Value>) {
         if let Some(error) = crate::file_check::spec_version_error(character) {
             return (self.ruleset_input, vec![error]);
         }
         match &character.homebrew {
             None => (self.ruleset_input, Vec::new()),
             Some(_) => match ocf_load::load_homebrew(&self.ruleset, character) {
-                Ok(ruleset) => (RulesetInput::load(&self.db, Arc::new(ruleset)), Vec::new()),
+                Ok(ruleset) => (
+                    self.slots.ruleset(&mut self.db, Arc::new(ruleset)),
+                    Vec::new(),
+                ),
                 Err(errors) => (
                     self.ruleset_input,
                     errors
@@ -202,86 +234,81 @@ impl Session {
         homebrew_errors: Vec<serde_json::Value>,
     ) -> CharacterId {
         let (input, held) = self.load(ruleset, file);
-        self.characters.push(Some(input));
-        self.homebrew_errors.push(homebrew_errors);
-        self.files.push(Some(held));
-        CharacterId(self.characters.len() - 1)
+        // A closed character's place in the lists is taken first, so they stay as long as the
+        // most characters ever open at once.
+        let free = self.characters.iter().position(Option::is_none);
+        let index = free.unwrap_or(self.characters.len());
+        match free {
+            Some(index) => self.generations[index] += 1,
+            None => {
+                self.characters.push(None);
+                self.homebrew_errors.push(Vec::new());
+                self.files.push(None);
+                self.reported.push(None);
+                self.generations.push(0);
+            }
+        }
+        self.characters[index] = Some(input);
+        self.homebrew_errors[index] = homebrew_errors;
+        self.files[index] = Some(held);
+        self.reported[index] = None;
+        CharacterId::new(index, self.generations[index])
     }
 
     /// `file`'s inputs on `ruleset`, and the file held for them.
-    fn load(&self, ruleset: RulesetInput, file: Character) -> (CharacterInput, Held) {
-        let input = CharacterInput::load(&self.db, ruleset, &file, &[]);
-        let rounds = crate::standard::needs_rounds(ruleset.ruleset(&self.db));
+    fn load(&mut self, ruleset: RulesetInput, file: Character) -> (CharacterInput, Held) {
+        let rules = ruleset.ruleset(&self.db).clone();
+        let view = crate::standard::standard_view(&rules, &file);
+        let input = self.slots.character(
+            &mut self.db,
+            ruleset,
+            &view.character,
+            view.errors,
+            view.kept,
+        );
+        let rounds = crate::standard::needs_rounds(&rules);
         (input, Held { file, rounds })
+    }
+
+    /// The place of `id` in the lists while it is open; past their end once closed.
+    fn at(&self, id: CharacterId) -> usize {
+        let index = id.index();
+        match self.generations.get(index) {
+            Some(generation) if *generation == id.generation() => index,
+            _ => usize::MAX,
+        }
     }
 
     /// The `homebrew-error`s of an open character's homebrew (empty when it loaded).
     pub fn homebrew_errors(&self, id: CharacterId) -> &[serde_json::Value] {
-        self.homebrew_errors.get(id.0).map_or(&[], |e| e.as_slice())
+        self.homebrew_errors
+            .get(self.at(id))
+            .map_or(&[], |e| e.as_slice())
     }
 
-    /// Forgets a character. Its memos go at the next rebuild.
+    /// Forgets a character: its inputs are emptied and kept for the next character opened
+    /// ([`Slots`]); its memos give way to that character's. A few input writes, whatever else is
+    /// open. An ID closed may be given to the next character opened.
     #[tracing::instrument(name = "session.close", level = "info", skip_all, fields(character = id.0))]
     pub fn close(&mut self, id: CharacterId) {
-        if let Some(slot) = self.characters.get_mut(id.0)
-            && slot.take().is_some()
+        let index = self.at(id);
+        if let Some(slot) = self.characters.get_mut(index)
+            && let Some(input) = slot.take()
         {
-            self.files[id.0] = None;
-            self.closed_since_trim += 1;
-            if self.closed_since_trim >= TRIM_AFTER_CLOSED {
-                self.rebuild();
-            }
+            self.files[index] = None;
+            self.reported[index] = None;
+            self.homebrew_errors[index] = Vec::new();
+            self.free(input);
         }
     }
 
-    /// A fresh database holding only the open characters, as they are now.
-    fn rebuild(&mut self) {
-        // Each open character's file, ruleset (the session's, or its homebrew's), homebrew errors
-        // and passed links.
-        type Links = Arc<rustc_hash::FxHashMap<String, serde_json::Value>>;
-        type Reopen = (Character, Arc<Ruleset>, Vec<serde_json::Value>, Links);
-        let files: Vec<Option<Reopen>> = (0..self.characters.len())
-            .map(|i| {
-                let c = self.characters[i]?;
-                let held = self.files[i].as_ref()?;
-                Some((
-                    held.file.clone(),
-                    c.ruleset(&self.db).ruleset(&self.db).clone(),
-                    self.homebrew_errors[i].clone(),
-                    c.passed_links(&self.db).clone(),
-                ))
-            })
-            .collect();
-        let db = if self.log {
-            Database::with_execution_log()
-        } else {
-            Database::default()
-        };
-        let mut fresh = Session::build(db, self.log, self.ruleset.clone());
-        for file in files {
-            match file {
-                Some((file, ruleset, errors, links)) => {
-                    // A homebrew ruleset is carried over as loaded.
-                    let input = if Arc::ptr_eq(&ruleset, &fresh.ruleset) {
-                        fresh.ruleset_input
-                    } else {
-                        RulesetInput::load(&fresh.db, ruleset)
-                    };
-                    let id = fresh.open_on(input, file, errors);
-                    if !links.is_empty()
-                        && let Ok(c) = fresh.input(id)
-                    {
-                        c.set_passed_links(&mut fresh.db).to(links);
-                    }
-                }
-                None => {
-                    fresh.characters.push(None);
-                    fresh.homebrew_errors.push(Vec::new());
-                    fresh.files.push(None);
-                }
-            }
+    /// Frees a character's inputs, and its homebrew ruleset's.
+    fn free(&mut self, input: CharacterInput) {
+        let ruleset = input.ruleset(&self.db);
+        self.slots.free_character(&mut self.db, input);
+        if ruleset != self.ruleset_input {
+            self.slots.free_ruleset(&mut self.db, ruleset);
         }
-        *self = fresh;
     }
 
     /// The database input of an open character, for queries run through [`Session::deep`].
@@ -291,7 +318,7 @@ impl Session {
 
     fn input(&self, id: CharacterId) -> Result<CharacterInput, EditError> {
         self.characters
-            .get(id.0)
+            .get(self.at(id))
             .copied()
             .flatten()
             .ok_or(EditError::UnknownCharacter)
@@ -314,13 +341,18 @@ impl Session {
         // A bare field ID resolves as the file's keys do (decisions.md, "Saved values by bare ID").
         let field = crate::input::qualify_saved(&ruleset, &held.file, field);
         let file = &held.file;
-        let key = file
-            .values
-            .0
-            .keys()
-            .find(|written| crate::input::qualify_saved(&ruleset, file, written) == field)
-            .cloned()
-            .unwrap_or_else(|| field.clone());
+        // The key as written: the qualified ID itself most often (found without a walk of every
+        // saved value, whose cost would grow with the sheet), else a bare ID resolving to it.
+        let key = if file.values.0.contains_key(&field) {
+            field.clone()
+        } else {
+            file.values
+                .0
+                .keys()
+                .find(|written| crate::input::qualify_saved(&ruleset, file, written) == field)
+                .cloned()
+                .unwrap_or_else(|| field.clone())
+        };
         let takes = |v: &Literal| crate::file_check::takes_saved(&ruleset, &field, v);
         // A value the engines don't take (an unknown or derived field's, one of the wrong type) is
         // an error of the file and is left out, as a fresh open would (crate::file_check): the
@@ -518,8 +550,9 @@ impl Session {
 
     /// The held file of an open character.
     fn held_mut(&mut self, id: CharacterId) -> Result<&mut Held, EditError> {
+        let index = self.at(id);
         self.files
-            .get_mut(id.0)
+            .get_mut(index)
             .and_then(Option::as_mut)
             .ok_or(EditError::UnknownCharacter)
     }
@@ -535,10 +568,11 @@ impl Session {
         ) -> Result<(), EditError>,
     ) -> Result<(), EditError> {
         let c = self.input(id)?;
+        let index = self.at(id);
         let db = &self.db;
         let held = self
             .files
-            .get_mut(id.0)
+            .get_mut(index)
             .and_then(Option::as_mut)
             .ok_or(EditError::UnknownCharacter)?;
         // The inputs hold the file's copies and the unsaved standard copies: a copy the inputs
@@ -601,7 +635,7 @@ impl Session {
     /// is (EC, "Standard copies"). Sets only what differs, so an edit that changes nothing else
     /// invalidates nothing else.
     fn sync_structure(&mut self, c: CharacterInput, id: CharacterId) {
-        let Some(Some(held)) = self.files.get(id.0) else {
+        let Some(Some(held)) = self.files.get(self.at(id)) else {
             return;
         };
         let ruleset_input = c.ruleset(&self.db);
@@ -626,33 +660,40 @@ impl Session {
                 CopyList::Features => c.features(&self.db).clone(),
                 CopyList::Inventory => c.inventory(&self.db).clone(),
             };
-            // Each old copy is reused once, by the first entry with its ID and item.
-            let mut reusable: rustc_hash::FxHashMap<(&str, &str), Vec<CopyInput>> =
+            // Each old copy is reused once, by the first entry with its ID and item; the copies
+            // left over are removed, and their inputs serve the entries that are new.
+            let mut reusable: rustc_hash::FxHashMap<(String, String), Vec<CopyInput>> =
                 Default::default();
             for copy in old.iter().rev() {
-                reusable
-                    .entry((copy.id(&self.db).as_str(), copy.item(&self.db).as_str()))
-                    .or_default()
-                    .push(*copy);
+                let key = (copy.id(&self.db).clone(), copy.item(&self.db).clone());
+                reusable.entry(key).or_default().push(*copy);
             }
             let mut copies = Vec::with_capacity(entries.len());
             let mut changed = Vec::new();
-            for entry in entries {
-                let existing = reusable
-                    .get_mut(&(entry.id.as_str(), entry.item.0.as_str()))
-                    .and_then(Vec::pop);
-                copies.push(match existing {
+            let mut new = Vec::new();
+            for (index, entry) in entries.iter().enumerate() {
+                let key = (entry.id.clone(), entry.item.0.clone());
+                match reusable.get_mut(&key).and_then(Vec::pop) {
                     Some(copy) => {
                         changed.push((copy, entry));
-                        copy
+                        copies.push(Some(copy));
                     }
-                    None => CopyInput::from_entry(&self.db, ruleset_input, list, entry),
-                });
+                    None => {
+                        new.push((index, entry));
+                        copies.push(None);
+                    }
+                }
             }
-            drop(reusable);
+            for copy in reusable.into_values().flatten() {
+                self.slots.free_copy(copy);
+            }
             for (copy, entry) in changed {
                 sync_copy(&mut self.db, copy, entry);
             }
+            for (index, entry) in new {
+                copies[index] = Some(self.slots.copy(&mut self.db, ruleset_input, list, entry));
+            }
+            let copies: Vec<CopyInput> = copies.into_iter().flatten().collect();
             if *old != copies {
                 match list {
                     CopyList::Features => c.set_features(&mut self.db).to(Arc::new(copies)),
@@ -695,22 +736,19 @@ impl Session {
     /// "`Session::open` loads the character's homebrew"). Every input of the character hangs on
     /// its ruleset (the copies', the saved values' resolution, the standard copies), so the
     /// character is loaded afresh, keeping only its passed links; the session's other characters
-    /// are untouched. The old input is left behind as a closed character's is, and counts toward
-    /// the next rebuild.
+    /// are untouched. The old inputs are freed as a closed character's are.
     fn reload_homebrew(&mut self, id: CharacterId, old: CharacterInput, file: &Character) {
+        let links = old.passed_links(&self.db).clone();
+        self.free(old);
         let (ruleset, errors) = self.load_homebrew(file);
         let (input, held) = self.load(ruleset, file.clone());
-        let links = old.passed_links(&self.db).clone();
         if !links.is_empty() {
             input.set_passed_links(&mut self.db).to(links);
         }
-        self.characters[id.0] = Some(input);
-        self.homebrew_errors[id.0] = errors;
-        self.files[id.0] = Some(held);
-        self.closed_since_trim += 1;
-        if self.closed_since_trim >= TRIM_AFTER_CLOSED {
-            self.rebuild();
-        }
+        let index = self.at(id);
+        self.characters[index] = Some(input);
+        self.homebrew_errors[index] = errors;
+        self.files[index] = Some(held);
     }
 
     /// The sheet: every field's value, the effects, activations and issues. Its
@@ -719,6 +757,27 @@ impl Session {
     pub fn sheet(&self, id: CharacterId) -> Result<crate::sheet::Sheet, EditError> {
         let c = self.input(id)?;
         Ok(self.deep(move |db| crate::sheet::collect(db, c)))
+    }
+
+    /// What changed on the sheet of `id` since the last call for it: the fields whose values
+    /// changed and which other parts of the sheet changed ([`SheetChanges`]); the first call
+    /// reports the sheet whole. Computes what the edits since then reached, and compares the
+    /// memos it reads with those it reported by pointer: the cost follows what changed, not the
+    /// sheet's size.
+    #[tracing::instrument(name = "session.changes", level = "info", skip_all, fields(character = id.0))]
+    pub fn changes(&mut self, id: CharacterId) -> Result<SheetChanges, EditError> {
+        let c = self.input(id)?;
+        if !self.homebrew_errors(id).is_empty() {
+            let failed = self.sheet_json(id)?;
+            return Ok(SheetChanges::failed(failed));
+        }
+        let now = self.deep(move |db| crate::sheet::parts(db, c));
+        let index = self.at(id);
+        let before = self.reported[index].replace((c, now.clone()));
+        Ok(match before {
+            Some((input, old)) if input == c => SheetChanges::between(&old, now),
+            _ => SheetChanges::whole(now),
+        })
     }
 
     /// computeSheet's output, as JSON.
@@ -775,10 +834,45 @@ impl Session {
     /// How many memos and salsa structs (inputs, interned keys) the database holds: what a long
     /// session must keep bounded. Waits for no one: the worker holds no database between calls.
     pub fn stored(&mut self) -> usize {
+        self.records().total()
+    }
+
+    /// How many records the database holds of each query's memos and of each salsa struct, by
+    /// name, for finding what a long session keeps: `(name, count)`, sorted by name.
+    pub fn records_by_name(&mut self) -> Vec<(String, usize)> {
+        let info = (&mut self.db as &mut dyn salsa::Database).memory_usage();
+        let mut named: Vec<(String, usize)> = info
+            .queries
+            .iter()
+            .map(|(name, q)| (name.to_string(), q.count()))
+            .chain(
+                info.structs
+                    .iter()
+                    .map(|s| (s.debug_name().to_string(), s.count())),
+            )
+            .collect();
+        named.sort();
+        named
+    }
+
+    /// The records the database holds, by kind ([`Stored`]).
+    pub fn records(&mut self) -> Stored {
+        let free_slots = self.slots.free();
         let info = (&mut self.db as &mut dyn salsa::Database).memory_usage();
         let memos: usize = info.queries.values().map(|q| q.count()).sum();
-        let structs: usize = info.structs.iter().map(|s| s.count()).sum();
-        memos + structs
+        let mut stored = Stored {
+            memos,
+            free_slots,
+            ..Stored::default()
+        };
+        for s in &info.structs {
+            if INPUTS.contains(&s.debug_name()) {
+                stored.inputs += s.count();
+            } else {
+                stored.interned += s.count();
+            }
+        }
+        stored
     }
 
     /// The queries run since the last call (empty unless made [`Session::with_execution_log`]).
@@ -796,7 +890,7 @@ impl Session {
     /// standard copy or kept template; what a player would save.
     pub fn file(&self, id: CharacterId) -> Result<&Character, EditError> {
         self.files
-            .get(id.0)
+            .get(self.at(id))
             .and_then(Option::as_ref)
             .map(|held| &held.file)
             .ok_or(EditError::UnknownCharacter)
@@ -808,7 +902,7 @@ impl Session {
     /// links, follow-ups, extensions).
     pub fn character_file(&self, input: CharacterInput) -> Character {
         let open = self.characters.iter().position(|c| *c == Some(input));
-        if let Some(file) = open.and_then(|i| self.file(CharacterId(i)).ok()) {
+        if let Some(file) = open.and_then(|i| self.files[i].as_ref().map(|held| &held.file)) {
             return file.clone();
         }
         let db = &self.db;
@@ -842,6 +936,30 @@ impl Session {
             homebrew: None,
             extensions: Default::default(),
         }
+    }
+}
+
+/// The salsa structs of [`crate::input`] that are inputs; the database's other structs are
+/// interned keys.
+const INPUTS: [&str; 4] = ["RulesetInput", "CopyInput", "SavedValue", "CharacterInput"];
+
+/// The records a session's database holds ([`Session::records`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Stored {
+    /// Memos of tracked functions (values, or the dependencies of an evicted value).
+    pub memos: usize,
+    /// Inputs: rulesets, characters, copies, saved values; the free slots among them.
+    pub inputs: usize,
+    /// Interned keys (field keys, the hidden keys of queries with several arguments).
+    pub interned: usize,
+    /// Inputs of removed copies and closed characters waiting to be reused (counted in `inputs`).
+    pub free_slots: usize,
+}
+
+impl Stored {
+    /// Memos, inputs and interned keys.
+    pub fn total(&self) -> usize {
+        self.memos + self.inputs + self.interned
     }
 }
 

@@ -123,31 +123,65 @@ fn field_keys<'db>(
 }
 
 /// How many fields a [`sheet_chunk`] holds: small enough that an edit re-reads few fields beyond
-/// the ones it changed, large enough that [`sheet_fields`] joins few chunks.
+/// the ones it changed, large enough that a [`sheet_group`] joins few chunks.
 const CHUNK: usize = 16;
 
-/// Every field's value, in field order: the chunks joined, so a sheet read after an edit re-runs
-/// only the chunks whose fields changed, and most chunks pass on their durability alone
-/// (decisions.md, "Durability"). `no_eq`: only [`collect`] reads it.
+/// How many chunks a [`sheet_group`] holds, and so how many groups [`field_tree`] holds: with
+/// 16 × 16 fields a group, a sheet of 20 000 fields is 79 groups, and an edit that changes one
+/// field re-runs one chunk, one group and the tree's list of 79 (not a list of every field).
+const GROUP: usize = 16;
+
+/// A run of [`CHUNK`] fields in field order: ID and value (the `Arc` the memo of `field_value`
+/// holds).
+pub(crate) type Chunk = Arc<[(Arc<str>, Arc<FieldValue>)]>;
+
+/// Every field's value as a two-level tree, [`GROUP`] chunks a group: each level a memo whose
+/// `Arc` stays the same while nothing under it changed, so two trees are compared by pointer
+/// down to the fields that changed ([`crate::changes`]).
+pub(crate) type FieldTree = Arc<[Arc<[Chunk]>]>;
+
+/// Every field's value, in field order: the tree flattened. `no_eq`: only [`collect`] reads it.
+/// A sheet read re-runs it after any field changed, at a cost of one `Arc` clone a field; what an
+/// edit changed is read from the tree instead ([`crate::Session::changes`]).
 #[salsa::tracked(returns(ref), no_eq)]
 fn sheet_fields(
     db: &dyn salsa::Database,
     character: CharacterInput,
 ) -> Arc<[(Arc<str>, Arc<FieldValue>)]> {
+    flatten(field_tree(db, character))
+}
+
+/// The fields of `tree`, in field order.
+pub(crate) fn flatten(tree: &FieldTree) -> Arc<[(Arc<str>, Arc<FieldValue>)]> {
+    tree.iter()
+        .flat_map(|group| group.iter())
+        .flat_map(|chunk| chunk.iter().cloned())
+        .collect()
+}
+
+/// The groups of the sheet's fields: a firewall between a chunk that changed and the sheet, whose
+/// list re-runs with one `Arc` clone a group. `no_eq`: it re-runs only when a group changed.
+#[salsa::tracked(returns(ref), no_eq)]
+pub(crate) fn field_tree(db: &dyn salsa::Database, character: CharacterInput) -> FieldTree {
+    let groups = field_keys(db, character).len().div_ceil(CHUNK * GROUP);
+    (0..groups)
+        .map(|index| sheet_group(db, character, index).clone())
+        .collect()
+}
+
+/// The chunks `index * GROUP ..`. `no_eq`: it re-runs only when one of its chunks changed.
+#[salsa::tracked(returns(ref), no_eq)]
+fn sheet_group(db: &dyn salsa::Database, character: CharacterInput, index: usize) -> Arc<[Chunk]> {
     let chunks = field_keys(db, character).len().div_ceil(CHUNK);
-    (0..chunks)
-        .flat_map(|index| sheet_chunk(db, character, index).iter().cloned())
+    (index * GROUP..((index + 1) * GROUP).min(chunks))
+        .map(|chunk| sheet_chunk(db, character, chunk).clone())
         .collect()
 }
 
 /// The values of fields `index * CHUNK ..` in field order: a firewall between a field value that
 /// changed and the whole sheet. `no_eq`: it re-runs only when one of its fields changed.
 #[salsa::tracked(returns(ref), no_eq)]
-fn sheet_chunk(
-    db: &dyn salsa::Database,
-    character: CharacterInput,
-    index: usize,
-) -> Arc<[(Arc<str>, Arc<FieldValue>)]> {
+fn sheet_chunk(db: &dyn salsa::Database, character: CharacterInput, index: usize) -> Chunk {
     field_keys(db, character)
         .iter()
         .skip(index * CHUNK)
@@ -156,18 +190,51 @@ fn sheet_chunk(
         .collect()
 }
 
+/// The sheet's parts as the memos share them, fields as their tree: what a session keeps of the
+/// sheet it last reported, to tell what an edit changed by comparing pointers
+/// ([`crate::changes`]). A few `Arc` clones.
+#[derive(Debug, Clone)]
+pub(crate) struct Parts {
+    pub(crate) tree: FieldTree,
+    pub(crate) effects: Arc<[Arc<crate::effects::Instance>]>,
+    pub(crate) activations: Arc<crate::activation::Activations>,
+    pub(crate) rest: Arc<Rest>,
+}
+
+/// The parts of `character`'s sheet, computing what isn't remembered.
+pub(crate) fn parts(db: &dyn salsa::Database, character: CharacterInput) -> Parts {
+    Parts {
+        tree: field_tree(db, character).clone(),
+        effects: shared_effects(db, character).clone(),
+        activations: shared_activations(db, character).clone(),
+        rest: sheet_rest(db, character).clone(),
+    }
+}
+
+impl Parts {
+    /// The sheet of these parts: the fields flattened, one `Arc` clone a field.
+    pub(crate) fn sheet(&self) -> Sheet {
+        Sheet {
+            fields: flatten(&self.tree),
+            effects: self.effects.clone(),
+            activations: self.activations.clone(),
+            rest: self.rest.clone(),
+        }
+    }
+}
+
 /// Everything of the sheet besides the field values: remembered, so a sheet read again after an
 /// edit that none of it read doesn't re-evaluate prerequisites, constraints and actions.
 #[derive(Debug, Clone, PartialEq)]
-struct Rest {
-    issues: Vec<RankedIssue>,
-    choices: Vec<Json>,
-    pending: Vec<Json>,
-    copies: Vec<(String, Vec<(String, Value)>)>,
-    copy_names: Vec<(String, String)>,
-    errors: Vec<Json>,
-    actions: Vec<crate::actions::Listed>,
-    offers: Vec<crate::offers::Offer>,
+pub(crate) struct Rest {
+    pub(crate) issues: Vec<RankedIssue>,
+    pub(crate) choices: Vec<Json>,
+    pub(crate) pending: Vec<Json>,
+    pub(crate) copies: Vec<(String, Vec<(String, Value)>)>,
+    pub(crate) copy_names: Vec<(String, String)>,
+    pub(crate) errors: Vec<Json>,
+    pub(crate) actions: Vec<crate::actions::Listed>,
+    pub(crate) offers: Vec<crate::offers::Offer>,
 }
 
 #[salsa::tracked(returns(ref))]
@@ -309,28 +376,56 @@ impl Sheet {
 
     /// computeSheet's output (docs/spec/engine-interface.md).
     pub fn to_json(&self) -> Json {
-        let mut values = Map::new();
-        let mut competing = Vec::new();
-        let mut errors = Vec::new();
-        let mut limits = Vec::new();
-        let mut copies = Map::new();
-        for (id, values) in &self.rest.copies {
-            let values: Map<String, Json> = values
-                .iter()
-                .map(|(n, v)| (n.clone(), v.to_json()))
-                .collect();
-            copies.insert(id.clone(), Json::Object(values));
-        }
-        let copy_names: Map<String, Json> = self
-            .rest
-            .copy_names
-            .iter()
-            .map(|(id, name)| (id.clone(), Json::from(name.as_str())))
-            .collect();
-        let mut suppressed = rustc_hash::FxHashSet::default();
-        for (id, field) in self.fields.iter() {
+        let from_fields = FieldParts::of(self.fields.iter(), true);
+        let mut issues = issues_json(&self.rest);
+        issues.extend(from_fields.limits);
+        let mut errors = from_fields.errors;
+        errors.extend(self.rest.errors.iter().cloned());
+        json!({
+            "values": from_fields.values,
+            "competing": from_fields.competing,
+            "effects": effects_json(&self.effects, &from_fields.suppressed),
+            "activations": activations_json(&self.activations),
+            "pending": self.rest.pending,
+            "choices": self.rest.choices,
+            "actions": crate::actions::to_json(&self.rest.actions),
+            "offers": crate::offers::to_json(&self.rest.offers),
+            "copies": copies_json(&self.rest),
+            "copyNames": copy_names_json(&self.rest),
+            "issues": issues,
+            "errors": errors,
+        })
+    }
+}
+
+/// What computeSheet's output takes from the fields, in field order: `values` (when asked), the
+/// `competing` groups, the `out-of-range` errors, the `out-of-limits` issues and the instances
+/// stacking suppressed.
+pub(crate) struct FieldParts {
+    pub(crate) values: Map<String, Json>,
+    pub(crate) competing: Vec<Json>,
+    pub(crate) errors: Vec<Json>,
+    pub(crate) limits: Vec<Json>,
+    pub(crate) suppressed: rustc_hash::FxHashSet<usize>,
+}
+
+impl FieldParts {
+    pub(crate) fn of<'a>(
+        fields: impl Iterator<Item = &'a (Arc<str>, Arc<FieldValue>)>,
+        with_values: bool,
+    ) -> FieldParts {
+        let mut parts = FieldParts {
+            values: Map::new(),
+            competing: Vec::new(),
+            errors: Vec::new(),
+            limits: Vec::new(),
+            suppressed: Default::default(),
+        };
+        for (id, field) in fields {
             let id: &str = id;
-            values.insert(id.to_owned(), field_json(field));
+            if with_values {
+                parts.values.insert(id.to_owned(), field_json(field));
+            }
             for group in &field.competing {
                 let mut g = Map::new();
                 g.insert("field".into(), id.into());
@@ -348,11 +443,11 @@ impl Sheet {
                 );
                 g.insert("recommended".into(), group.recommended.clone().into());
                 g.insert("applied".into(), group.applied.clone().into());
-                competing.push(Json::Object(g));
+                parts.competing.push(Json::Object(g));
             }
-            suppressed.extend(field.suppressed.iter().copied());
+            parts.suppressed.extend(field.suppressed.iter().copied());
             if let Some(range) = &field.out_of_range {
-                errors.push(json!({
+                parts.errors.push(json!({
                     "code": "out-of-range",
                     "message": format!(
                         "the saved value {} is outside the field's bounds; it is read as {}",
@@ -364,7 +459,7 @@ impl Sheet {
                 }));
             }
             for limit in &field.out_of_limits {
-                limits.push(json!({
+                parts.limits.push(json!({
                     "code": "out-of-limits",
                     "id": id,
                     "data": {
@@ -376,52 +471,66 @@ impl Sheet {
                 }));
             }
         }
-        let effects: Vec<Json> = self
-            .effects
-            .iter()
-            .map(|instance| {
-                let mut e = Map::new();
-                e.insert("id".into(), instance.option_id.clone().into());
-                e.insert("op".into(), op_name(instance.effect.op).into());
-                e.insert(
-                    "target".into(),
-                    match &instance.field {
-                        Some(field) => field.clone().into(),
-                        None => serde_json::to_value(&instance.effect.target).unwrap_or(Json::Null),
-                    },
-                );
-                e.insert("source".into(), instance.source.to_json());
-                if suppressed.contains(&instance.order) {
-                    e.insert("suppressed".into(), true.into());
-                }
-                Json::Object(e)
-            })
-            .collect();
-        let activation_list: Vec<Json> =
-            self.activations.list.iter().map(activation_json).collect();
-        let mut issues: Vec<Json> = self
-            .rest
-            .issues
-            .iter()
-            .map(|(_, _, issue)| issue.clone())
-            .collect();
-        issues.extend(limits);
-        errors.extend(self.rest.errors.iter().cloned());
-        json!({
-            "values": values,
-            "competing": competing,
-            "effects": effects,
-            "activations": activation_list,
-            "pending": self.rest.pending,
-            "choices": self.rest.choices,
-            "actions": crate::actions::to_json(&self.rest.actions),
-            "offers": crate::offers::to_json(&self.rest.offers),
-            "copies": copies,
-            "copyNames": copy_names,
-            "issues": issues,
-            "errors": errors,
-        })
+        parts
     }
+}
+
+/// `effects`, each marked `suppressed` when stacking left it out.
+pub(crate) fn effects_json(
+    effects: &[Arc<crate::effects::Instance>],
+    suppressed: &rustc_hash::FxHashSet<usize>,
+) -> Vec<Json> {
+    effects
+        .iter()
+        .map(|instance| {
+            let mut e = Map::new();
+            e.insert("id".into(), instance.option_id.clone().into());
+            e.insert("op".into(), op_name(instance.effect.op).into());
+            e.insert(
+                "target".into(),
+                match &instance.field {
+                    Some(field) => field.clone().into(),
+                    None => serde_json::to_value(&instance.effect.target).unwrap_or(Json::Null),
+                },
+            );
+            e.insert("source".into(), instance.source.to_json());
+            if suppressed.contains(&instance.order) {
+                e.insert("suppressed".into(), true.into());
+            }
+            Json::Object(e)
+        })
+        .collect()
+}
+
+pub(crate) fn activations_json(activations: &crate::activation::Activations) -> Vec<Json> {
+    activations.list.iter().map(activation_json).collect()
+}
+
+/// The issues not tied to one field's limits, in order.
+pub(crate) fn issues_json(rest: &Rest) -> Vec<Json> {
+    rest.issues
+        .iter()
+        .map(|(_, _, issue)| issue.clone())
+        .collect()
+}
+
+pub(crate) fn copies_json(rest: &Rest) -> Map<String, Json> {
+    let mut copies = Map::new();
+    for (id, values) in &rest.copies {
+        let values: Map<String, Json> = values
+            .iter()
+            .map(|(n, v)| (n.clone(), v.to_json()))
+            .collect();
+        copies.insert(id.clone(), Json::Object(values));
+    }
+    copies
+}
+
+pub(crate) fn copy_names_json(rest: &Rest) -> Map<String, Json> {
+    rest.copy_names
+        .iter()
+        .map(|(id, name)| (id.clone(), Json::from(name.as_str())))
+        .collect()
 }
 
 /// One field's entry in `values`.

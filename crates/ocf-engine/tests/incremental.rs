@@ -51,12 +51,14 @@ fn setting_a_score_reruns_exactly_its_readers() {
     let sheet = session.sheet_json(pc).unwrap();
     assert_eq!(sheet["values"]["t:athletics"]["value"], json!(5));
     expect![[r#"
+        field_tree
         field_value(t:athletics)
         field_value(t:carry)
         field_value(t:str.mod)
         field_value(t:str.score)
         sheet_chunk
-        sheet_fields"#]]
+        sheet_fields
+        sheet_group"#]]
     .assert_eq(&executed(&session));
 }
 
@@ -75,11 +77,13 @@ fn an_unchanged_value_stops_the_spread() {
         .unwrap();
     session.sheet(pc).unwrap();
     expect![[r#"
+        field_tree
         field_value(t:carry)
         field_value(t:str.mod)
         field_value(t:str.score)
         sheet_chunk
-        sheet_fields"#]]
+        sheet_fields
+        sheet_group"#]]
     .assert_eq(&executed(&session));
 }
 
@@ -93,12 +97,14 @@ fn a_values_first_edit_reruns_all_its_readers_once() {
         .unwrap();
     session.sheet(pc).unwrap();
     expect![[r#"
+        field_tree
         field_value(t:athletics)
         field_value(t:carry)
         field_value(t:str.mod)
         field_value(t:str.score)
         sheet_chunk
-        sheet_fields"#]]
+        sheet_fields
+        sheet_group"#]]
     .assert_eq(&executed(&session));
 }
 
@@ -163,10 +169,12 @@ fn a_later_edit_checks_only_what_reads_edited_values() {
         "{checked:?}"
     );
     expect![[r#"
+        field_tree
         field_value(t:str.mod)
         field_value(t:str.score)
         sheet_chunk
-        sheet_fields"#]]
+        sheet_fields
+        sheet_group"#]]
     .assert_eq(&executed(&session));
 }
 
@@ -178,10 +186,12 @@ fn equipping_a_shield_reruns_the_ac_chain_only() {
     assert_eq!(sheet["values"]["t:ac"]["value"], json!(13));
     expect![[r#"
         copy_self
+        field_tree
         field_value(t:ac)
         parsed
         sheet_chunk
-        sheet_fields"#]]
+        sheet_fields
+        sheet_group"#]]
     .assert_eq(&executed(&session));
 }
 
@@ -193,9 +203,11 @@ fn editing_a_field_nothing_reads_reruns_nothing_else() {
         .unwrap();
     session.sheet(pc).unwrap();
     expect![[r#"
+        field_tree
         field_value(t:notes)
         sheet_chunk
-        sheet_fields"#]]
+        sheet_fields
+        sheet_group"#]]
     .assert_eq(&executed(&session));
 }
 

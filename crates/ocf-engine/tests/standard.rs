@@ -604,10 +604,12 @@ fn an_edit_the_rounds_leave_alone_sets_nothing_else() {
     // A value no activation condition reads: the rounds run and find what the inputs hold, so
     // only the value's readers run again.
     expect![[r#"
+        field_tree
         field_value(core:hp)
         field_value(core:max-hp)
         sheet_chunk
-        sheet_fields"#]]
+        sheet_fields
+        sheet_group"#]]
     .assert_eq(&executed_after(Edit::Value("core:hp", Some(json!(5)))));
     // Unequipping an unequipped copy changes no input.
     expect![[r#""#]].assert_eq(&executed_after(Edit::Equip("c", false)));
