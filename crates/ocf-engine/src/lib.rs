@@ -4,7 +4,8 @@
 //! character split so that one edit touches one input); each query lives next to what it computes:
 //! [`formula`] (parsed formulas), [`view`] (`item`, `self`, `character`), [`activation`] (what is
 //! active), [`effects`] (effect instances per field) and [`field`] (each field's value). [`sheet`]
-//! assembles computeSheet's output, and [`session`] is the long-running front.
+//! assembles computeSheet's output and [`sheet_changes`] tells what an edit changed in it;
+//! [`options`] is listOptions, [`changes`] applyChanges; [`session`] is the long-running front.
 
 pub mod actions;
 pub mod activation;
@@ -23,17 +24,17 @@ pub mod offers;
 pub mod options;
 pub mod session;
 pub mod sheet;
+pub mod sheet_changes;
 pub mod standard;
 pub mod synthetic;
 pub mod view;
 
-pub use crate::changes::{ChangedField, ChangedParts, SheetChanges};
+pub use crate::sheet_changes::{ChangedField, ChangedParts, SheetChanges};
 pub use crate::db::Database;
 pub use crate::field::{FieldKey, FieldValue, field_value};
 pub use crate::input::{CharacterInput, CopyInput, RulesetInput};
 pub use crate::session::{CharacterId, EditError, Session};
 pub use crate::sheet::{Sheet, compute_sheet, compute_sheet_call};
-pub mod changes;
 pub use crate::changes::{
     Applied, ChangeError, Options as ApplyOptions, apply_changes, apply_changes_json,
 };

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use ocf_model::{AppliedEntry, Character, CopyEntry, Literal, PickEntry, Ruleset};
 use salsa::Setter;
 
-use crate::changes::SheetChanges;
+use crate::sheet_changes::SheetChanges;
 use crate::db::Database;
 use crate::field::{FieldKey, FieldValue, field_value};
 use crate::input::{CharacterInput, CopyInput, CopyList, RulesetInput, Slots};
