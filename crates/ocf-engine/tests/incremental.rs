@@ -179,7 +179,6 @@ fn equipping_a_shield_reruns_the_ac_chain_only() {
     expect![[r#"
         copy_self
         field_value(t:ac)
-        parsed
         sheet_chunk
         sheet_fields"#]]
     .assert_eq(&executed(&session));
