@@ -178,7 +178,7 @@ fn available(
             Some(a) => Bindings::with_computed(db, character, pack, a),
         };
         let ctx = SheetContext::new(db, character, Mode::Sheet, bindings);
-        let result = crate::formula::parse(db, formula.as_str()).and_then(|f| f.evaluate(&ctx));
+        let result = ctx.evaluate(formula.as_str());
         result == Ok(Value::Bool(true))
     };
     if let Some(formula) = &action.available

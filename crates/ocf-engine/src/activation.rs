@@ -226,7 +226,7 @@ impl<'db> Walk<'db> {
         let Some(text) = text else {
             return true;
         };
-        let Ok(formula) = crate::formula::parse(self.db, text.as_str()) else {
+        let Ok(formula) = crate::formula::parse_in(self.ruleset, text.as_str()) else {
             return false;
         };
         let ctx = SheetContext::new(self.db, self.character, Mode::Activation, bindings);
@@ -690,7 +690,7 @@ impl<'db> Walk<'db> {
 
     /// A count formula (a choice's `pick` or `slots`), evaluated as an activation condition is.
     fn count(&self, f: &ocf_model::Formula, bindings: Bindings<'db>) -> Option<i64> {
-        let formula = crate::formula::parse(self.db, f.as_str()).ok()?;
+        let formula = crate::formula::parse_in(self.ruleset, f.as_str()).ok()?;
         let ctx = SheetContext::new(self.db, self.character, Mode::Activation, bindings);
         match formula.evaluate(&ctx) {
             Ok(Value::Int(n)) => Some(n),

@@ -425,8 +425,7 @@ impl<'a> Checker<'a> {
             return true;
         };
         let ctx = SheetContext::new(self.db, self.character, Mode::Sheet, bindings);
-        crate::formula::parse(self.db, formula.as_str()).and_then(|f| f.evaluate(&ctx))
-            == Ok(Value::Bool(true))
+        ctx.evaluate(formula.as_str()) == Ok(Value::Bool(true))
     }
 
     /// Whether `option` is one of the choice's options now: content of the query's type whose
@@ -498,7 +497,7 @@ impl<'a> Checker<'a> {
 
     fn formula_values(&self, formula: &ocf_model::Formula, bindings: Bindings<'a>) -> Vec<Value> {
         let ctx = SheetContext::new(self.db, self.character, Mode::Sheet, bindings);
-        match crate::formula::parse(self.db, formula.as_str()).and_then(|f| f.evaluate(&ctx)) {
+        match ctx.evaluate(formula.as_str()) {
             Ok(Value::List(items)) => items.iter().cloned().collect(),
             _ => Vec::new(),
         }

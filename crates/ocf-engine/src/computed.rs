@@ -84,8 +84,8 @@ pub fn computed_values(
             slot: None,
         };
         let ctx = SheetContext::new(db, character, Mode::Sheet, bindings);
-        let result = crate::formula::parse(db, decl.formula.as_str())
-            .and_then(|f| f.evaluate(&ctx))
+        let result = ctx
+            .evaluate(decl.formula.as_str())
             .map_err(|e| e.code.as_str().to_owned())
             .and_then(|v| {
                 typed(v, decl.r#type).ok_or_else(|| ErrorCode::TypeMismatch.as_str().to_owned())

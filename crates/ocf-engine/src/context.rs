@@ -4,7 +4,9 @@
 //! never reaches `self` does not depend on the copy.
 
 use ocf_formula::{Context, ContextError, ErrorCode, Root, Value};
-use ocf_model::{Namespace, Ruleset};
+use std::sync::Arc;
+
+use ocf_model::Ruleset;
 
 use crate::input::{CharacterInput, CopyInput};
 use crate::view::{
@@ -147,14 +149,13 @@ impl<'db> SheetContext<'db> {
     /// Resolves a field name as written in the formula's pack (EC: "resolving field names in its
     /// pack and that pack's dependencies"). A pack the ruleset doesn't know (a test's) reads
     /// qualified IDs as they are.
-    pub fn resolve(&self, id: &str) -> Option<String> {
-        if let Some(q) = self
-            .ruleset
-            .resolve(self.bindings.pack, id, Namespace::Field)
-        {
-            return Some(q);
-        }
-        (id.contains(':') && self.ruleset.fields.get(id).is_some()).then(|| id.to_owned())
+    pub fn resolve(&self, id: &str) -> Option<Arc<str>> {
+        crate::formula::resolve_field(self.ruleset, self.bindings.pack, id)
+    }
+
+    /// Evaluates the formula `text` here, parsed once per ruleset ([`crate::formula::parse_in`]).
+    pub fn evaluate(&self, text: &str) -> Result<Value, ocf_formula::FormulaError> {
+        crate::formula::parse_in(self.ruleset, text)?.evaluate(self)
     }
 }
 
@@ -191,7 +192,7 @@ impl Context for SheetContext<'_> {
         };
         match self.mode {
             Mode::Sheet => {
-                let key = crate::field::FieldKey::new(self.db, self.character, qualified);
+                let key = crate::field::FieldKey::new(self.db, self.character, &*qualified);
                 let result = crate::field::field_value(self.db, key);
                 match (&result.value, &result.error) {
                     (_, Some(error)) => Err(ContextError::new(

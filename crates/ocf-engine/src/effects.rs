@@ -333,7 +333,7 @@ pub struct FieldsWhere<'db> {
 #[salsa::tracked(returns(ref))]
 pub fn matching_fields<'db>(db: &'db dyn salsa::Database, key: FieldsWhere<'db>) -> Vec<String> {
     let ruleset = key.ruleset(db).ruleset(db);
-    let Ok(formula) = crate::formula::parse(db, key.text(db)) else {
+    let Ok(formula) = crate::formula::parse_in(ruleset, key.text(db)) else {
         return Vec::new();
     };
     use ocf_model::FieldType::*;

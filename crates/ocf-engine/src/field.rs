@@ -261,7 +261,7 @@ pub fn raw_input(
     if decl.decl.input != Some(true) {
         return None;
     }
-    let key = FieldKey::new(db, character, field.to_owned());
+    let key = FieldKey::new(db, character, field);
     let saved = saved_handle(db, key).and_then(|h| h.value(db).clone());
     saved
         .as_ref()
@@ -366,10 +366,7 @@ impl<'db> Work<'_, 'db> {
     }
 
     fn eval(&self, text: &str, ctx: &SheetContext<'db>) -> Result<Value, FieldError> {
-        let formula =
-            crate::formula::parse(self.db, text).map_err(|e| FieldError::of_formula(e, text))?;
-        formula
-            .evaluate(ctx)
+        ctx.evaluate(text)
             .map_err(|e| FieldError::of_formula(e, text))
     }
 
@@ -912,8 +909,21 @@ impl<'db> Work<'_, 'db> {
                 }
             }
         }
-        let mut seen = rustc_hash::FxHashSet::default();
-        tags.retain(|t| seen.insert(t.clone()));
+        // Each tag once, first place kept. A field has a few tags: a scan beats a hash set, which
+        // stays for long lists (a scan of those would be quadratic).
+        if tags.len() > 16 {
+            let mut seen = rustc_hash::FxHashSet::default();
+            tags.retain(|t| seen.insert(t.clone()));
+            return Ok(tags);
+        }
+        let mut kept = 0;
+        for i in 0..tags.len() {
+            if !tags[..kept].contains(&tags[i]) {
+                tags.swap(kept, i);
+                kept += 1;
+            }
+        }
+        tags.truncate(kept);
         Ok(tags)
     }
 
@@ -922,7 +932,7 @@ impl<'db> Work<'_, 'db> {
         let from = self.decl.decl.name_from.as_ref()?;
         let ctx = self.own_context();
         let id = ctx.resolve(from.as_str())?;
-        let key = FieldKey::new(self.db, self.character(), id);
+        let key = FieldKey::new(self.db, self.character(), &*id);
         match &field_value(self.db, key).value {
             Some(Value::String(s)) if !s.trim().is_empty() => Some(s.to_string()),
             _ => None,

@@ -216,9 +216,7 @@ impl Offers {
             Some(a) => follow_up_bindings(db, character, d.pack, a),
         };
         let ctx = SheetContext::new(db, character, Mode::Sheet, bindings);
-        let evaluate = |formula: &ocf_model::Formula| {
-            crate::formula::parse(db, formula.as_str()).and_then(|p| p.evaluate(&ctx))
-        };
+        let evaluate = |formula: &ocf_model::Formula| ctx.evaluate(formula.as_str());
         let mut fail = |property: String, cause: &str| {
             let mut data = Map::new();
             data.insert("followUp".into(), d.id.clone().into());

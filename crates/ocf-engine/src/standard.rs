@@ -291,7 +291,7 @@ pub(crate) fn copy_matches(
     if !of_type {
         return false;
     }
-    let Ok(formula) = crate::formula::parse(db, text.as_str()) else {
+    let Ok(formula) = crate::formula::parse_in(ruleset, text.as_str()) else {
         return false;
     };
     let bindings = Bindings {

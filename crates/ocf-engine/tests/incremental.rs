@@ -188,7 +188,6 @@ fn equipping_a_shield_reruns_the_ac_chain_only() {
         copy_self
         field_tree
         field_value(t:ac)
-        parsed
         sheet_chunk
         sheet_fields
         sheet_group"#]]

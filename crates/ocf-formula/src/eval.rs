@@ -384,6 +384,7 @@ impl Evaluator<'_> {
                 };
                 self.list_function(function, &list, args[1], range)
             }
+            Function::Min | Function::Max => self.min_max(function == Function::Max, args, range),
             _ => {
                 let values = args
                     .iter()
@@ -392,6 +393,55 @@ impl Evaluator<'_> {
                 let ranges: Vec<TextRange> = args.iter().map(|&a| self.range(a)).collect();
                 self.plain_call(function, values, &ranges, range)
             }
+        }
+    }
+
+    /// `max(a, b, ...)` / `min(...)`, argument by argument with no list: every argument is
+    /// evaluated in order (an error in a later one still fails the call), the best kept, and the
+    /// result is a decimal if any argument is ([`extreme`]'s rule).
+    fn min_max(&mut self, largest: bool, args: &[ExprId], range: TextRange) -> Result<Value> {
+        let mut best: Option<Value> = None;
+        let mut any_decimal = false;
+        // The first argument that is not a number, reported once all are evaluated.
+        let mut wrong: Option<FormulaError> = None;
+        for &arg in args {
+            let value = self.eval(arg)?;
+            match value {
+                Value::Int(_) => {}
+                Value::Decimal(_) => any_decimal = true,
+                _ => {
+                    if wrong.is_none() {
+                        wrong = Some(mismatch(
+                            self.range(arg),
+                            format!("expected a number, found {}", value.type_name()),
+                        ));
+                    }
+                    continue;
+                }
+            }
+            if wrong.is_some() {
+                continue;
+            }
+            let better = match &best {
+                None => true,
+                Some(b) => {
+                    let ord = compare_numbers(&value, b).unwrap_or(Ordering::Equal);
+                    (largest && ord.is_gt()) || (!largest && ord.is_lt())
+                }
+            };
+            if better {
+                best = Some(value);
+            }
+        }
+        if let Some(error) = wrong {
+            return Err(error);
+        }
+        match best {
+            Some(Value::Int(n)) if any_decimal => Decimal::from_int(n)
+                .map(Value::Decimal)
+                .map_err(|e| arith_error(e, range)),
+            Some(v) => Ok(v),
+            None => Ok(Value::Int(0)),
         }
     }
 
@@ -533,11 +583,6 @@ impl Evaluator<'_> {
                 Value::String(s) => Ok(Value::Int(s.chars().count() as i64)),
                 _ => Err(wrong(0, "a list, map or string")),
             },
-            Function::Min | Function::Max => {
-                let values: Vec<(Value, TextRange)> =
-                    args.iter().cloned().zip(ranges.iter().copied()).collect();
-                extreme(&values, function == Function::Max, range)
-            }
             Function::Floor | Function::Ceil | Function::Round => match &args[0] {
                 Value::Int(n) => Ok(Value::Int(*n)),
                 Value::Decimal(d) => Ok(Value::Int(match function {
@@ -626,6 +671,8 @@ impl Evaluator<'_> {
                 }
             }
             Function::Has
+            | Function::Min
+            | Function::Max
             | Function::CountCopies
             | Function::SumCopies
             | Function::MaxCopies

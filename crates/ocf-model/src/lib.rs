@@ -14,6 +14,7 @@ mod character;
 mod checked;
 mod choice;
 mod content;
+mod derived;
 mod effect;
 mod error;
 mod family;
@@ -45,6 +46,7 @@ pub use content::{
     ContentFile, ContentItem, ContentTypeDecl, CopyLimits, EffectKey, Grant, Immunity,
     KeptTemplate, Prerequisite, Query,
 };
+pub use derived::Derived;
 pub use effect::{
     ChangesValue, Duration, Effect, EffectOption, EffectValue, FieldsQuery, From, GrantValue,
     IncomingFilter, Op, Scope, Target,

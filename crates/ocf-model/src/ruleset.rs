@@ -105,6 +105,11 @@ pub struct Ruleset {
     /// The releases the ruleset was loaded from, in load order, so homebrew can be loaded on top.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sources: Vec<PackRelease>,
+    /// What the engine derived from this ruleset once (parsed formulas, resolved field names),
+    /// shared by its clones; never written. Reset it after changing a ruleset already used.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub derived: crate::derived::Derived,
 }
 
 /// A loaded pack.
