@@ -186,7 +186,7 @@ fn single_field(ctx: &ActionContext<'_>, text: &str) -> Option<String> {
     if !plain || ocf_formula::Root::from_name(t.split('.').next().unwrap_or("")).is_some() {
         return None;
     }
-    ctx.sheet.resolve(t)
+    ctx.sheet.resolve(t).map(|field| field.to_string())
 }
 
 pub fn build<'db>(
