@@ -29,12 +29,12 @@ pub mod standard;
 pub mod synthetic;
 pub mod view;
 
-pub use crate::sheet_changes::{ChangedField, ChangedParts, SheetChanges};
+pub use crate::changes::{
+    Applied, ChangeError, Options as ApplyOptions, apply_changes, apply_changes_json,
+};
 pub use crate::db::Database;
 pub use crate::field::{FieldKey, FieldValue, field_value};
 pub use crate::input::{CharacterInput, CopyInput, RulesetInput};
 pub use crate::session::{CharacterId, EditError, Session};
 pub use crate::sheet::{Sheet, compute_sheet, compute_sheet_call};
-pub use crate::changes::{
-    Applied, ChangeError, Options as ApplyOptions, apply_changes, apply_changes_json,
-};
+pub use crate::sheet_changes::{ChangedField, ChangedParts, SheetChanges};

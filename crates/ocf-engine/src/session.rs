@@ -13,10 +13,10 @@ use std::sync::Arc;
 use ocf_model::{AppliedEntry, Character, CopyEntry, Literal, PickEntry, Ruleset};
 use salsa::Setter;
 
-use crate::sheet_changes::SheetChanges;
 use crate::db::Database;
 use crate::field::{FieldKey, FieldValue, field_value};
 use crate::input::{CharacterInput, CopyInput, CopyList, RulesetInput, Slots};
+use crate::sheet_changes::SheetChanges;
 
 /// The stack of the thread sheets are computed on: room for [`crate::field::MAX_FIELD_DEPTH`]
 /// nested field computations in a debug build (reserved, not committed, until used).

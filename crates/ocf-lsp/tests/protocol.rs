@@ -531,19 +531,21 @@ fn completion_in_formulas_references_and_keys() {
     check(
         labels(&keys),
         expect![[r#"
-        of ()
-        values ()
-        input ()
-        default ()
-        min ()
-        max ()
-        limits ()
-        rounding ()
-        recommend ()
-        tags ()
-        members ()
-        nameFrom ()
-    "#]],
+            of ()
+            values ()
+            input ()
+            default ()
+            min ()
+            max ()
+            limits ()
+            rounding ()
+            recommend ()
+            tags ()
+            members ()
+            nameFrom ()
+            absorbs ()
+            overflow ()
+        "#]],
     );
     c.open_text(
         "homebrew/rules/attack.yaml",
@@ -745,7 +747,7 @@ fn the_5e_pack_situational_choices_and_actions() {
         .join("../../testdata/packs")
         .canonicalize()
         .unwrap();
-    let mut c = Client::start_in(packs);
+    let mut c = Client::start_in(packs.clone());
     c.open("5e-srd-5.1/rules/actions.yaml");
     check(
         c.take_published(),
@@ -753,11 +755,22 @@ fn the_5e_pack_situational_choices_and_actions() {
         5e-srd-5.1/rules/actions.yaml:
     "#]],
     );
+    // Where the weapon attack's damage reads `situational.twoHanded`, found in the file's text so
+    // that edits of the pack above it don't move the cursor off it.
+    let text = std::fs::read_to_string(packs.join("5e-srd-5.1/rules/actions.yaml")).unwrap();
+    let (line, column) = text
+        .lines()
+        .enumerate()
+        .find_map(|(i, l)| {
+            l.find("situational.twoHanded")
+                .map(|c| (i as u32, c as u32 + 14))
+        })
+        .unwrap();
     let situational = c.at(
         "textDocument/definition",
         "5e-srd-5.1/rules/actions.yaml",
-        72,
-        33,
+        line,
+        column,
         json!({}),
     );
     check(
@@ -776,14 +789,14 @@ fn the_5e_pack_situational_choices_and_actions() {
     check(
         c.locations(&uses),
         expect![[r#"
-        5e-srd-5.1/rules/content-types.yaml 58:13-58:26
-    "#]],
+            5e-srd-5.1/rules/content-types.yaml 59:13-59:26
+        "#]],
     );
     let hover = c.at(
         "textDocument/hover",
         "5e-srd-5.1/rules/actions.yaml",
-        72,
-        33,
+        line,
+        column,
         json!({}),
     );
     check(

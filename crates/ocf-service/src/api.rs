@@ -9,6 +9,7 @@
 //! | `GET /api/characters/{id}/sheet` | `{ id, revision, sheet }`: computeSheet's output |
 //! | `GET /api/characters/{id}/fields/{field}` | `{ id, revision, field, value }` |
 //! | `PUT /api/characters/{id}/values/{field}` `{ revision, value }` | sets an input value (`null` clears it) |
+//! | `POST /api/characters/{id}/changes` `{ revision, changes, strict?, seed? }` | applyChanges, atomic, as one write |
 //! | `POST /api/characters/{id}/options` `{ path }` | listOptions for the choice at `path` |
 //! | `POST /api/characters/{id}/actions` `{ action, params?, situational?, policy?, participants?, answers?, seed? }` | startAction |
 //! | `POST /api/characters/{id}/actions/continue` `{ state, answer, seed? }` | continueAction |
@@ -45,6 +46,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/characters/{id}/sheet", get(sheet))
         .route("/api/characters/{id}/fields/{field}", get(field))
         .route("/api/characters/{id}/values/{field}", put(set_value))
+        .route("/api/characters/{id}/changes", post(apply))
         .route("/api/characters/{id}/options", post(options))
         .route("/api/characters/{id}/actions", post(start_action))
         .route(
@@ -195,6 +197,35 @@ async fn set_value(
         Some(value) => Some(value.clone()),
     };
     blocking(app, move |app| app.set_value(&id, revision, &field, value)).await
+}
+
+#[tracing::instrument(name = "serve.apply", level = "info", skip_all, fields(character = %id))]
+async fn apply(
+    State(app): State<Arc<App>>,
+    Path(id): Path<String>,
+    bytes: Result<Bytes, BytesRejection>,
+) -> Answer {
+    let mut body = body(bytes)?;
+    let revision = revision(&body)?;
+    let seed = seed(&mut body)?;
+    let strict = match body.get("strict") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(strict)) => *strict,
+        Some(_) => {
+            return Err(ApiError::bad_request(
+                "wrong-type",
+                "`strict` is true or false",
+                "/strict",
+            ));
+        }
+    };
+    let changes = body.remove("changes").ok_or_else(|| {
+        ApiError::bad_request("invalid-request", "give the `changes`", "/changes")
+    })?;
+    blocking(app, move |app| {
+        app.apply(&id, revision, &changes, strict, seed)
+    })
+    .await
 }
 
 #[tracing::instrument(name = "serve.options", level = "info", skip_all, fields(character = %id))]

@@ -196,6 +196,7 @@ impl App {
         self.write(id, revision, |session, cid| {
             session
                 .set_value(cid, field, value)
+                .map(|()| Value::Null)
                 .map_err(|e| ApiError::internal(e.to_string()))
         })
     }
@@ -211,7 +212,48 @@ impl App {
         self.write(id, revision, |session, cid| {
             session
                 .update(cid, &character)
+                .map(|()| Value::Null)
                 .map_err(|e| ApiError::internal(e.to_string()))
+        })
+    }
+
+    /// applyChanges: `batch` applied to the character as one write against `revision`, atomic (a
+    /// failing change leaves everything as it was and is answered with its code and its path under
+    /// `/changes/…`). Incoming-change dice take the changes' own `faces`, then `seed`'s dice or the
+    /// system's. `{ id, revision, changes, applied }`, `applied` applyChanges' output.
+    pub fn apply(
+        &self,
+        id: &str,
+        revision: u64,
+        batch: &Value,
+        strict: bool,
+        seed: Option<u64>,
+    ) -> Result<Value, ApiError> {
+        let changes = ocf_engine::changes::read_batch(batch).map_err(|e| {
+            ApiError::many(
+                StatusCode::BAD_REQUEST,
+                vec![serde_json::to_value(e).unwrap_or_default()],
+            )
+        })?;
+        self.write(id, revision, |session, cid| {
+            let mut dice = dice(seed);
+            let options = ocf_engine::ApplyOptions {
+                links: Default::default(),
+                strict,
+                dice: Some(&mut *dice),
+            };
+            let applied = session.apply(cid, &changes, options).map_err(|e| {
+                ApiError::many(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    vec![serde_json::to_value(e).unwrap_or_default()],
+                )
+            })?;
+            let mut applied = applied.to_json();
+            // The new file is the stored one: the answer does not carry it twice.
+            if let Value::Object(map) = &mut applied {
+                map.remove("character");
+            }
+            Ok(json!({ "applied": applied }))
         })
     }
 
@@ -444,7 +486,7 @@ impl App {
         &self,
         id: &str,
         revision: u64,
-        edit: impl FnOnce(&mut Session, CharacterId) -> Result<(), ApiError>,
+        edit: impl FnOnce(&mut Session, CharacterId) -> Result<Value, ApiError>,
     ) -> Result<Value, ApiError> {
         let mut open = self.lock();
         let current = self.current(&mut open, id)?.revision;
@@ -458,7 +500,13 @@ impl App {
             .file(c.id)
             .map_err(|e| ApiError::internal(e.to_string()))?
             .clone();
-        edit(session, c.id)?;
+        let extra = match edit(session, c.id) {
+            Ok(extra) => extra,
+            Err(error) => {
+                undo(session, c.id, &before);
+                return Err(error);
+            }
+        };
         let sheet = sheet_json(session, c.id)?;
         let made = new_value_errors(&c.sheet, &sheet);
         if !made.is_empty() {
@@ -478,7 +526,12 @@ impl App {
                 c.sheet = sheet;
                 c.revision = new_revision;
                 push(c, id, &changes);
-                Ok(json!({ "id": id, "revision": new_revision, "changes": changes.to_json() }))
+                let mut answer =
+                    json!({ "id": id, "revision": new_revision, "changes": changes.to_json() });
+                if let (Value::Object(answer), Value::Object(extra)) = (&mut answer, extra) {
+                    answer.extend(extra);
+                }
+                Ok(answer)
             }
             Err(error) => {
                 // Another instance wrote first: the edit is not made anywhere.

@@ -365,3 +365,65 @@ fn a_choice_is_listed_and_an_action_pauses_and_is_continued_from_its_plain_state
         "{answer}"
     );
 }
+
+#[test]
+fn a_batch_of_changes_is_one_atomic_write() {
+    let dir = temp_dir("apply");
+    let addr = start(&dir.join("store.sqlite3"), Limits::default());
+    post_fighter(addr, "aldric");
+
+    // Fire damage after 5 temporary hit points: they absorb 5 of the 12, the rest comes off hp.
+    let batch = json!({
+        "revision": 1,
+        "changes": [
+            { "type": "set", "field": "hp.temp", "value": "5" },
+            { "type": "adjust", "field": "hp.current", "by": "-12", "tags": ["damage", "damage.fire"] },
+        ],
+    });
+    let (status, answer) = request(
+        addr,
+        "POST",
+        "/api/characters/aldric/changes",
+        Some(&batch.to_string()),
+    );
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["revision"], 2);
+    assert_eq!(
+        answer["changes"]["values"]["5e-srd-5.1:hp.current"]["value"],
+        37
+    );
+    assert_eq!(
+        answer["changes"]["values"]["5e-srd-5.1:hp.temp"]["value"],
+        0
+    );
+    assert!(answer["applied"].is_object(), "{answer}");
+
+    // A batch whose second change fails changes nothing, and says which change and why.
+    let batch = json!({
+        "revision": 2,
+        "changes": [
+            { "type": "adjust", "field": "hp.current", "by": "-3" },
+            { "type": "removeItem", "entry": "no-such-copy" },
+        ],
+    });
+    let (status, answer) = request(
+        addr,
+        "POST",
+        "/api/characters/aldric/changes",
+        Some(&batch.to_string()),
+    );
+    assert_eq!(status, 422, "{answer}");
+    assert!(
+        answer["errors"][0]["path"]
+            .as_str()
+            .unwrap()
+            .starts_with("/changes/1"),
+        "{answer}"
+    );
+    let (_, sheet) = request(addr, "GET", "/api/characters/aldric/sheet", None);
+    assert_eq!(sheet["revision"], 2);
+    assert_eq!(
+        sheet["sheet"]["values"]["5e-srd-5.1:hp.current"]["value"],
+        37
+    );
+}

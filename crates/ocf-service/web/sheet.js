@@ -115,7 +115,105 @@ function renderSheet() {
     groups.get(group).appendChild(renderRow(field, value));
   }
   for (const part of ["issues", "competing", "errors"]) renderPart(part);
+  renderActions();
+  const hp = Object.keys(state.sheet.values || {}).find((f) => f.endsWith(":hp.current"));
+  $("#damage-box").hidden = !hp;
 }
+
+// The character's actions as computeSheet lists them, one button each.
+function renderActions() {
+  const box = document.querySelector("#actions .buttons");
+  box.replaceChildren();
+  for (const action of state.sheet.actions || []) {
+    const button = document.createElement("button");
+    const local = action.id.includes(":") ? action.id.slice(action.id.indexOf(":") + 1) : action.id;
+    button.textContent = action.entry ? `${local} (${action.entry})` : local;
+    button.addEventListener("click", () => runAction(action));
+    box.appendChild(button);
+  }
+}
+
+function describe(result) {
+  const lines = [];
+  for (const entry of result.log || []) {
+    const faces = entry.faces ? ` faces ${JSON.stringify(entry.faces)}` : "";
+    const total = entry.total !== undefined ? ` total ${entry.total}` : "";
+    const band = entry.band ? ` → ${entry.band}` : "";
+    const picked = entry.picked ? ` picked ${entry.picked}` : "";
+    lines.push(`${entry.step}${faces}${total}${band}${picked}`);
+  }
+  if (result.status === "finished") {
+    lines.push(`outcome: ${JSON.stringify(result.outcome)}`);
+    for (const proposed of result.proposedChanges || []) {
+      lines.push(`proposed for ${proposed.to}: ${JSON.stringify(proposed.change)}`);
+    }
+  }
+  return lines.join("\n");
+}
+
+// Runs an action: the engine rolls the dice; a pause for a choice shows its options, and the
+// answer continues the action from its state.
+async function runAction(action) {
+  const log = $("#action-log");
+  try {
+    const input = { action: { id: action.id } };
+    if (action.entry) input.action.entry = action.entry;
+    if (action.source) input.action.source = action.source;
+    let answer = await call("POST", `/api/characters/${encodeURIComponent(state.id)}/actions`, input);
+    showResult(answer.result);
+  } catch (error) {
+    log.textContent = error.message;
+  }
+}
+
+function showResult(result) {
+  const log = $("#action-log");
+  log.textContent = describe(result);
+  if (result.status !== "paused") return;
+  const needs = result.needs || {};
+  const options = needs.options || [];
+  const box = document.createElement("div");
+  box.className = "pause-options";
+  const pick = async (answer) => {
+    try {
+      const next = await call("POST", `/api/characters/${encodeURIComponent(state.id)}/actions/continue`,
+        { state: result.state, answer });
+      showResult(next.result);
+    } catch (error) {
+      log.textContent = error.message;
+    }
+  };
+  if (options.length) {
+    for (const option of options) {
+      const id = typeof option === "string" ? option : option.id || option.option;
+      const button = document.createElement("button");
+      button.textContent = id;
+      button.addEventListener("click", () => pick({ option: id }));
+      box.appendChild(button);
+    }
+  } else {
+    const note = document.createElement("span");
+    note.textContent = `paused: ${needs.kind || "waiting"}`;
+    box.appendChild(note);
+  }
+  log.appendChild(box);
+}
+
+$("#damage").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const amount = Number($("#damage-amount").value);
+  const type = $("#damage-type").value;
+  if (!(amount > 0)) return;
+  try {
+    await call("POST", `/api/characters/${encodeURIComponent(state.id)}/changes`, {
+      revision: state.revision,
+      changes: [{ type: "adjust", field: "hp.current", by: String(-amount), tags: ["damage", `damage.${type}`] }],
+    });
+  } catch (error) {
+    status(error.message, true);
+    if (error.status === 409) await open(state.id);
+  }
+});
 
 function renderPart(part) {
   const list = document.querySelector(`#${part} ul`);
@@ -153,6 +251,7 @@ function applyChanges(event) {
   for (const [part, value] of Object.entries(event.parts || {})) {
     state.sheet[part] = value;
     renderPart(part);
+    if (part === "actions") renderActions();
   }
   if (missing) renderSheet();
   status(`revision ${state.revision}`);
