@@ -279,4 +279,35 @@ fn the_sheet_in_a_browser_updates_only_what_an_edit_changed() {
     );
     assert_eq!(sheet["revision"], 2);
     driver.screenshot("edit-refused.png");
+
+    // Seven fire damage from the damage box: an adjust through applyChanges, hit points 44 → 37.
+    driver.type_into("#damage-amount", "7");
+    let fire = driver.element("#damage-type option:nth-child(4)");
+    driver.call("POST", &format!("/element/{fire}/click"), json!({}));
+    let apply = driver.element("#damage button");
+    driver.call("POST", &format!("/element/{apply}/click"), json!({}));
+    let hp = format!(
+        "return ({}) === '37';",
+        value_of("5e-srd-5.1:hp.current")
+            .trim_start_matches("return ")
+            .trim_end_matches(';')
+    );
+    driver.until("hit points after the damage", &hp);
+    let (_, sheet) = request(addr, "GET", "/api/characters/aldric/sheet", None);
+    assert_eq!(sheet["revision"], 3);
+
+    // An attack with the longsword: the engine rolls, the log shows the d20's face and the outcome.
+    let attack = driver.until(
+        "the attack button",
+        "return [...document.querySelectorAll('#actions button')].findIndex(b => b.textContent === 'weapon-attack (longsword)') + 1 || null;",
+    );
+    let attack = driver.element(&format!("#actions .buttons button:nth-child({attack})"));
+    driver.call("POST", &format!("/element/{attack}/click"), json!({}));
+    let log = driver.until(
+        "the attack's log",
+        "const t = document.getElementById('action-log').textContent; return t.includes('outcome') ? t : null;",
+    );
+    let log = log.as_str().unwrap();
+    assert!(log.starts_with("attack faces ["), "{log}");
+    driver.screenshot("damage-and-attack.png");
 }
