@@ -48,6 +48,13 @@ pub struct ActArgs {
     /// Print the result as JSON.
     #[arg(long)]
     json: bool,
+    /// Apply the changes the action proposes for the character itself (`to: self`) through
+    /// applyChanges, and write the new file (over CHARACTER, or to `-o`).
+    #[arg(long)]
+    apply: bool,
+    /// With `--apply`: where to write the new file (YAML for `.yaml`/`.yml`, else JSON).
+    #[arg(short, long, requires = "apply")]
+    output: Option<PathBuf>,
 }
 
 fn key_value(text: &str) -> Result<(String, Json), String> {
@@ -151,7 +158,59 @@ fn act(args: ActArgs) -> Result<ExitCode, String> {
         show_log(&result, shown);
         show_end(&result);
     }
+    if args.apply {
+        apply_own(&mut session, id, &result, &mut *dice, &args)?;
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--apply`: the finished action's changes for the character itself, applied as one batch (not
+/// strict, as the proposed sheet applies them: EA "The proposed sheet"), the new file written.
+/// Changes for other participants are theirs to apply, and are left.
+fn apply_own(
+    session: &mut ocf_engine::Session,
+    id: ocf_engine::CharacterId,
+    result: &Json,
+    dice: &mut dyn DiceFunction,
+    args: &ActArgs,
+) -> Result<(), String> {
+    if result.get("status").and_then(Json::as_str) != Some("finished") {
+        return Err("--apply: the action did not finish".into());
+    }
+    let own: Vec<Json> = result["proposedChanges"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|p| p["to"] == "self")
+        .map(|p| p["change"].clone())
+        .collect();
+    let batch = ocf_engine::changes::read_batch(&Json::Array(own.clone()))
+        .map_err(|e| format!("--apply: {}: {}", e.code, e.message))?;
+    let options = ocf_engine::ApplyOptions {
+        links: Default::default(),
+        strict: false,
+        dice: Some(dice),
+    };
+    session
+        .apply(id, &batch, options)
+        .map_err(|e| format!("--apply: {} at {}: {}", e.code, e.path, e.message))?;
+    let file = session.file(id).map_err(|e| e.to_string())?;
+    let out = args.output.as_ref().unwrap_or(&args.character);
+    let yaml = out.extension().is_some_and(|e| e == "yaml" || e == "yml");
+    let text = if yaml {
+        serde_yaml::to_string(file).map_err(|e| e.to_string())?
+    } else {
+        serde_json::to_string_pretty(file).map_err(|e| e.to_string())? + "\n"
+    };
+    std::fs::write(out, text).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    if !args.json {
+        println!(
+            "applied {} change(s) for the character; wrote {}",
+            own.len(),
+            out.display()
+        );
+    }
+    Ok(())
 }
 
 /// Rolls the faces a dice pause needs with the engine's dice.
