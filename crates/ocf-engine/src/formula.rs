@@ -49,13 +49,18 @@ fn first_error(errors: &[FormulaError]) -> FormulaError {
 /// past it a formula is parsed again at each read.
 pub const SHARED_LIMIT: usize = 1 << 20;
 
+/// A formula's text to its parse (and lowering), or the error it gives.
+type Parsed = FxHashMap<Box<str>, Result<Arc<Formula>, FormulaError>>;
+
+/// Pack, then the name as written, to the qualified field ID (`None`: no such field).
+type Names = FxHashMap<Box<str>, FxHashMap<Box<str>, Option<Arc<str>>>>;
+
 /// What the engine derives from a ruleset once: its formulas parsed, its field names resolved.
 /// Pure functions of the ruleset (and of the text), so remembering them changes no answer.
 #[derive(Default)]
 struct Shared {
-    formulas: Mutex<FxHashMap<Box<str>, Result<Arc<Formula>, FormulaError>>>,
-    /// Pack, then the name as written, to the qualified field ID (`None`: no such field).
-    names: Mutex<FxHashMap<Box<str>, FxHashMap<Box<str>, Option<Arc<str>>>>>,
+    formulas: Mutex<Parsed>,
+    names: Mutex<Names>,
 }
 
 fn shared(ruleset: &Ruleset) -> Option<&Shared> {
