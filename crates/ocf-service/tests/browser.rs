@@ -310,4 +310,31 @@ fn the_sheet_in_a_browser_updates_only_what_an_edit_changed() {
     let log = log.as_str().unwrap();
     assert!(log.starts_with("attack faces ["), "{log}");
     driver.screenshot("damage-and-attack.png");
+
+    // The fighting style from listOptions: each other style shows what it would change (Defense's
+    // +1 AC lost), and picking one through applyChanges changes the sheet so.
+    let list = driver.until(
+        "the fighting style's options button",
+        "return [...document.querySelectorAll('#choices button')].findIndex(b => b.dataset.choice === 'features.fighter.fighting-style/style') + 1 || null;",
+    );
+    let list = driver.element(&format!("#choices li:nth-child({list}) button"));
+    driver.call("POST", &format!("/element/{list}/click"), json!({}));
+    let would = driver.until(
+        "another style's difference",
+        "const b = document.querySelector('#option-list button'); return b ? b.closest('tr').querySelector('td.would').textContent : null;",
+    );
+    assert!(
+        would.as_str().unwrap().contains("combat.ac 19 → 18"),
+        "{would}"
+    );
+    let pick = driver.element("#option-list button");
+    driver.call("POST", &format!("/element/{pick}/click"), json!({}));
+    let ac = format!(
+        "return ({}) === '18';",
+        value_of("5e-srd-5.1:combat.ac")
+            .trim_start_matches("return ")
+            .trim_end_matches(';')
+    );
+    driver.until("the armor class after the pick", &ac);
+    driver.screenshot("choice-picked.png");
 }

@@ -116,6 +116,7 @@ function renderSheet() {
   }
   for (const part of ["issues", "competing", "errors"]) renderPart(part);
   renderActions();
+  renderChoices();
   const hp = Object.keys(state.sheet.values || {}).find((f) => f.endsWith(":hp.current"));
   $("#damage-box").hidden = !hp;
 }
@@ -215,7 +216,87 @@ $("#damage").addEventListener("submit", async (event) => {
   }
 });
 
+// Every choice of the sheet (pending ones first), each with a button listing its options.
+function renderChoices() {
+  const list = document.querySelector("#choices ul");
+  list.replaceChildren();
+  const pending = (state.sheet.pending || []).map((p) => ({ ...p, pending: true }));
+  const made = (state.sheet.choices || []).filter(
+    (c) => !pending.some((p) => JSON.stringify(p.path) === JSON.stringify(c.path)));
+  for (const choice of [...pending, ...made]) {
+    const li = document.createElement("li");
+    const picks = (choice.picks || []).join(", ") || "none";
+    const label = (choice.path.choice || []).slice(-1)[0] || choice.id;
+    li.textContent = `${label}${choice.pending ? " (pending)" : ""}: ${picks} `;
+    const button = document.createElement("button");
+    button.textContent = "options";
+    button.dataset.choice = label;
+    button.addEventListener("click", () => listOptions(choice));
+    li.appendChild(button);
+    list.appendChild(li);
+  }
+}
+
+// A choice's options from listOptions: eligible or why not, and what each pick would change.
+async function listOptions(choice) {
+  const box = $("#option-list");
+  try {
+    const answer = await call("POST", `/api/characters/${encodeURIComponent(state.id)}/options`, { path: choice.path });
+    const listed = answer.options;
+    const table = document.createElement("table");
+    for (const option of listed.options || []) {
+      const id = typeof option.option === "string" ? option.option : JSON.stringify(option.option);
+      const row = document.createElement("tr");
+      row.className = option.picked ? "picked" : "";
+      row.dataset.option = id;
+      const name = document.createElement("td");
+      name.textContent = id;
+      const what = document.createElement("td");
+      what.className = "would";
+      what.textContent = ((option.changes && option.changes.values) || [])
+        .map((v) => `${v.field.replace(/^[^:]*:/, "")} ${show(v.before && v.before.value)} → ${show(v.after && v.after.value)}`)
+        .join("; ");
+      const reasons = document.createElement("td");
+      reasons.className = "reasons";
+      reasons.textContent = (option.reasons || []).map((r) => r.code || show(r)).join(", ");
+      const act = document.createElement("td");
+      if (option.eligible && !option.picked) {
+        const pick = document.createElement("button");
+        pick.textContent = "pick";
+        pick.addEventListener("click", () => choose(listed, id));
+        act.appendChild(pick);
+      }
+      row.append(name, what, reasons, act);
+      table.appendChild(row);
+    }
+    box.replaceChildren(table);
+  } catch (error) {
+    box.textContent = error.message;
+  }
+}
+
+// Picks `option` with applyChanges: in a full choice the last pick gives way, as listOptions'
+// trial made it.
+async function choose(listed, option) {
+  const quote = (id) => `'${String(id).replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`;
+  const changes = [];
+  const picks = listed.picks || [];
+  if (listed.max !== undefined && picks.length >= listed.max && picks.length) {
+    const last = picks[picks.length - 1];
+    changes.push({ type: "unchoose", path: listed.path, option: quote(typeof last === "string" ? last : last.option) });
+  }
+  changes.push({ type: "choose", path: listed.path, option: quote(option) });
+  try {
+    await call("POST", `/api/characters/${encodeURIComponent(state.id)}/changes`, { revision: state.revision, changes });
+    $("#option-list").replaceChildren();
+  } catch (error) {
+    status(error.message, true);
+    if (error.status === 409) await open(state.id);
+  }
+}
+
 function renderPart(part) {
+  if (part === "choices" || part === "pending") { renderChoices(); return; }
   const list = document.querySelector(`#${part} ul`);
   if (!list) return;
   list.replaceChildren();
