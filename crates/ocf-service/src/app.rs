@@ -288,20 +288,8 @@ impl App {
         input: ocf_actions::StartInput,
         seed: Option<u64>,
     ) -> Result<Value, ApiError> {
-        self.read_with(id, |session, cid, revision| {
-            let c = session
-                .character_input(cid)
-                .ok_or_else(|| ApiError::internal("the character is not open"))?;
-            let mut dice = dice(seed);
-            let result = ocf_actions::start_action(
-                session.db(),
-                c,
-                &input,
-                &mut *dice,
-                ocf_actions::Limits::default(),
-            )
-            .map_err(action_error)?;
-            Ok(json!({ "id": id, "revision": revision, "result": result }))
+        self.run_action(id, seed, |db, c, dice| {
+            ocf_actions::start_action(db, c, &input, dice, ocf_actions::Limits::default())
         })
     }
 
@@ -312,19 +300,28 @@ impl App {
         input: ocf_actions::ContinueInput,
         seed: Option<u64>,
     ) -> Result<Value, ApiError> {
+        self.run_action(id, seed, |db, c, dice| {
+            ocf_actions::continue_action(db, c, &input, dice, ocf_actions::Limits::default())
+        })
+    }
+
+    /// Runs an action call on the open, current character with the dice of `seed`.
+    fn run_action(
+        &self,
+        id: &str,
+        seed: Option<u64>,
+        call: impl FnOnce(
+            &ocf_engine::Database,
+            ocf_engine::CharacterInput,
+            &mut dyn ocf_dice::DiceFunction,
+        ) -> Result<Value, ocf_actions::ActionError>,
+    ) -> Result<Value, ApiError> {
         self.read_with(id, |session, cid, revision| {
             let c = session
                 .character_input(cid)
                 .ok_or_else(|| ApiError::internal("the character is not open"))?;
             let mut dice = dice(seed);
-            let result = ocf_actions::continue_action(
-                session.db(),
-                c,
-                &input,
-                &mut *dice,
-                ocf_actions::Limits::default(),
-            )
-            .map_err(action_error)?;
+            let result = call(session.db(), c, &mut *dice).map_err(action_error)?;
             Ok(json!({ "id": id, "revision": revision, "result": result }))
         })
     }
@@ -582,16 +579,13 @@ fn with_path(mut error: Value, at: &str) -> Value {
     error
 }
 
+/// An action's error, answered 422: the request was read, the action refused it.
 fn action_error(error: ocf_actions::ActionError) -> ApiError {
-    let status = match error.code {
-        "safety-limit-exceeded" => StatusCode::UNPROCESSABLE_ENTITY,
-        _ => StatusCode::UNPROCESSABLE_ENTITY,
-    };
     let mut json = error.to_json();
     if let Value::Object(map) = &mut json {
         map.entry("path").or_insert_with(|| json!(""));
     }
-    ApiError::many(status, vec![json])
+    ApiError::many(StatusCode::UNPROCESSABLE_ENTITY, vec![json])
 }
 
 /// The dice the engine rolls with where the policy lets it: seeded for a reproducible run.

@@ -10,7 +10,7 @@
 //! result").
 
 use super::Outcome;
-use super::calls::{read_case_pack, read_character};
+use super::calls::{case_ruleset, read_character};
 use super::case::Case;
 use ocf_actions::{Answer, ContinueInput, Limits, StartInput, State};
 use ocf_dice::{DiceError, DiceFunction, FaceRequest, FixedFaces, SeededDice};
@@ -74,21 +74,9 @@ pub fn call(case: &Case, dir: &Path) -> Result<Outcome, String> {
     let input = ActionInput::deserialize(&case.input)
         .map_err(|e| format!("bad `{}` input: {e}", case.call))?;
     let character = read_character(&input.character, dir)?;
-    let releases = case
-        .packs
-        .iter()
-        .map(|pack| read_case_pack(pack, dir))
-        .collect::<Result<Vec<_>, _>>()?;
-    let ruleset = match ocf_load::load_ruleset(&releases, &ocf_load::LoadOptions::default()) {
-        Ok(r) => r,
-        Err(errors) => {
-            return Ok(Outcome::Errors(
-                errors
-                    .iter()
-                    .map(|e| serde_json::to_value(e).unwrap_or_default())
-                    .collect(),
-            ));
-        }
+    let ruleset = match case_ruleset(case, dir)? {
+        Ok(ruleset) => ruleset,
+        Err(errors) => return Ok(errors),
     };
     let fields = &input.call;
     let start_json = serde_json::json!({

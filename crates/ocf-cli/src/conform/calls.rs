@@ -246,25 +246,36 @@ struct ApplyInput {
     faces: Option<Vec<i64>>,
 }
 
-fn apply_changes(case: &Case, dir: &Path) -> Result<Outcome, String> {
-    let input = ApplyInput::deserialize(&case.input)
-        .map_err(|e| format!("bad `applyChanges` input: {e}"))?;
-    let character = read_character(&input.character, dir)?;
+/// The case's packs loaded into a ruleset; a ruleset that does not load is the case's outcome
+/// (its load errors), and a pack that does not read a failure of the case.
+pub(super) fn case_ruleset(
+    case: &Case,
+    dir: &Path,
+) -> Result<Result<ocf_model::Ruleset, Outcome>, String> {
     let releases = case
         .packs
         .iter()
         .map(|pack| read_case_pack(pack, dir))
         .collect::<Result<Vec<_>, _>>()?;
-    let ruleset = match ocf_load::load_ruleset(&releases, &ocf_load::LoadOptions::default()) {
-        Ok(ruleset) => ruleset,
-        Err(errors) => {
-            return Ok(Outcome::Errors(
+    Ok(
+        ocf_load::load_ruleset(&releases, &ocf_load::LoadOptions::default()).map_err(|errors| {
+            Outcome::Errors(
                 errors
                     .iter()
                     .map(|e| serde_json::to_value(e).unwrap_or_default())
                     .collect(),
-            ));
-        }
+            )
+        }),
+    )
+}
+
+fn apply_changes(case: &Case, dir: &Path) -> Result<Outcome, String> {
+    let input = ApplyInput::deserialize(&case.input)
+        .map_err(|e| format!("bad `applyChanges` input: {e}"))?;
+    let character = read_character(&input.character, dir)?;
+    let ruleset = match case_ruleset(case, dir)? {
+        Ok(ruleset) => ruleset,
+        Err(errors) => return Ok(errors),
     };
     let batch = match ocf_engine::changes::read_batch(&input.changes) {
         Ok(batch) => batch,

@@ -2,7 +2,7 @@
 //! output is listOptions' (docs/spec/engine-interface.md, "listOptions"), a refused path its error.
 
 use super::Outcome;
-use super::calls::{read_case_pack, read_character};
+use super::calls::{case_ruleset, read_character};
 use super::case::Case;
 use serde::Deserialize;
 use std::path::Path;
@@ -20,21 +20,9 @@ pub fn list_options(case: &Case, dir: &Path) -> Result<Outcome, String> {
     let input = OptionsInput::deserialize(&case.input)
         .map_err(|e| format!("bad `listOptions` input: {e}"))?;
     let character = read_character(&input.character, dir)?;
-    let releases = case
-        .packs
-        .iter()
-        .map(|pack| read_case_pack(pack, dir))
-        .collect::<Result<Vec<_>, _>>()?;
-    let ruleset = match ocf_load::load_ruleset(&releases, &ocf_load::LoadOptions::default()) {
+    let ruleset = match case_ruleset(case, dir)? {
         Ok(ruleset) => ruleset,
-        Err(errors) => {
-            return Ok(Outcome::Errors(
-                errors
-                    .iter()
-                    .map(|e| serde_json::to_value(e).unwrap_or_default())
-                    .collect(),
-            ));
-        }
+        Err(errors) => return Ok(errors),
     };
     let path = match ocf_engine::options::path::ChoicePath::from_json(&input.path) {
         Ok(path) => path,
