@@ -213,6 +213,40 @@ fn row_id(field: &str) -> String {
     format!("field-{safe}")
 }
 
+/// Clicks the longsword attack's button and gives the attack roll's bonus (its total less its die),
+/// read off the action log the page shows.
+fn attack_bonus(driver: &Driver) -> i64 {
+    driver.script("document.getElementById('action-log').textContent = ''; return true;");
+    let index = driver.until(
+        "the attack button",
+        "return [...document.querySelectorAll('#actions button')].findIndex(b => b.textContent === 'weapon-attack (longsword)') + 1 || null;",
+    );
+    let attack = driver.element(&format!("#actions .buttons button:nth-child({index})"));
+    driver.call("POST", &format!("/element/{attack}/click"), json!({}));
+    let log = driver.until(
+        "the attack's log",
+        "const t = document.getElementById('action-log').textContent; return t.includes('outcome') ? t : null;",
+    );
+    let log = log.as_str().unwrap().to_owned();
+    // `attack faces [F] total T …`
+    let face: i64 = log["attack faces [".len()..]
+        .split(']')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let total: i64 = log
+        .split(" total ")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    total - face
+}
+
 #[test]
 fn the_sheet_in_a_browser_updates_only_what_an_edit_changed() {
     let Some(driver) = Driver::start() else {
@@ -236,6 +270,9 @@ fn the_sheet_in_a_browser_updates_only_what_an_edit_changed() {
     assert_eq!(read(str_mod), json!("4"));
     assert_eq!(read(str_save), json!("7"));
     driver.screenshot("sheet.png");
+    // Strength's +4, proficiency's +3 and the sword's own +1.
+    let before = attack_bonus(&driver);
+    assert_eq!(before, 8);
     // A row the edit does not change keeps its element: only changed rows are rendered again.
     let wis = row_id("5e-srd-5.1:abilities.wis.score");
     driver.script(&format!(
@@ -296,19 +333,9 @@ fn the_sheet_in_a_browser_updates_only_what_an_edit_changed() {
     let (_, sheet) = request(addr, "GET", "/api/characters/aldric/sheet", None);
     assert_eq!(sheet["revision"], 3);
 
-    // An attack with the longsword: the engine rolls, the log shows the d20's face and the outcome.
-    let attack = driver.until(
-        "the attack button",
-        "return [...document.querySelectorAll('#actions button')].findIndex(b => b.textContent === 'weapon-attack (longsword)') + 1 || null;",
-    );
-    let attack = driver.element(&format!("#actions .buttons button:nth-child({attack})"));
-    driver.call("POST", &format!("/element/{attack}/click"), json!({}));
-    let log = driver.until(
-        "the attack's log",
-        "const t = document.getElementById('action-log').textContent; return t.includes('outcome') ? t : null;",
-    );
-    let log = log.as_str().unwrap();
-    assert!(log.starts_with("attack faces ["), "{log}");
+    // The attack with the longsword after the Strength raise: the engine rolls, the log shows the
+    // d20's face, and the bonus has grown with the modifier (+4 → +6).
+    assert_eq!(attack_bonus(&driver), before + 2);
     driver.screenshot("damage-and-attack.png");
 
     // The fighting style from listOptions: each other style shows what it would change (Defense's
@@ -337,4 +364,44 @@ fn the_sheet_in_a_browser_updates_only_what_an_edit_changed() {
     );
     driver.until("the armor class after the pick", &ac);
     driver.screenshot("choice-picked.png");
+}
+
+#[test]
+fn a_competing_option_is_picked_from_the_page() {
+    let Some(driver) = Driver::start() else {
+        return;
+    };
+    let dir = temp_dir("browser-competing");
+    let addr = start(&dir.join("store.sqlite3"), Limits::default());
+    let text =
+        std::fs::read_to_string(repo().join("testdata/characters/monk-3-mage-armor.yaml")).unwrap();
+    let body = json!({ "id": "monk", "character": text }).to_string();
+    assert_eq!(request(addr, "POST", "/api/characters", Some(&body)).0, 200);
+    driver.call(
+        "POST",
+        "/url",
+        json!({ "url": format!("http://{addr}/?character=monk") }),
+    );
+    // Mage Armor's 16 is recommended over Unarmored Defense's 15; the player picks the 15.
+    let ac = "5e-srd-5.1:combat.ac";
+    driver.until("the sheet", &value_of(ac));
+    assert_eq!(driver.script(&value_of(ac)), json!("16"));
+    let unarmored = driver.until(
+        "the competing options",
+        "return [...document.querySelectorAll('#competing button')].findIndex(b => b.dataset.option === '5e-srd-5.1:features.unarmored-defense#0') + 1 || null;",
+    );
+    let unarmored = driver.element(&format!("#competing li button:nth-of-type({unarmored})"));
+    driver.call("POST", &format!("/element/{unarmored}/click"), json!({}));
+    let picked = format!(
+        "return ({}) === '15';",
+        value_of(ac)
+            .trim_start_matches("return ")
+            .trim_end_matches(';')
+    );
+    driver.until("the armor class of the picked option", &picked);
+    let (_, file) = request(addr, "GET", "/api/characters/monk", None);
+    assert_eq!(
+        file["character"]["competing"],
+        json!(["5e-srd-5.1:features.unarmored-defense#0"])
+    );
 }

@@ -295,8 +295,44 @@ async function choose(listed, option) {
   }
 }
 
+// Competing options (EC "Competing options"): each group's options as buttons, the applied one
+// marked; a pick is saved in the file's `competing` in place of the group's other options.
+function renderCompeting() {
+  const list = document.querySelector("#competing ul");
+  list.replaceChildren();
+  for (const group of state.sheet.competing || []) {
+    const li = document.createElement("li");
+    li.textContent = `${group.field.replace(/^[^:]*:/, "")} (${group.op}): `;
+    for (const option of group.options || []) {
+      const button = document.createElement("button");
+      button.textContent = `${option.id.replace(/^[^:]*:/, "")} = ${show(option.value)}`;
+      button.dataset.option = option.id;
+      if (option.id === group.applied) button.className = "applied";
+      button.addEventListener("click", () => pickCompeting(group, option.id));
+      li.appendChild(button);
+    }
+    list.appendChild(li);
+  }
+}
+
+async function pickCompeting(group, id) {
+  try {
+    const path = `/api/characters/${encodeURIComponent(state.id)}`;
+    const stored = await call("GET", path);
+    const character = stored.character;
+    const others = new Set((group.options || []).map((o) => o.id));
+    character.competing = (character.competing || []).filter((c) => !others.has(c));
+    character.competing.push(id);
+    await call("PUT", path, { revision: stored.revision, character });
+  } catch (error) {
+    status(error.message, true);
+    if (error.status === 409) await open(state.id);
+  }
+}
+
 function renderPart(part) {
   if (part === "choices" || part === "pending") { renderChoices(); return; }
+  if (part === "competing") { renderCompeting(); return; }
   const list = document.querySelector(`#${part} ul`);
   if (!list) return;
   list.replaceChildren();
