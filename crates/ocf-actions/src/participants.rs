@@ -1,9 +1,7 @@
 //! Participants (EA "Starting an action" 4): each role's views, read as a link's values are.
 
-use std::sync::Arc;
-
 use ocf_formula::Value;
-use ocf_model::{Action, FieldType};
+use ocf_model::Action;
 use serde_json::Value as Json;
 
 use crate::error::ActionError;
@@ -89,7 +87,7 @@ pub fn bind(def: &Action, given: &serde_json::Map<String, Json>) -> Result<Value
                         .and_then(|d| ocf_engine::view::literal_value(d, Some(fd.r#type))),
                     [one] => Some(
                         ocf_engine::view::literal_value(one, Some(fd.r#type))
-                            .filter(|v| fits(v, fd.r#type))
+                            .filter(|v| ocf_engine::links::fits(v, fd.r#type))
                             .ok_or_else(bad)?,
                     ),
                     _ => return Err(bad()),
@@ -98,52 +96,11 @@ pub fn bind(def: &Action, given: &serde_json::Map<String, Json>) -> Result<Value
                     members.push((field.to_owned(), value));
                 }
             }
-            out.push(nest(members));
+            out.push(ocf_engine::links::nest(members));
         }
         roles.push((role.to_owned(), Value::list(out)));
     }
     Ok(Value::map(roles))
-}
-
-fn fits(value: &Value, ty: FieldType) -> bool {
-    matches!(
-        (ty, value),
-        (FieldType::Integer, Value::Int(_))
-            | (FieldType::Decimal, Value::Decimal(_))
-            | (FieldType::Boolean, Value::Bool(_))
-            | (
-                FieldType::String | FieldType::Enum | FieldType::Id,
-                Value::String(_)
-            )
-            | (FieldType::Set, Value::List(_))
-            | (FieldType::Dice, Value::Dice(_))
-    )
-}
-
-/// Nests `a.b.c` members at their dots.
-fn nest(members: Vec<(String, Value)>) -> Value {
-    let mut root = ocf_formula::value::Map::new();
-    for (path, value) in members {
-        insert(&mut root, &path.split('.').collect::<Vec<_>>(), value);
-    }
-    Value::Map(Arc::new(root))
-}
-
-fn insert(map: &mut ocf_formula::value::Map, path: &[&str], value: Value) {
-    match path {
-        [] => {}
-        [last] => {
-            map.insert((*last).into(), value);
-        }
-        [head, rest @ ..] => {
-            let entry = map
-                .entry((*head).into())
-                .or_insert_with(|| Value::Map(Arc::new(Default::default())));
-            if let Value::Map(inner) = entry {
-                insert(Arc::make_mut(inner), rest, value);
-            }
-        }
-    }
 }
 
 /// The participants of a nested action: its roles from the IDs (or views) the step's formulas

@@ -415,3 +415,52 @@ pub fn field_effects<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> V
         .cloned()
         .unwrap_or_default()
 }
+
+/// One stacking group (EF, "Stacking"): the instances sharing a `stackKey`, the key as written and
+/// the policy `settings.stacking` gives it (its key's, else the default, else `addAll`).
+pub struct StackGroup {
+    pub key: String,
+    pub policy: ocf_model::StackPolicy,
+    /// Indices into the instances given, in their order.
+    pub members: Vec<usize>,
+}
+
+/// The stacking groups of `instances`, in order of their first member: a `source` key groups each
+/// source content apart, any other key groups by itself; an instance without a key is in none.
+/// Fields (computeSheet) and incoming changes (applyChanges) stack by this one rule.
+pub fn stack_groups<'a>(
+    settings: &ocf_model::Settings,
+    instances: impl Iterator<Item = &'a Instance>,
+) -> Vec<StackGroup> {
+    let stacking = settings.stacking.as_ref();
+    let policy_of = |key: &str| {
+        stacking
+            .and_then(|s| s.keys.get(key).copied())
+            .or_else(|| stacking.and_then(|s| s.default))
+            .unwrap_or(ocf_model::StackPolicy::AddAll)
+    };
+    // (resolved key, group)
+    let mut groups: Vec<(String, StackGroup)> = Vec::new();
+    for (i, instance) in instances.enumerate() {
+        let Some(key) = &instance.effect.stack_key else {
+            continue;
+        };
+        let resolved = if key == "source" {
+            format!("source={}", instance.source.id)
+        } else {
+            key.clone()
+        };
+        match groups.iter_mut().find(|(r, _)| *r == resolved) {
+            Some((_, group)) => group.members.push(i),
+            None => groups.push((
+                resolved,
+                StackGroup {
+                    key: key.clone(),
+                    policy: policy_of(key),
+                    members: vec![i],
+                },
+            )),
+        }
+    }
+    groups.into_iter().map(|(_, group)| group).collect()
+}

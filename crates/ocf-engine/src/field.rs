@@ -727,32 +727,16 @@ impl<'db> Work<'_, 'db> {
     /// Stacking (EC, "Stacking"): instances with a `stackKey` are grouped by key (`source` meaning
     /// the source content) and reduced by the key's policy. What counts keeps instance order.
     fn stack(&mut self, op: Op, counted: Vec<Counted>) -> Result<Vec<Counted>, FieldError> {
-        let policy_of = |key: &str| {
-            let stacking = self.settings.stacking.as_ref();
-            stacking
-                .and_then(|s| s.keys.get(key).copied())
-                .or_else(|| stacking.and_then(|s| s.default))
-                .unwrap_or(StackPolicy::AddAll)
-        };
-        // Groups in order of their first instance: (written key, resolved key, members).
-        let mut groups: Vec<(String, String, Vec<usize>)> = Vec::new();
-        for (i, c) in counted.iter().enumerate() {
-            let Some(key) = &c.instance.effect.stack_key else {
-                continue;
-            };
-            let resolved = if key == "source" {
-                format!("source={}", c.instance.source.id)
-            } else {
-                key.clone()
-            };
-            match groups.iter_mut().find(|(_, r, _)| *r == resolved) {
-                Some(group) => group.2.push(i),
-                None => groups.push((key.clone(), resolved, vec![i])),
-            }
-        }
+        let groups =
+            crate::effects::stack_groups(self.settings, counted.iter().map(|c| &*c.instance));
         let mut keep = vec![true; counted.len()];
-        for (written, _, members) in &groups {
-            let chosen = match policy_of(written) {
+        for crate::effects::StackGroup {
+            key: written,
+            policy,
+            members,
+        } in &groups
+        {
+            let chosen = match policy {
                 StackPolicy::AddAll => continue,
                 StackPolicy::HighestOnly => extreme(&counted, members, true)?,
                 StackPolicy::LowestOnly => extreme(&counted, members, false)?,

@@ -94,7 +94,9 @@ fn invalid(slot: &str, field: &str, ty: ocf_model::FieldType) -> Json {
     })
 }
 
-fn fits(value: &Value, ty: ocf_model::FieldType) -> bool {
+/// Whether a view's value is of the field type its slot or role declares (links here, an action's
+/// participants in ocf-actions: both are views `{ id, values }`).
+pub fn fits(value: &Value, ty: ocf_model::FieldType) -> bool {
     use ocf_model::FieldType::*;
     matches!(
         (ty, value),
@@ -107,8 +109,8 @@ fn fits(value: &Value, ty: ocf_model::FieldType) -> bool {
     )
 }
 
-/// Nests `a.b.c` members at their dots: `{ a: { b: { c } } }`.
-fn nest(members: Vec<(String, Value)>) -> Value {
+/// Nests `a.b.c` members at their dots: `{ a: { b: { c } } }`; a view as formulas read it.
+pub fn nest(members: Vec<(String, Value)>) -> Value {
     let mut root = ocf_formula::value::Map::new();
     for (path, value) in members {
         insert(&mut root, &path.split('.').collect::<Vec<_>>(), value);

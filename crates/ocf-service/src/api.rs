@@ -268,10 +268,7 @@ async fn start_action(
     Path(id): Path<String>,
     bytes: Result<Bytes, BytesRejection>,
 ) -> Answer {
-    let mut body = body(bytes)?;
-    let seed = seed(&mut body)?;
-    let input: ocf_actions::StartInput = typed(body)?;
-    blocking(app, move |app| app.start_action(&id, input, seed)).await
+    action_call(app, id, bytes, App::start_action).await
 }
 
 #[tracing::instrument(name = "serve.continue_action", level = "info", skip_all, fields(character = %id))]
@@ -280,10 +277,20 @@ async fn continue_action(
     Path(id): Path<String>,
     bytes: Result<Bytes, BytesRejection>,
 ) -> Answer {
+    action_call(app, id, bytes, App::continue_action).await
+}
+
+/// An action call: the body read as its input `T` (its `seed` taken out first), then `call`.
+async fn action_call<T: serde::de::DeserializeOwned + Send + 'static>(
+    app: Arc<App>,
+    id: String,
+    bytes: Result<Bytes, BytesRejection>,
+    call: fn(&App, &str, T, Option<u64>) -> Result<Value, ApiError>,
+) -> Answer {
     let mut body = body(bytes)?;
     let seed = seed(&mut body)?;
-    let input: ocf_actions::ContinueInput = typed(body)?;
-    blocking(app, move |app| app.continue_action(&id, input, seed)).await
+    let input: T = typed(body)?;
+    blocking(app, move |app| call(app, &id, input, seed)).await
 }
 
 #[tracing::instrument(name = "serve.close", level = "info", skip_all, fields(character = %id))]

@@ -487,31 +487,13 @@ impl Applier<'_, '_> {
 /// (`source` meaning each source content's own group) and the key's policy keeps one or all;
 /// `playerChooses` keeps the recommended (highest) one, as every call but computeSheet does.
 fn stack(settings: &ocf_model::Settings, counted: Vec<Counted>) -> Vec<Counted> {
-    let policy_of = |key: &str| {
-        let stacking = settings.stacking.as_ref();
-        stacking
-            .and_then(|s| s.keys.get(key).copied())
-            .or_else(|| stacking.and_then(|s| s.default))
-            .unwrap_or(StackPolicy::AddAll)
-    };
     let mut keep = vec![true; counted.len()];
-    let mut groups: Vec<(String, String, Vec<usize>)> = Vec::new();
-    for (i, c) in counted.iter().enumerate() {
-        let Some(key) = &c.instance.effect.stack_key else {
-            continue;
-        };
-        let resolved = if key == "source" {
-            format!("source={}", c.instance.source.id)
-        } else {
-            key.clone()
-        };
-        match groups.iter_mut().find(|(_, r, _)| *r == resolved) {
-            Some(g) => g.2.push(i),
-            None => groups.push((key.clone(), resolved, vec![i])),
-        }
-    }
-    for (written, _, members) in &groups {
-        let highest = match policy_of(written) {
+    let groups = crate::effects::stack_groups(settings, counted.iter().map(|c| &*c.instance));
+    for crate::effects::StackGroup {
+        policy, members, ..
+    } in &groups
+    {
+        let highest = match policy {
             StackPolicy::AddAll => continue,
             StackPolicy::HighestOnly | StackPolicy::PlayerChooses => true,
             StackPolicy::LowestOnly => false,
