@@ -181,7 +181,9 @@ fn apply_own(
         .as_array()
         .into_iter()
         .flatten()
-        .filter(|p| p["to"] == "self")
+        // EA "The proposed sheet" 1: the character's own changes are those `to: self` with no
+        // `character`; changes for a role, a target or a link belong to another character.
+        .filter(|p| p["to"] == "self" && p.get("character").is_none())
         .map(|p| p["change"].clone())
         .collect();
     let batch = ocf_engine::changes::read_batch(&Json::Array(own.clone()))
