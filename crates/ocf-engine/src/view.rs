@@ -396,7 +396,7 @@ pub fn applied_self(ruleset: &Ruleset, entry: &ocf_model::AppliedEntry) -> Value
     Value::map(members)
 }
 
-/// `character` (EC, "`character`"): `creating`, `inventory` and `features` as lists of copies
+/// `character` (EC, "`character`"): the file's `id`, `creating`, `inventory` and `features` as lists of copies
 /// `{ id, item, type, equipped, quantity, state }`, and the raw `applied` list.
 #[salsa::tracked(returns(ref))]
 pub fn character_view(db: &dyn salsa::Database, character: CharacterInput) -> Value {
@@ -425,7 +425,10 @@ pub fn character_view(db: &dyn salsa::Database, character: CharacterInput) -> Va
             ])
         })
         .collect();
+    // `character.id` is the file's `id`: a handoff names the running character by it (DA
+    // "Handoffs"; EA "Handoffs" 2).
     Value::map([
+        ("id", Value::string(character.id(db).as_str())),
         ("creating", Value::Bool(character.creating(db))),
         ("inventory", list(character.inventory(db))),
         ("features", list(character.features(db))),

@@ -36,11 +36,76 @@ pub struct Part {
     pub is_dice: bool,
 }
 
+/// A field instance a part carries (EA "Building the roll" 1): an `add` with a `stackKey` that
+/// counted on the sheet, kept for the roll's stacking in step 2.
+#[derive(Debug, Clone)]
+pub struct Carried {
+    pub part: usize,
+    /// The key as grouped: `source` is each source's own group.
+    pub key: String,
+    pub value: i64,
+    pub source: ItemSource,
+    /// Instance order, for the group's order with the roll's own effects.
+    pub order: usize,
+}
+
+/// The keyed `add` instances that counted on the sheet for `field`, in the breakdown's order.
+fn carried_of(run: &Run<'_, '_>, field: &str, part: usize) -> Vec<Carried> {
+    let key = ocf_engine::FieldKey::new(run.db, run.character, field.to_owned());
+    let value = ocf_engine::field_value(run.db, key);
+    let index = ocf_engine::effects::effect_instances(run.db, run.character);
+    let Some(instances) = index.by_field.get(field) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    // Each counted `add` step of the breakdown is the next unsuppressed `add` instance of its
+    // source, in instance order.
+    let mut next = 0usize;
+    for step in value.breakdown.iter().filter(|s| s.op == Op::Add) {
+        let Some(found) = instances[next..].iter().position(|i| {
+            i.effect.op == Op::Add
+                && i.source == step.source
+                && !value.suppressed.contains(&i.order)
+        }) else {
+            continue;
+        };
+        let instance = &instances[next + found];
+        next += found + 1;
+        let Some(written) = &instance.effect.stack_key else {
+            continue;
+        };
+        let n = match &step.value {
+            Value::Int(n) => *n,
+            Value::Decimal(d) => d.floor(),
+            _ => continue,
+        };
+        out.push(Carried {
+            part,
+            key: group_key(written, &instance.source.id),
+            value: n,
+            source: source(instance.source.kind.as_str(), &instance.source.id),
+            order: instance.order,
+        });
+    }
+    out
+}
+
+/// A stack key as grouped: `source` groups each source apart.
+fn group_key(written: &str, source_id: &str) -> String {
+    if written == "source" {
+        format!("source@{source_id}")
+    } else {
+        written.to_owned()
+    }
+}
+
 /// A counted roll effect, with its source and the context its formulas see.
 pub struct Counted<'a> {
     pub effect: &'a Effect,
     pub source: ItemSource,
     pub ctx: ActionContext<'a>,
+    /// Instance order; situational choices' effects come after every instance.
+    pub order: usize,
 }
 
 pub struct Built<'a> {
@@ -210,7 +275,9 @@ pub fn build<'db>(
     // 1. Parts.
     let mut items: Vec<Item> = Vec::new();
     let mut parts: Vec<Part> = Vec::new();
+    let mut carried: Vec<Carried> = Vec::new();
     for part in &step.parts {
+        let index = parts.len();
         if let Some(when) = &part.when
             && !ctx.condition(when.as_str())?
         {
@@ -249,10 +316,13 @@ pub fn build<'db>(
                     ));
                 }
             };
-            let src = written_source.clone().unwrap_or_else(|| {
-                single_field(&ctx, v.as_str())
-                    .map_or(default_source.clone(), |f| source("field", &f))
-            });
+            let field = single_field(&ctx, v.as_str());
+            if let Some(f) = &field {
+                carried.extend(carried_of(run, f, index));
+            }
+            let src = written_source
+                .clone()
+                .unwrap_or_else(|| field.map_or(default_source.clone(), |f| source("field", &f)));
             vec![new_flat_item(n, &src, &part_tags, multiplied)]
         } else if let Some(f) = &part.field {
             let id = match ctx.eval(f.as_str())? {
@@ -274,6 +344,7 @@ pub fn build<'db>(
                 Ok(_) => 0,
                 Err(e) => return Err(ActionError::new(e.code.as_str(), e.message)),
             };
+            carried.extend(carried_of(run, &qualified, index));
             let src = written_source
                 .clone()
                 .unwrap_or_else(|| source("field", &qualified));
@@ -281,7 +352,6 @@ pub fn build<'db>(
         } else {
             Vec::new()
         };
-        let index = parts.len();
         for item in &mut new {
             item.part = Some(index);
         }
@@ -324,6 +394,7 @@ pub fn build<'db>(
             effect: &instance.effect,
             source: source(instance.source.kind.as_str(), &instance.source.id),
             ctx,
+            order: instance.order,
         });
     }
     for qualified in &frame.selected {
@@ -356,6 +427,7 @@ pub fn build<'db>(
                 effect,
                 source: source("situational", qualified),
                 ctx,
+                order: usize::MAX,
             });
         }
     }
@@ -363,7 +435,7 @@ pub fn build<'db>(
     let settings = &run.ruleset.settings;
     // 2a. `set` on parts replaces them before anything reads them.
     for (p, part) in parts.iter().enumerate() {
-        let mut best: Option<(DiceValue, ItemSource)> = None;
+        let mut best: Option<(DiceValue, ItemSource, Option<String>)> = None;
         for c in &counted {
             let Target::Rolls {
                 parts: Some(targets),
@@ -386,6 +458,7 @@ pub fn build<'db>(
                 continue;
             };
             let dv = dice_items(&c.ctx.eval(f.as_str())?, "a set effect")?;
+            let field = single_field(&c.ctx, f.as_str());
             let lowest = settings
                 .competing
                 .as_ref()
@@ -393,14 +466,24 @@ pub fn build<'db>(
                 .is_some_and(|r| r == ocf_model::Recommend::Lowest);
             let better = match &best {
                 None => true,
-                Some((b, _)) if lowest => dv.doubled_average() < b.doubled_average(),
-                Some((b, _)) => dv.doubled_average() > b.doubled_average(),
+                Some((b, _, _)) if lowest => dv.doubled_average() < b.doubled_average(),
+                Some((b, _, _)) => dv.doubled_average() > b.doubled_average(),
             };
             if better {
-                best = Some((dv, c.source.clone()));
+                best = Some((dv, c.source.clone(), field));
             }
         }
-        if let Some((dv, src)) = best {
+        if let Some((dv, effect_source, field)) = best {
+            // The replaced items' carried instances go with them; a single field reference's
+            // come in (it is the new item's source).
+            carried.retain(|k| k.part != p);
+            let src = match &field {
+                Some(f) => {
+                    carried.extend(carried_of(run, f, p));
+                    source("field", f)
+                }
+                None => effect_source,
+            };
             let first = items.iter().position(|i| i.part == Some(p));
             let replaced: Vec<RollItem> = items
                 .iter()
@@ -450,31 +533,66 @@ pub fn build<'db>(
             .and_then(|s| s.keys.get(name).copied().or(s.default))
             .unwrap_or(StackPolicy::AddAll)
     };
+    // Each key some `add` roll effect has groups those effects with every part's carried
+    // instances of that key, in instance order (situational choices' effects last); the key's
+    // policy keeps one, the first of equals. Carried instances of other keys stay untouched.
     let mut kept_adds: Vec<usize> = Vec::new();
-    for (n, (_, dv, key)) in adds.iter().enumerate() {
+    let mut lost: Vec<usize> = Vec::new();
+    let mut done_keys: Vec<&str> = Vec::new();
+    for (n, (_, _, key)) in adds.iter().enumerate() {
         let Some(key) = key else {
             kept_adds.push(n);
             continue;
         };
-        let group: Vec<usize> = adds
+        if done_keys.contains(&key.as_str()) {
+            continue;
+        }
+        done_keys.push(key);
+        // (order, doubled average, Ok(add) | Err(carried))
+        let mut group: Vec<(usize, i128, Result<usize, usize>)> = adds
             .iter()
             .enumerate()
             .filter(|(_, (_, _, k))| k.as_deref() == Some(key.as_str()))
-            .map(|(m, _)| m)
+            .map(|(m, (i, dv, _))| (counted[*i].order, dv.doubled_average(), Ok(m)))
+            .chain(
+                carried
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, k)| k.key == *key)
+                    .map(|(m, k)| (k.order, i128::from(k.value) * 2, Err(m))),
+            )
             .collect();
-        let keep = match policy_of(key) {
-            StackPolicy::AddAll => true,
-            StackPolicy::LowestOnly => group.iter().all(|&m| {
-                let other = adds[m].1.doubled_average();
-                other > dv.doubled_average() || (other == dv.doubled_average() && m >= n)
-            }),
-            StackPolicy::HighestOnly | StackPolicy::PlayerChooses => group.iter().all(|&m| {
-                let other = adds[m].1.doubled_average();
-                other < dv.doubled_average() || (other == dv.doubled_average() && m >= n)
-            }),
+        group.sort_by_key(|(order, _, _)| *order);
+        let winner = match policy_of(key) {
+            StackPolicy::AddAll => None,
+            StackPolicy::LowestOnly => first_extreme(&group, false),
+            StackPolicy::HighestOnly | StackPolicy::PlayerChooses => first_extreme(&group, true),
         };
-        if keep {
-            kept_adds.push(n);
+        for (g, (_, _, member)) in group.iter().enumerate() {
+            let counts = winner.is_none_or(|w| w == g);
+            match (member, counts) {
+                (Ok(m), true) => kept_adds.push(*m),
+                (Err(m), false) => lost.push(*m),
+                _ => {}
+            }
+        }
+    }
+    kept_adds.sort_unstable();
+    // A carried instance that doesn't count any more comes off its part's item.
+    for m in lost {
+        let k = &carried[m];
+        if let Some(item) = items
+            .iter_mut()
+            .find(|i| i.part == Some(k.part) && i.term.is_none())
+        {
+            item.item.value -= k.value;
+            item.item
+                .dropped
+                .get_or_insert_with(Vec::new)
+                .push(ocf_dice::item::DroppedInstance {
+                    source: k.source.clone(),
+                    value: k.value,
+                });
         }
     }
     for n in kept_adds {
@@ -837,6 +955,22 @@ fn zero_term(text: &str) -> Option<DiceTerm> {
     };
     let n = d.notation()?;
     Some(DiceTerm::new(0, n.die, n.modifiers))
+}
+
+/// The first member with the highest (or lowest) doubled average.
+fn first_extreme<T>(group: &[(usize, i128, T)], highest: bool) -> Option<usize> {
+    let mut best: Option<usize> = None;
+    for (g, (_, v, _)) in group.iter().enumerate() {
+        let better = match best {
+            None => true,
+            Some(b) if highest => *v > group[b].1,
+            Some(b) => *v < group[b].1,
+        };
+        if better {
+            best = Some(g);
+        }
+    }
+    best
 }
 
 fn m_has_parts(c: &Counted<'_>) -> bool {

@@ -19,7 +19,10 @@ pub fn roll_step<'db>(
 ) -> Result<Option<Value>, Stop> {
     let step = at.step;
     let bands = step.bands.as_ref().map(|b| b.as_str());
-    let summary = summary::summary(run.ruleset, frame, bands);
+    let summary = {
+        let ctx = run.ctx(frame, Some(at));
+        summary::summary(run.ruleset, frame, &ctx, bands)
+    };
     if let Some(of) = &step.of {
         return again(run, frame, at, of, bands, summary).map_err(Stop::Fail);
     }

@@ -2,34 +2,338 @@
 //! any face, in the step's band context. Output only: it never fails the action and a replay never
 //! reads it.
 //!
-//! This part reports the band set, its bands in order with their conditions as written, and the
-//! running action's flags; resolving each condition's action-time values into literals, and the
-//! structured `tests`, are left (see the report of issue 14).
+//! Each band's `when` (and the set's `value`) is *resolved*: every maximal subexpression that
+//! doesn't read `roll` becomes its value as a literal, literal guards decide as evaluation would,
+//! and the tree is printed back with the standard printer's spacing. The bands that can't hold
+//! any more are left out, the list stops at the first that holds whatever the roll, and a
+//! conjunction of plain comparisons of a roll path with a number becomes structured `tests`.
 
+use ocf_formula::Value;
+use ocf_syntax::ast::{AstNode, BinaryOp, Expr, LiteralKind, PrefixOp};
 use serde_json::{Value as Json, json};
 
+use crate::context::ActionContext;
 use crate::steps::{Frame, data_json};
 
-pub fn summary(ruleset: &ocf_model::Ruleset, frame: &Frame<'_>, bands: Option<&str>) -> Json {
+pub fn summary(
+    ruleset: &ocf_model::Ruleset,
+    frame: &Frame<'_>,
+    ctx: &ActionContext<'_>,
+    bands: Option<&str>,
+) -> Json {
     let mut out = serde_json::Map::new();
     if let Some(id) = bands
         && let Some((qualified, set)) = super::classify::band_set(ruleset, frame.pack, id)
     {
         out.insert("bandSet".into(), json!(qualified));
         if let Some(v) = &set.decl.value {
-            out.insert("value".into(), json!(v.as_str()));
+            out.insert("value".into(), json!(resolve_text(ctx, v.as_str()).0));
         }
-        out.insert(
-            "bands".into(),
-            Json::Array(
-                set.decl
-                    .bands
-                    .iter()
-                    .map(|b| json!({ "band": b.id, "when": b.when.as_str() }))
-                    .collect(),
-            ),
-        );
+        let mut list = Vec::new();
+        for band in &set.decl.bands {
+            let (text, node) = resolve_text(ctx, band.when.as_str());
+            match node.as_ref().and_then(Node::literal_bool) {
+                // It can't hold: left out.
+                Some(false) => continue,
+                // It holds whatever the roll: no later band can be reached.
+                Some(true) => {
+                    list.push(json!({ "band": band.id, "when": text, "tests": [] }));
+                    break;
+                }
+                None => {}
+            }
+            let mut entry = serde_json::Map::new();
+            entry.insert("band".into(), json!(band.id));
+            entry.insert("when".into(), json!(text));
+            if let Some(tests) = node.as_ref().and_then(tests) {
+                entry.insert("tests".into(), Json::Array(tests));
+            }
+            list.push(Json::Object(entry));
+        }
+        out.insert("bands".into(), Json::Array(list));
     }
     out.insert("flags".into(), data_json(&frame.flags));
     Json::Object(out)
+}
+
+/// A resolved expression: literals where the action's values were, the rest as written.
+#[derive(Debug, Clone)]
+enum Node {
+    /// A value known now; `text` keeps a written literal's own spelling.
+    Lit(Value, Option<String>),
+    /// A subtree left as written (a name, or a subexpression that failed to evaluate).
+    Text(String),
+    Field(Box<Node>, String),
+    Index(Box<Node>, Box<Node>),
+    Call(String, Vec<Node>),
+    List(Vec<Node>),
+    Dice(Box<Node>, String),
+    Prefix(PrefixOp, Box<Node>),
+    Bin(BinaryOp, Box<Node>, Box<Node>),
+    Ternary(Box<Node>, Box<Node>, Box<Node>),
+    Paren(Box<Node>),
+}
+
+impl Node {
+    fn literal_bool(&self) -> Option<bool> {
+        match self {
+            Node::Lit(Value::Bool(b), _) => Some(*b),
+            _ => None,
+        }
+    }
+
+    fn print(&self, out: &mut String) {
+        match self {
+            Node::Lit(_, Some(text)) => out.push_str(text),
+            Node::Lit(v, None) => out.push_str(&literal(v).unwrap_or_default()),
+            Node::Text(t) => out.push_str(t),
+            Node::Field(r, name) => {
+                r.print(out);
+                out.push('.');
+                out.push_str(name);
+            }
+            Node::Index(b, i) => {
+                b.print(out);
+                out.push('[');
+                i.print(out);
+                out.push(']');
+            }
+            Node::Call(callee, args) => {
+                out.push_str(callee);
+                out.push('(');
+                print_list(out, args);
+                out.push(')');
+            }
+            Node::List(items) => {
+                out.push('[');
+                print_list(out, items);
+                out.push(']');
+            }
+            Node::Dice(count, suffix) => {
+                out.push('(');
+                count.print(out);
+                out.push(')');
+                out.push_str(suffix);
+            }
+            Node::Prefix(op, operand) => {
+                out.push_str(op.as_str());
+                operand.print(out);
+            }
+            Node::Bin(op, l, r) => {
+                l.print(out);
+                out.push(' ');
+                out.push_str(op.as_str());
+                out.push(' ');
+                r.print(out);
+            }
+            Node::Ternary(c, a, b) => {
+                c.print(out);
+                out.push_str(" ? ");
+                a.print(out);
+                out.push_str(" : ");
+                b.print(out);
+            }
+            Node::Paren(inner) => {
+                out.push('(');
+                inner.print(out);
+                out.push(')');
+            }
+        }
+    }
+
+    fn text(&self) -> String {
+        let mut out = String::new();
+        self.print(&mut out);
+        out
+    }
+}
+
+fn print_list(out: &mut String, items: &[Node]) {
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        item.print(out);
+    }
+}
+
+/// A value's literal, as a passed-on change prints it; a map has none.
+fn literal(value: &Value) -> Option<String> {
+    crate::steps::changes::literal_text(value).ok()
+}
+
+/// `text` resolved: its printed form, and the tree when it parsed.
+fn resolve_text(ctx: &ActionContext<'_>, text: &str) -> (String, Option<Node>) {
+    let parse = ocf_syntax::parse(text);
+    let Some(expr) = parse.root().expr().filter(|_| parse.errors.is_empty()) else {
+        return (text.to_owned(), None);
+    };
+    let node = resolve(ctx, &expr);
+    (node.text(), Some(node))
+}
+
+/// Whether `expr` reads `roll` anywhere.
+fn reads_roll(expr: &Expr) -> bool {
+    expr.syntax().descendants().any(|n| {
+        ocf_syntax::ast::NameRef::cast(n).is_some_and(|name| name.text().as_deref() == Some("roll"))
+    })
+}
+
+fn resolve(ctx: &ActionContext<'_>, expr: &Expr) -> Node {
+    if !reads_roll(expr) {
+        let printed = ocf_syntax::printer::print(expr);
+        let written = match expr {
+            Expr::Literal(lit) if !matches!(lit.kind(), Some(LiteralKind::String(_))) => {
+                Some(printed.clone())
+            }
+            _ => None,
+        };
+        return match ctx.eval(&printed) {
+            Ok(v) if literal(&v).is_some() => Node::Lit(v, written),
+            _ => Node::Text(printed),
+        };
+    }
+    let sub = |e: Option<Expr>| -> Node {
+        match e {
+            Some(e) => resolve(ctx, &e),
+            None => Node::Text(String::new()),
+        }
+    };
+    match expr {
+        Expr::ParenExpr(p) => match sub(p.expr()) {
+            // Parentheses stay where written, but around a literal or a single operand they
+            // hold nothing.
+            inner @ (Node::Bin(..) | Node::Ternary(..) | Node::Prefix(..)) => {
+                Node::Paren(Box::new(inner))
+            }
+            inner => inner,
+        },
+        Expr::BinExpr(b) => {
+            let (l, r) = (sub(b.lhs()), sub(b.rhs()));
+            let Some(op) = b.op_kind() else {
+                return Node::Text(ocf_syntax::printer::print(expr));
+            };
+            match (op, l.literal_bool(), r.literal_bool()) {
+                (BinaryOp::And, Some(false), _) => Node::Lit(Value::Bool(false), None),
+                (BinaryOp::Or, Some(true), _) => Node::Lit(Value::Bool(true), None),
+                (BinaryOp::And, Some(true), _) | (BinaryOp::Or, Some(false), _) => r,
+                (BinaryOp::And, _, Some(true)) | (BinaryOp::Or, _, Some(false)) => l,
+                _ => Node::Bin(op, Box::new(l), Box::new(r)),
+            }
+        }
+        Expr::PrefixExpr(p) => {
+            let operand = sub(p.operand());
+            match (p.op_kind(), operand.literal_bool()) {
+                (Some(PrefixOp::Not), Some(b)) => Node::Lit(Value::Bool(!b), None),
+                (Some(op), _) => Node::Prefix(op, Box::new(operand)),
+                (None, _) => Node::Text(ocf_syntax::printer::print(expr)),
+            }
+        }
+        Expr::TernaryExpr(t) => {
+            let cond = sub(t.condition());
+            match cond.literal_bool() {
+                Some(true) => sub(t.then_branch()),
+                Some(false) => sub(t.else_branch()),
+                None => Node::Ternary(
+                    Box::new(cond),
+                    Box::new(sub(t.then_branch())),
+                    Box::new(sub(t.else_branch())),
+                ),
+            }
+        }
+        Expr::FieldExpr(f) => Node::Field(
+            Box::new(sub(f.receiver())),
+            f.name().map(|n| n.text().to_owned()).unwrap_or_default(),
+        ),
+        Expr::IndexExpr(i) => Node::Index(Box::new(sub(i.base())), Box::new(sub(i.index()))),
+        Expr::CallExpr(c) => {
+            let callee = c
+                .callee()
+                .map(|e| ocf_syntax::printer::print(&e))
+                .unwrap_or_default();
+            Node::Call(callee, c.args().map(|a| resolve(ctx, &a)).collect())
+        }
+        Expr::ListExpr(l) => Node::List(l.items().map(|a| resolve(ctx, &a)).collect()),
+        Expr::ComputedDice(d) => {
+            let suffix = match (d.notation(), d.suffix_token()) {
+                (Some(n), _) => n.to_string(),
+                (None, Some(t)) => t.text().to_owned(),
+                (None, None) => String::new(),
+            };
+            Node::Dice(Box::new(sub(d.count())), suffix)
+        }
+        // `roll` itself.
+        other => Node::Text(ocf_syntax::printer::print(other)),
+    }
+}
+
+/// The structured tests of a resolved condition: a conjunction of comparisons, each between a
+/// roll path and a number literal, the roll path on the left. `None` for anything else.
+fn tests(node: &Node) -> Option<Vec<Json>> {
+    let mut operands = Vec::new();
+    conjuncts(node, &mut operands);
+    operands.into_iter().map(test).collect()
+}
+
+fn conjuncts<'n>(node: &'n Node, out: &mut Vec<&'n Node>) {
+    match node {
+        Node::Bin(BinaryOp::And, l, r) => {
+            conjuncts(l, out);
+            conjuncts(r, out);
+        }
+        Node::Paren(inner) if matches!(**inner, Node::Bin(BinaryOp::And, ..)) => {
+            conjuncts(inner, out)
+        }
+        other => out.push(other),
+    }
+}
+
+fn test(node: &Node) -> Option<Json> {
+    let node = match node {
+        Node::Paren(inner) => inner,
+        other => other,
+    };
+    let Node::Bin(op, l, r) = node else {
+        return None;
+    };
+    let (path, number, flipped) = match (roll_path(l), number(r), roll_path(r), number(l)) {
+        (Some(p), Some(n), _, _) => (p, n, false),
+        (_, _, Some(p), Some(n)) => (p, n, true),
+        _ => return None,
+    };
+    let compare = match (op, flipped) {
+        (BinaryOp::Lt, false) | (BinaryOp::Gt, true) => "lt",
+        (BinaryOp::Le, false) | (BinaryOp::Ge, true) => "le",
+        (BinaryOp::Gt, false) | (BinaryOp::Lt, true) => "gt",
+        (BinaryOp::Ge, false) | (BinaryOp::Le, true) => "ge",
+        (BinaryOp::Eq, _) => "eq",
+        _ => return None,
+    };
+    Some(json!({ "of": path, "compare": compare, "value": number }))
+}
+
+/// `roll.total`, `roll.value`, `roll.unbounded` or `roll.kept[n]`, printed.
+fn roll_path(node: &Node) -> Option<String> {
+    let is_roll = |n: &Node| matches!(n, Node::Text(t) if t == "roll");
+    match node {
+        Node::Field(r, name)
+            if is_roll(r) && matches!(name.as_str(), "total" | "value" | "unbounded") =>
+        {
+            Some(node.text())
+        }
+        Node::Index(base, index) => match (&**base, &**index) {
+            (Node::Field(r, name), Node::Lit(Value::Int(_), _)) if is_roll(r) && name == "kept" => {
+                Some(node.text())
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn number(node: &Node) -> Option<Json> {
+    match node {
+        Node::Lit(v @ (Value::Int(_) | Value::Decimal(_)), _) => Some(v.to_json()),
+        _ => None,
+    }
 }

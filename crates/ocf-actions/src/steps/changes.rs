@@ -20,10 +20,16 @@ pub fn run<'db>(
     if let Some(release) = &step.release {
         release_held(run, frame, at, release)?;
     }
+    // The step's own tags, then those the `action` steps running the action add.
     let ctx = run.ctx(frame, Some(at));
-    let mut tags = frame.extra_tags.clone();
+    let mut tags = Vec::new();
     eval_tags(&ctx, run.ruleset, &step.tags, &mut tags)?;
     drop(ctx);
+    for t in &frame.extra_tags {
+        if !tags.contains(t) {
+            tags.push(t.clone());
+        }
+    }
     propose(run, frame, at, &step.changes, step.to.as_ref(), None)?;
     // Changes content adds: active `changes` effects of content aimed at a tag of the step, in
     // instance order, `to` their value's `to`, else the step's.
@@ -65,7 +71,9 @@ pub fn run<'db>(
         }
         let to = value.to.as_ref().or(step.to.as_ref());
         for change in &value.changes {
-            for c in resolve_each(run, frame, &ctx, change)? {
+            let mut resolved = resolve_each(run, frame, &ctx, change)?;
+            name_new_copies_with(run, frame, &out, &mut resolved);
+            for c in resolved {
                 route(run, frame, at, to, c, &mut out);
             }
         }
@@ -95,6 +103,7 @@ pub fn propose<'db>(
         resolved.extend(copies);
     }
     drop(ctx);
+    name_new_copies(run, frame, &mut resolved);
     let mut out = Vec::new();
     // For a role outside an `each` run: all of the step's changes for the first participant,
     // then for the next.
@@ -131,6 +140,59 @@ pub fn propose<'db>(
     }
     run.proposed.extend(out);
     Ok(())
+}
+
+/// An `addItem` without an `id` gets `<item local id, dots as hyphens>-<n>`, the smallest `n` ≥ 1
+/// that the character and the action's earlier `addItem` changes don't use, so a replay gives the
+/// same IDs (EA "Other steps", changes).
+fn name_new_copies(run: &Run<'_, '_>, frame: &Frame<'_>, changes: &mut [Json]) {
+    name_new_copies_with(run, frame, &[], changes)
+}
+
+fn name_new_copies_with(
+    run: &Run<'_, '_>,
+    frame: &Frame<'_>,
+    pending: &[Json],
+    changes: &mut [Json],
+) {
+    let added_id = |c: &Json| -> Option<String> {
+        let change = c.get("change").unwrap_or(c);
+        (change.get("type")?.as_str()? == "addItem")
+            .then(|| change.get("entry")?.get("id")?.as_str().map(str::to_owned))?
+    };
+    let mut taken: Vec<String> = run
+        .proposed
+        .iter()
+        .chain(pending)
+        .chain(frame.held.iter().flat_map(|(_, held)| held))
+        .filter_map(added_id)
+        .collect();
+    let (db, ch) = (run.db, run.character);
+    taken.extend(
+        ch.features(db)
+            .iter()
+            .chain(ch.inventory(db).iter())
+            .map(|c| c.id(db).clone()),
+    );
+    taken.extend(ch.applied(db).iter().map(|a| a.id.clone()));
+    for change in changes.iter_mut() {
+        if change.get("type").and_then(Json::as_str) != Some("addItem") {
+            continue;
+        }
+        let Some(Json::Object(entry)) = change.get_mut("entry") else {
+            continue;
+        };
+        if let Some(id) = entry.get("id").and_then(Json::as_str) {
+            taken.push(id.to_owned());
+            continue;
+        }
+        let Some(item) = entry.get("item").and_then(Json::as_str) else {
+            continue;
+        };
+        let id = ocf_engine::changes::made_id(item, |id| taken.iter().any(|t| t == id));
+        taken.push(id.clone());
+        entry.insert("id".into(), json!(id));
+    }
 }
 
 /// Each `forEach` copy past the first counts toward maxActionSteps.
@@ -483,6 +545,14 @@ fn resolve(
         }
         out.insert("params".into(), Json::Object(params));
     }
+    if let Some(follow_up) = &change.follow_up {
+        let (qualified, source) = resolve_follow_up(run, frame, ctx, follow_up.as_str())?;
+        out.insert("followUp".into(), json!(qualified));
+        match source {
+            Some(s) => out.insert("source".into(), json!(s)),
+            None => out.remove("source"),
+        };
+    }
     let Some(split) = &change.split else {
         return Ok(vec![Json::Object(out)]);
     };
@@ -564,6 +634,99 @@ fn resolve(
         changes.push(Json::Object(one));
     }
     Ok(changes)
+}
+
+/// An `offerFollowUp`'s follow-up (EA "Other steps", changes): one the content declares (or its
+/// content type) whose added option or added changes propose it, else the content defining the
+/// action's, else the rules' (a local ID qualified against the action's pack). The qualified ID
+/// (`<item>#<id>`, `<type>#<id>`, `<pack>:<id>`) and, for content's, the content as source. One
+/// the owner doesn't declare, or a derived one (`while`), is `unknown-reference`.
+fn resolve_follow_up(
+    run: &Run<'_, '_>,
+    frame: &Frame<'_>,
+    ctx: &ActionContext<'_>,
+    written: &str,
+) -> Result<(String, Option<String>), ActionError> {
+    let unknown = || {
+        ActionError::new(
+            "unknown-reference",
+            format!("no follow-up `{written}` to offer"),
+        )
+        .with("followUp", written)
+    };
+    let ruleset = run.ruleset;
+    let derived = |f: &ocf_model::FollowUp| f.r#while.is_some();
+    // A written `<owner>#<id>` names its owner outright.
+    if let Some((owner, local)) = written.rsplit_once('#') {
+        let owner_q = ruleset
+            .resolve(frame.pack, owner, Namespace::Content)
+            .or_else(|| ruleset.item(owner).map(|_| owner.to_owned()));
+        if let Some(q) = owner_q
+            && let Some(entry) = ruleset.item(&q)
+        {
+            let f = entry.item.follow_ups.iter().find(|f| f.id == local);
+            return match f {
+                Some(f) if !derived(f) => Ok((format!("{q}#{local}"), Some(q))),
+                _ => Err(unknown()),
+            };
+        }
+        let ty = ruleset
+            .resolve(frame.pack, owner, Namespace::ContentType)
+            .unwrap_or_else(|| owner.to_owned());
+        let f = ruleset
+            .content_types
+            .get(&ty)
+            .and_then(|t| t.decl.follow_ups.iter().find(|f| f.id == local));
+        return match f {
+            Some(f) if !derived(f) => Ok((format!("{ty}#{local}"), None)),
+            _ => Err(unknown()),
+        };
+    }
+    // The content whose added option or changes propose it (the context's `item`), then the
+    // content defining the action: each its own follow-ups, then its type's.
+    let mut owners: Vec<String> = Vec::new();
+    for key in [ctx.sheet.bindings.item, frame.item].into_iter().flatten() {
+        let content = key.content(run.db).clone();
+        if !owners.contains(&content) {
+            owners.push(content);
+        }
+    }
+    for owner in &owners {
+        let Some(entry) = ruleset.item(owner) else {
+            continue;
+        };
+        if let Some(f) = entry.item.follow_ups.iter().find(|f| f.id == written) {
+            if derived(f) {
+                return Err(unknown());
+            }
+            return Ok((format!("{owner}#{written}"), Some(owner.clone())));
+        }
+        if let Some(ty) = entry.type_name() {
+            let ty = ruleset
+                .resolve(entry.pack_of("type"), ty, Namespace::ContentType)
+                .unwrap_or_else(|| ty.to_owned());
+            if let Some(f) = ruleset
+                .content_types
+                .get(&ty)
+                .and_then(|t| t.decl.follow_ups.iter().find(|f| f.id == written))
+            {
+                if derived(f) {
+                    return Err(unknown());
+                }
+                return Ok((format!("{ty}#{written}"), Some(owner.clone())));
+            }
+        }
+    }
+    // The rules: qualified as written, else against the action's pack.
+    let qualified = if ruleset.follow_ups.get(written).is_some() {
+        written.to_owned()
+    } else {
+        format!("{}:{written}", frame.pack)
+    };
+    match ruleset.follow_ups.get(&qualified) {
+        Some(f) if !derived(&f.decl) => Ok((qualified, None)),
+        _ => Err(unknown()),
+    }
 }
 
 fn bool_json(ctx: &ActionContext<'_>, formula: &str) -> Result<Json, ActionError> {

@@ -113,8 +113,25 @@ pub struct StepAt<'s> {
 }
 
 impl<'db> Run<'db, '_> {
-    /// The context of a formula in `frame` at `at`.
+    /// The context of a formula in `frame` at `at`: `action.step` is the step's `{ id, tags }`,
+    /// its tags evaluated (EA "Starting an action" 5).
     pub fn ctx(&self, frame: &Frame<'db>, at: Option<&StepAt<'db>>) -> ActionContext<'db> {
+        let mut ctx = self.ctx_with_tags(frame, at, Vec::new());
+        if let Some(at) = at {
+            let tags = step_tags(&ctx, self.ruleset, frame, at.step);
+            if !tags.is_empty() {
+                ctx = self.ctx_with_tags(frame, Some(at), tags);
+            }
+        }
+        ctx
+    }
+
+    fn ctx_with_tags(
+        &self,
+        frame: &Frame<'db>,
+        at: Option<&StepAt<'db>>,
+        tags: Vec<String>,
+    ) -> ActionContext<'db> {
         let mut ctx = ActionContext::new(
             self.db,
             self.character,
@@ -134,7 +151,10 @@ impl<'db> Run<'db, '_> {
                 "step",
                 Value::map([
                     ("id", Value::string(at.step.id.as_str())),
-                    ("tags", Value::list(Vec::new())),
+                    (
+                        "tags",
+                        Value::list(tags.iter().map(|t| Value::string(t.as_str())).collect()),
+                    ),
                 ]),
             );
             if let Some(p) = &at.participant {
@@ -389,6 +409,36 @@ pub fn eval_tags(
         }
     }
     Ok(())
+}
+
+/// A step's evaluated tags as `action.step.tags` shows them: its own, then, for roll, choice and
+/// changes steps, those the `action` steps running this action add (EA "Other steps", action,
+/// `tags`; changes content adds). Allocate steps don't get those. A tag formula that fails gives
+/// the literal tags only: the step itself evaluates its tags and reports the error.
+pub fn step_tags(
+    ctx: &ActionContext<'_>,
+    ruleset: &Ruleset,
+    frame: &Frame<'_>,
+    step: &Step,
+) -> Vec<String> {
+    let mut tags = Vec::new();
+    if eval_tags(ctx, ruleset, &step.tags, &mut tags).is_err() {
+        tags.clear();
+        for entry in &step.tags {
+            if let ocf_model::Computed::Literal(tag) = entry {
+                push_tag(&mut tags, tag.as_str());
+            }
+        }
+    }
+    if matches!(
+        step.kind,
+        StepKind::Roll | StepKind::Choice | StepKind::Changes
+    ) {
+        for t in &frame.extra_tags {
+            push_tag(&mut tags, t);
+        }
+    }
+    tags
 }
 
 fn push_tag(out: &mut Vec<String>, tag: &str) {
