@@ -70,6 +70,34 @@ fn wide(value: &Value, range: TextRange) -> Result<Millionths> {
     })
 }
 
+fn absent(range: TextRange) -> FormulaError {
+    FormulaError::new(
+        ErrorCode::NoSuchKey,
+        "this path is absent; guard it with has()",
+        range,
+    )
+}
+
+/// `x op y` for two ints, the common case, without widening to millionths: the same results as
+/// [`Evaluator::binary`] gives (ints stay ints, checked), or `None` for what needs the general
+/// path (`/`, whose result is a decimal; `in`, `&&`, `||`).
+fn int_binary(op: BinaryOp, x: i64, y: i64) -> Option<std::result::Result<Value, ArithError>> {
+    use BinaryOp::*;
+    let int = |n: Option<i64>| Some(n.map(Value::Int).ok_or(ArithError::Overflow));
+    match op {
+        Add => int(x.checked_add(y)),
+        Sub => int(x.checked_sub(y)),
+        Mul => int(x.checked_mul(y)),
+        Eq => Some(Ok(Value::Bool(x == y))),
+        Ne => Some(Ok(Value::Bool(x != y))),
+        Lt => Some(Ok(Value::Bool(x < y))),
+        Le => Some(Ok(Value::Bool(x <= y))),
+        Gt => Some(Ok(Value::Bool(x > y))),
+        Ge => Some(Ok(Value::Bool(x >= y))),
+        Rem | Div | In | And | Or => None,
+    }
+}
+
 /// Compares two numbers exactly, an int against a decimal included.
 fn compare_numbers(a: &Value, b: &Value) -> Option<Ordering> {
     Some(a.as_millionths()?.cmp(&b.as_millionths()?))
@@ -96,30 +124,31 @@ impl Evaluator<'_> {
     fn eval(&mut self, id: ExprId) -> Result<Value> {
         self.step(id)?;
         let lowered = self.lowered;
-        let range = self.range(id);
+        // The range is looked up only where an error needs it: most evaluations never fail.
+        let range = || lowered.range(id);
         match &lowered.exprs[id] {
             Expr::Literal(value) => Ok(value.clone()),
             Expr::List(items) => {
-                self.check_list_len(items.len(), range)?;
+                self.check_list_len(items.len(), range())?;
                 let values = items
                     .iter()
                     .map(|&item| self.eval(item))
                     .collect::<Result<_>>()?;
                 Ok(Value::list(values))
             }
-            Expr::Root(_) | Expr::Field(_) | Expr::Member { .. } | Expr::Index { .. } => {
-                match self.place(id)? {
-                    Some(value) => Ok(value),
-                    None => Err(FormulaError::new(
-                        ErrorCode::NoSuchKey,
-                        "this path is absent; guard it with has()",
-                        range,
-                    )),
-                }
-            }
+            // A field is the most common leaf: read it here rather than through `place`.
+            Expr::Field(field) => match self.ctx.field(field) {
+                Ok(Some(value)) => Ok(value),
+                Ok(None) => Err(absent(range())),
+                Err(e) => Err(e.at(range())),
+            },
+            Expr::Root(_) | Expr::Member { .. } | Expr::Index { .. } => match self.place(id)? {
+                Some(value) => Ok(value),
+                None => Err(absent(range())),
+            },
             Expr::Unary { op, operand } => {
                 let value = self.eval(*operand)?;
-                unary(*op, value, range)
+                unary(*op, value, range())
             }
             // Rust's `&&` and `||` skip the right operand just as the formula language does.
             Expr::Binary {
@@ -135,7 +164,12 @@ impl Evaluator<'_> {
             Expr::Binary { op, lhs, rhs } => {
                 let a = self.eval(*lhs)?;
                 let b = self.eval(*rhs)?;
-                self.binary(*op, a, b, range)
+                if let (Value::Int(x), Value::Int(y)) = (&a, &b)
+                    && let Some(result) = int_binary(*op, *x, *y)
+                {
+                    return result.map_err(|e| arith_error(e, range()));
+                }
+                self.binary(*op, a, b, range())
             }
             Expr::Conditional {
                 cond,
@@ -148,7 +182,7 @@ impl Evaluator<'_> {
                     self.eval(*otherwise)
                 }
             }
-            Expr::Call { function, args } => self.call(*function, args, range),
+            Expr::Call { function, args } => self.call(*function, args, range()),
             Expr::ComputedDice {
                 count,
                 die,
@@ -232,22 +266,22 @@ impl Evaluator<'_> {
     /// value is absent.
     fn place(&mut self, id: ExprId) -> Result<Option<Value>> {
         let lowered = self.lowered;
-        let range = self.range(id);
+        let range = || lowered.range(id);
         match &lowered.exprs[id] {
             Expr::Root(root) => {
                 if let Some((_, value)) = self.bindings.iter().rev().find(|(r, _)| r == root) {
                     return Ok(Some(value.clone()));
                 }
-                self.ctx.root(*root).map_err(|e| e.at(range))
+                self.ctx.root(*root).map_err(|e| e.at(range()))
             }
-            Expr::Field(field) => self.ctx.field(field).map_err(|e| e.at(range)),
+            Expr::Field(field) => self.ctx.field(field).map_err(|e| e.at(range())),
             Expr::Member { base, name } => {
                 self.step(id)?;
                 match self.place(*base)? {
                     None => Ok(None),
                     Some(Value::Map(members)) => Ok(members.get(name).cloned()),
                     Some(other) => Err(mismatch(
-                        range,
+                        range(),
                         format!("`.{name}` needs a map, found {}", other.type_name()),
                     )),
                 }
@@ -264,7 +298,7 @@ impl Evaluator<'_> {
                     }
                     (Value::Map(members), Value::String(name)) => Ok(members.get(name).cloned()),
                     _ => Err(mismatch(
-                        range,
+                        range(),
                         format!(
                             "cannot index a {} with a {}",
                             container.type_name(),
