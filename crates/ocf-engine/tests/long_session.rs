@@ -87,3 +87,34 @@ fn opening_and_closing_many_characters_beside_an_open_one_holds_what_one_more_op
     // memos the next one opened takes over.
     assert!(session.records().total() <= 2 * alone.total());
 }
+
+#[test]
+fn opening_a_character_in_a_closed_ones_place_costs_the_others_no_check() {
+    let size = Synthetic::with_fields(200).unwrap();
+    let mut session = Session::with_execution_log(size.ruleset());
+    let pc = session.open(&size.character(14), &[]);
+    session.changes(pc).unwrap();
+    let other = session.open(&size.character(10), &[]);
+    session.sheet(other).unwrap();
+    session.close(other);
+    // The close writes the closed character's inputs: the open one's memos are checked once.
+    session.changes(pc).unwrap();
+    let checked_after_close = session.take_validated().len();
+    assert!(checked_after_close > 100, "{checked_after_close}");
+    // An open in its place fills those inputs again without a write the open one's memos see.
+    let next = session.open(&size.character(11), &[]);
+    session.sheet(next).unwrap();
+    session.take_validated();
+    session.take_executed();
+    session.changes(pc).unwrap();
+    let checked = session.take_validated();
+    // Only the sheet's roots, passed on their durability: no field's memo is walked.
+    assert!(checked.len() <= 8, "{checked:?}");
+    assert!(
+        !checked
+            .iter()
+            .any(|c| c.starts_with("field_value") || c.starts_with("field_effects")),
+        "{checked:?}"
+    );
+    assert_eq!(session.take_executed(), Vec::<String>::new());
+}
