@@ -35,6 +35,9 @@ fn records_stay_at_their_baseline_over_many_cycles_of_edits() {
         session.set_value(pc, "g:score1", Some(json!(12))).unwrap();
         session.equip(pc, "c1", false).unwrap();
         session.changes(pc).unwrap();
+        // A field name nothing declares, new each round, as a client may ask for.
+        let unknown = session.field(pc, &format!("g:nothing{round}")).unwrap();
+        assert!(unknown.error.is_some());
         let other = session.open(&size.character(10), &[]);
         session.changes(other).unwrap();
         session.close(other);
