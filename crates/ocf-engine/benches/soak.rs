@@ -172,11 +172,26 @@ fn main() {
         );
     }
     let before = rss_mib();
+    let before_records = session.records_by_name();
     let started = Instant::now();
-    for _ in 0..opens {
+    let mut reads = Vec::new();
+    for n in 0..opens {
         let pc = session.open(&fighter_file, &[]);
         session.sheet(pc).expect("open");
         session.close(pc);
+        if n % 50 == 49 {
+            // The next read of a character left open after a close: what the close costs it.
+            let read = Instant::now();
+            std::hint::black_box(session.changes(big_pc).expect("open"));
+            reads.push(read.elapsed());
+        }
+        if [299, 999].contains(&n) || n + 1 == opens {
+            println!(
+                "after {} opens and closes: records {}",
+                n + 1,
+                session.stored()
+            );
+        }
     }
     let took = started.elapsed();
     println!(
@@ -186,4 +201,20 @@ fn main() {
         rss_mib(),
         session.stored()
     );
+    reads.sort();
+    println!(
+        "the 2 000-field character's next read after closes: median {:.3} ms, max {:.3} ms",
+        percentile(&reads, 0.5),
+        percentile(&reads, 1.0)
+    );
+    // Which records the opens and closes left (by query or struct), to find what grows.
+    for (name, count) in session.records_by_name() {
+        let was = before_records
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map_or(0, |(_, c)| *c);
+        if count != was {
+            println!("  {name}: {was} -> {count}");
+        }
+    }
 }

@@ -177,10 +177,7 @@ fn compute_field<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> Field
     let character = key.character(db);
     let ruleset = character.ruleset(db).ruleset(db);
     let Some(decl) = ruleset.field(key.field(db)) else {
-        return FieldValue::failed(FieldError::new(
-            ErrorCode::UnknownName,
-            format!("no field `{}`", key.field(db)),
-        ));
+        return unknown_field(key.field(db));
     };
     let mut out = FieldValue::default();
     let mut work = Work {
@@ -197,6 +194,14 @@ fn compute_field<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> Field
         out.error = Some(error);
     }
     out
+}
+
+/// The value of a field the ruleset doesn't declare.
+pub(crate) fn unknown_field(field: &str) -> FieldValue {
+    FieldValue::failed(FieldError::new(
+        ErrorCode::UnknownName,
+        format!("no field `{field}`"),
+    ))
 }
 
 /// How many field values may be computing at once on one thread, each waiting on the next: a

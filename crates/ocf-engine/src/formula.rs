@@ -9,29 +9,15 @@ use ocf_formula::{Formula, FormulaError};
 use ocf_model::{Namespace, Ruleset};
 use rustc_hash::FxHashMap;
 
-/// A formula's text, interned: the key of [`parsed`].
-#[salsa::interned(debug)]
-pub struct FormulaText<'db> {
-    #[returns(ref)]
-    pub text: String,
-}
-
-/// The parsed and lowered formula, or its syntax and lowering errors.
-#[salsa::tracked(returns(ref))]
-pub fn parsed<'db>(
-    db: &'db dyn salsa::Database,
-    text: FormulaText<'db>,
-) -> Result<Arc<Formula>, Vec<FormulaError>> {
-    Formula::parse(text.text(db)).map(Arc::new)
-}
-
-/// Parses `text` through the query of this database. [`parse_in`] shares the work with every
-/// database of the ruleset.
-pub fn parse(db: &dyn salsa::Database, text: &str) -> Result<Arc<Formula>, FormulaError> {
-    match parsed(db, FormulaText::new(db, text)) {
-        Ok(formula) => Ok(formula.clone()),
-        Err(errors) => Err(first_error(errors)),
-    }
+/// Parses `text`, remembered nowhere: for formulas from outside the ruleset (a change batch's, an
+/// action's answers), whose texts are untrusted and unbounded. Interning them, or keeping them in
+/// the ruleset's [`parse_in`] table, would keep one entry per distinct text for the session's life
+/// (issue 19); a parse costs about what one evaluation does. The ruleset's own formulas go through
+/// [`parse_in`].
+pub fn parse(_db: &dyn salsa::Database, text: &str) -> Result<Arc<Formula>, FormulaError> {
+    Formula::parse(text)
+        .map(Arc::new)
+        .map_err(|e| first_error(&e))
 }
 
 fn first_error(errors: &[FormulaError]) -> FormulaError {

@@ -98,59 +98,78 @@ impl CopyInput {
         .new(db)
     }
 
-    /// Makes this (removed) copy `entry`, a copy of the character's [`STRUCTURE`]: each
-    /// property set when it differs ([`Slots`]).
+    /// Makes this free copy `entry`, a copy of the character's [`STRUCTURE`]. A removed copy's
+    /// properties are set where they differ (a copy removed and added again changes nothing). An
+    /// `emptied` one (a closed character's, waiting at `LOW`, [`Slots::free_character`]) has every
+    /// property written, equal or not, so that each is of the structure's durability again: those
+    /// writes tell salsa only that `LOW` inputs changed, which costs the other characters' memos
+    /// no check (decisions.md, "Session memory").
     pub(crate) fn refill(
         self,
         db: &mut dyn salsa::Database,
         ruleset: RulesetInput,
         list: CopyList,
         entry: &CopyEntry,
+        emptied: bool,
     ) {
-        if self.ruleset(&*db) != ruleset {
-            self.set_ruleset(db).with_durability(STRUCTURE).to(ruleset);
+        let d = STRUCTURE;
+        if emptied || self.ruleset(&*db) != ruleset {
+            self.set_ruleset(db).with_durability(d).to(ruleset);
         }
-        if self.list(&*db) != list {
-            self.set_list(db).with_durability(STRUCTURE).to(list);
+        if emptied || self.list(&*db) != list {
+            self.set_list(db).with_durability(d).to(list);
         }
-        if *self.id(&*db) != entry.id {
-            self.set_id(db)
-                .with_durability(STRUCTURE)
-                .to(entry.id.clone());
+        if emptied || *self.id(&*db) != entry.id {
+            self.set_id(db).with_durability(d).to(entry.id.clone());
         }
-        if *self.item(&*db) != entry.item.0 {
+        if emptied || *self.item(&*db) != entry.item.0 {
             self.set_item(db)
-                .with_durability(STRUCTURE)
+                .with_durability(d)
                 .to(entry.item.0.clone());
         }
         let equipped = entry.equipped.unwrap_or(false);
-        if self.equipped(&*db) != equipped {
-            self.set_equipped(db)
-                .with_durability(STRUCTURE)
-                .to(equipped);
+        if emptied || self.equipped(&*db) != equipped {
+            self.set_equipped(db).with_durability(d).to(equipped);
         }
         let quantity = entry.quantity.unwrap_or(1);
-        if self.quantity(&*db) != quantity {
-            self.set_quantity(db)
-                .with_durability(STRUCTURE)
-                .to(quantity);
+        if emptied || self.quantity(&*db) != quantity {
+            self.set_quantity(db).with_durability(d).to(quantity);
         }
-        if **self.state(&*db) != entry.state {
+        if emptied || **self.state(&*db) != entry.state {
             self.set_state(db)
-                .with_durability(STRUCTURE)
+                .with_durability(d)
                 .to(Arc::new(entry.state.clone()));
         }
         let templates: Vec<String> = entry.templates.iter().map(|t| t.0.clone()).collect();
-        if **self.templates(&*db) != templates {
+        if emptied || **self.templates(&*db) != templates {
             self.set_templates(db)
-                .with_durability(STRUCTURE)
+                .with_durability(d)
                 .to(Arc::new(templates));
         }
-        if **self.choices(&*db) != entry.choices {
+        if emptied || **self.choices(&*db) != entry.choices {
             self.set_choices(db)
-                .with_durability(STRUCTURE)
+                .with_durability(d)
                 .to(Arc::new(entry.choices.clone()));
         }
+    }
+
+    /// Empties this copy of a closed character, at `LOW`: the write at the copy's durability is
+    /// the close's, and its refill for the next character opened is then a `LOW` write only.
+    fn empty(self, db: &mut dyn salsa::Database) {
+        let low = Durability::LOW;
+        let ruleset = self.ruleset(&*db);
+        let list = self.list(&*db);
+        self.set_ruleset(db).with_durability(low).to(ruleset);
+        self.set_list(db).with_durability(low).to(list);
+        self.set_id(db).with_durability(low).to(String::new());
+        self.set_item(db).with_durability(low).to(String::new());
+        self.set_equipped(db).with_durability(low).to(false);
+        self.set_quantity(db).with_durability(low).to(1);
+        self.set_state(db).with_durability(low).to(Arc::default());
+        self.set_templates(db)
+            .with_durability(low)
+            .to(Arc::default());
+        self.set_choices(db).with_durability(low).to(Arc::default());
     }
 
     /// The copy as the character file writes it.
@@ -406,7 +425,9 @@ impl Fields {
 /// the database.
 #[derive(Debug, Default)]
 pub(crate) struct Slots {
-    copies: Vec<CopyInput>,
+    /// Free copies, each with whether it was emptied at `LOW` (a closed character's) or still
+    /// holds a removed copy at the structure's durability.
+    copies: Vec<(CopyInput, bool)>,
     saved: Vec<SavedValue>,
     characters: Vec<CharacterInput>,
     rulesets: Vec<RulesetInput>,
@@ -427,8 +448,8 @@ impl Slots {
         entry: &CopyEntry,
     ) -> CopyInput {
         match self.copies.pop() {
-            Some(copy) => {
-                copy.refill(db, ruleset, list, entry);
+            Some((copy, emptied)) => {
+                copy.refill(db, ruleset, list, entry, emptied);
                 copy
             }
             None => CopyInput::from_entry(&*db, ruleset, list, entry),
@@ -437,7 +458,7 @@ impl Slots {
 
     /// A copy removed from its character: its input waits for the next copy added.
     pub(crate) fn free_copy(&mut self, copy: CopyInput) {
-        self.copies.push(copy);
+        self.copies.push((copy, false));
     }
 
     /// A homebrew ruleset input holding `ruleset`: a freed one refilled, or a new one.
@@ -489,8 +510,8 @@ impl Slots {
                 None => SavedValue::loaded(&*db, value),
             }),
             New::Copy(list, entry) => Made::Copy(match self.copies.pop() {
-                Some(copy) => {
-                    copy.refill(db, ruleset, list, entry);
+                Some((copy, emptied)) => {
+                    copy.refill(db, ruleset, list, entry, emptied);
                     copy
                 }
                 None => CopyInput::from_entry(&*db, ruleset, list, entry),
@@ -567,8 +588,14 @@ impl Slots {
             handle.set_value(db).with_durability(low).to(None);
             self.saved.push(*handle);
         }
-        self.copies
-            .extend(features.iter().chain(inventory.iter()).copied());
+        for copy in features.iter().chain(inventory.iter()) {
+            copy.empty(db);
+            self.copies.push((*copy, true));
+        }
+        // Every field goes to `LOW`, the ruleset too (kept as it is): the next character opened
+        // here then writes `LOW` inputs only.
+        let ruleset = input.ruleset(&*db);
+        input.set_ruleset(db).with_durability(low).to(ruleset);
         input.set_id(db).with_durability(low).to(String::new());
         input.set_creating(db).with_durability(low).to(false);
         input.set_saved(db).with_durability(low).to(Arc::default());

@@ -802,6 +802,11 @@ impl Session {
     #[tracing::instrument(name = "session.field", level = "debug", skip_all, fields(character = id.0, field = field))]
     pub fn field(&self, id: CharacterId, field: &str) -> Result<Arc<FieldValue>, EditError> {
         let c = self.input(id)?;
+        // A name the ruleset doesn't declare (a client's, untrusted) is answered without a key: an
+        // interned key made outside any query stays for the session's life (issue 19).
+        if c.ruleset(&self.db).ruleset(&self.db).field(field).is_none() {
+            return Ok(Arc::new(crate::field::unknown_field(field)));
+        }
         let field = field.to_owned();
         Ok(self.deep(move |db| {
             let key = FieldKey::new(db, c, field);

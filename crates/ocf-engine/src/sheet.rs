@@ -670,8 +670,8 @@ fn rules_issues(
                     };
                     if let Some(w) = &query.r#where {
                         let ctx = SheetContext::new(db, character, Mode::Sheet, bindings.clone());
-                        let holds =
-                            crate::formula::parse(db, w.as_str()).and_then(|f| f.evaluate(&ctx));
+                        let holds = crate::formula::parse_in(ruleset, w.as_str())
+                            .and_then(|f| f.evaluate(&ctx));
                         if holds != Ok(Value::Bool(true)) {
                             continue;
                         }
@@ -682,14 +682,14 @@ fn rules_issues(
         }
         for (bindings, entry) in runs {
             let ctx = SheetContext::new(db, character, Mode::Sheet, bindings);
-            let holds = crate::formula::parse(db, constraint.decl.check.as_str())
+            let holds = crate::formula::parse_in(ruleset, constraint.decl.check.as_str())
                 .and_then(|f| f.evaluate(&ctx));
             if holds == Ok(Value::Bool(true)) {
                 continue;
             }
             let mut data = Map::new();
             for (key, formula) in constraint.decl.data.iter() {
-                let value = crate::formula::parse(db, formula.as_str())
+                let value = crate::formula::parse_in(ruleset, formula.as_str())
                     .and_then(|f| f.evaluate(&ctx))
                     .map(|v| v.to_json())
                     .unwrap_or(Json::Null);
@@ -805,7 +805,7 @@ fn activation_issues(
         for prerequisite in &entry.item.prerequisites {
             let bindings = Bindings::activation(db, character, pack, a);
             let ctx = SheetContext::new(db, character, Mode::Sheet, bindings);
-            let holds = crate::formula::parse(db, prerequisite.check.as_str())
+            let holds = crate::formula::parse_in(ruleset, prerequisite.check.as_str())
                 .ok()
                 .and_then(|f| f.evaluate(&ctx as &dyn Context).ok());
             if holds != Some(Value::Bool(true)) {

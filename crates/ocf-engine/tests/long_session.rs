@@ -1,29 +1,43 @@
-//! A long session's records stay bounded by what is open (issue 19): a cycle of edits that ends
-//! where it started (a copy added then removed, a value edited and put back, a copy equipped and
-//! unequipped, a character opened and closed) leaves the database holding what it held before.
+//! A long session's records stay bounded by what is open (issue 19): cycles of edits that end
+//! where they started (a copy added then removed, a value edited and put back, a copy equipped and
+//! unequipped, a change batch whose formula the session has not seen before, a character opened
+//! and closed) leave the database holding what it held before, however many cycles run.
 
 use ocf_engine::Session;
+use ocf_engine::changes::{Options, read_batch};
 use ocf_engine::input::CopyList;
 use ocf_engine::synthetic::Synthetic;
 use serde_json::json;
 
+/// How many cycles the tests run past their warm-up: enough for anything a cycle leaves behind to
+/// show as growth, not as one cycle's noise.
+const CYCLES: usize = 60;
+
 #[test]
-fn records_return_to_their_baseline_after_cycles_of_adds_and_removes() {
+fn records_stay_at_their_baseline_over_many_cycles_of_edits() {
     let size = Synthetic::with_fields(200).unwrap();
     let mut session = Session::new(size.ruleset());
     let pc = session.open(&size.character(14), &[]);
     let extra: ocf_model::CopyEntry =
         serde_json::from_value(json!({ "id": "extra", "item": "g:item3" })).unwrap();
-    let cycle = |session: &mut Session| {
+    let cycle = |session: &mut Session, round: usize| {
         session.add_copy(pc, CopyList::Inventory, &extra).unwrap();
         session.changes(pc).unwrap();
-        session.set_value(pc, "g:score1", Some(json!(15))).unwrap();
+        // A formula text new to the session each round, as a client's batches bring.
+        let batch = read_batch(&json!([
+            { "type": "set", "field": "g:score1", "value": format!("15 + 0 * {round}") }
+        ]))
+        .unwrap();
+        session.apply(pc, &batch, Options::default()).unwrap();
         session.equip(pc, "c1", true).unwrap();
         session.changes(pc).unwrap();
         session.remove_copy(pc, "extra").unwrap();
         session.set_value(pc, "g:score1", Some(json!(12))).unwrap();
         session.equip(pc, "c1", false).unwrap();
         session.changes(pc).unwrap();
+        // A field name nothing declares, new each round, as a client may ask for.
+        let unknown = session.field(pc, &format!("g:nothing{round}")).unwrap();
+        assert!(unknown.error.is_some());
         let other = session.open(&size.character(10), &[]);
         session.changes(other).unwrap();
         session.close(other);
@@ -31,14 +45,79 @@ fn records_return_to_their_baseline_after_cycles_of_adds_and_removes() {
     // The first cycles make the inputs the later ones reuse (a free copy, a closed character's),
     // and the keys of each pairing of a character with a copy slot (the second cycle's closed
     // character takes a copy slot the first one's didn't).
-    cycle(&mut session);
-    cycle(&mut session);
+    cycle(&mut session, 0);
+    cycle(&mut session, 1);
     let baseline = session.records();
-    for round in 0..10 {
-        cycle(&mut session);
+    for round in 2..2 + CYCLES {
+        cycle(&mut session, round);
         assert_eq!(session.records(), baseline, "after cycle {round}");
     }
     assert!(baseline.free_slots > 0);
     let score = session.field(pc, "g:score1").unwrap();
     assert_eq!(score.value.as_ref().map(|v| v.to_json()), Some(json!(12)));
+}
+
+#[test]
+fn opening_and_closing_many_characters_beside_an_open_one_holds_what_one_more_open_holds() {
+    let size = Synthetic::with_fields(200).unwrap();
+    let mut session = Session::new(size.ruleset());
+    let pc = session.open(&size.character(14), &[]);
+    session.changes(pc).unwrap();
+    let alone = session.records();
+    let other = session.open(&size.character(10), &[]);
+    session.sheet(other).unwrap();
+    session.close(other);
+    let baseline = session.records();
+    for round in 0..CYCLES {
+        // Characters of other saved values, some edited while open.
+        let other = session.open(&size.character(10 + (round % 5) as i64), &[]);
+        session.sheet(other).unwrap();
+        if round % 3 == 0 {
+            session
+                .set_value(other, "g:score2", Some(json!(round)))
+                .unwrap();
+            session.sheet(other).unwrap();
+        }
+        session.close(other);
+        session.changes(pc).unwrap();
+        let now = session.records();
+        assert!(
+            now.total() <= baseline.total(),
+            "after cycle {round}: {now:?}, baseline {baseline:?}"
+        );
+    }
+    // What the closed characters leave is at most one character's records: the inputs and
+    // memos the next one opened takes over.
+    assert!(session.records().total() <= 2 * alone.total());
+}
+
+#[test]
+fn opening_a_character_in_a_closed_ones_place_costs_the_others_no_check() {
+    let size = Synthetic::with_fields(200).unwrap();
+    let mut session = Session::with_execution_log(size.ruleset());
+    let pc = session.open(&size.character(14), &[]);
+    session.changes(pc).unwrap();
+    let other = session.open(&size.character(10), &[]);
+    session.sheet(other).unwrap();
+    session.close(other);
+    // The close writes the closed character's inputs: the open one's memos are checked once.
+    session.changes(pc).unwrap();
+    let checked_after_close = session.take_validated().len();
+    assert!(checked_after_close > 100, "{checked_after_close}");
+    // An open in its place fills those inputs again without a write the open one's memos see.
+    let next = session.open(&size.character(11), &[]);
+    session.sheet(next).unwrap();
+    session.take_validated();
+    session.take_executed();
+    session.changes(pc).unwrap();
+    let checked = session.take_validated();
+    // Only the sheet's roots, passed on their durability: no field's memo is walked.
+    assert!(checked.len() <= 8, "{checked:?}");
+    assert!(
+        !checked
+            .iter()
+            .any(|c| c.starts_with("field_value") || c.starts_with("field_effects")),
+        "{checked:?}"
+    );
+    assert_eq!(session.take_executed(), Vec::<String>::new());
 }
