@@ -8,7 +8,7 @@ pub mod error;
 pub mod families;
 pub mod formulas;
 pub mod homebrew;
-mod parsed;
+pub mod parsed;
 pub mod ruleset;
 pub mod source;
 pub mod version;

@@ -43,6 +43,52 @@ pub fn scope<T>(f: impl FnOnce() -> T) -> T {
     f()
 }
 
+/// A memo kept between scopes by a caller that builds the same formulas again and again (the
+/// language server, one build per keystroke): the caller bounds it with [`Memo::clear`].
+#[derive(Default)]
+pub struct Memo(FxHashMap<Box<str>, Parse>);
+
+impl Memo {
+    /// How many formulas it holds.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn clear(&mut self) {
+        self.0.clear();
+    }
+}
+
+/// Runs `f` as [`scope`] does, its memo `memo`: what `f` parses stays in it after. Inside another
+/// scope, the outer memo is used and `memo` is left as it is.
+pub fn scope_in<T>(memo: &mut Memo, f: impl FnOnce() -> T) -> T {
+    /// Gives the memo back to its owner at the end, even if `f` unwinds.
+    struct GiveBack<'a>(Option<&'a mut Memo>);
+    impl Drop for GiveBack<'_> {
+        fn drop(&mut self) {
+            if let Some(owner) = self.0.take() {
+                owner.0 = MEMO
+                    .with(|memo| memo.borrow_mut().take())
+                    .unwrap_or_default();
+            }
+        }
+    }
+    let installed = MEMO.with(|slot| {
+        let mut slot = slot.borrow_mut();
+        if slot.is_some() {
+            return false;
+        }
+        *slot = Some(std::mem::take(&mut memo.0));
+        true
+    });
+    let _give_back = GiveBack(installed.then_some(memo));
+    f()
+}
+
 /// `Formula::parse(text)`, from the memo when a scope has one and has parsed `text` already.
 pub fn parse(text: &str) -> Parse {
     if let Some(known) = MEMO.with(|memo| memo.borrow().as_ref()?.get(text).cloned()) {
@@ -76,5 +122,18 @@ mod tests {
             assert!(MEMO.with(|memo| memo.borrow().is_some()));
         });
         assert_eq!(*a, Formula::parse("1 + 2"));
+    }
+
+    #[test]
+    fn a_kept_memo_outlives_its_scope() {
+        let mut memo = Memo::default();
+        let a = scope_in(&mut memo, || parse("1 + 2"));
+        assert_eq!(memo.len(), 1);
+        assert!(MEMO.with(|memo| memo.borrow().is_none()));
+        let b = scope_in(&mut memo, || parse("1 + 2"));
+        assert!(Rc::ptr_eq(&a, &b));
+        // Inside a scope, the outer memo is the one used.
+        scope(|| scope_in(&mut memo, || parse("4")));
+        assert_eq!(memo.len(), 1);
     }
 }

@@ -1,13 +1,15 @@
 //! The language server's salsa database. Each source file's text is an input; the queries are the
-//! file's index and symbols (its own text only), the pack's build (every file of the pack and its
-//! dependencies' releases: the pack-wide checks), and each file's diagnostics, read from the build
-//! through a firewall (`pack_problems`) whose unchanged value stops a re-check from spreading.
+//! file's index and symbols (its own text only), the build's read of the file (ocf-load's per-file
+//! step, its own text only), the pack's build (every file's read and its dependencies' releases:
+//! the pack-wide checks), and each file's diagnostics, read from the build through a firewall
+//! (`pack_problems`) whose unchanged value stops a re-check from spreading.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use ocf_load::build::source::{Role, role_of};
-use ocf_load::build::{BuildOptions, Problem, build_files};
+use ocf_load::build::steps::FileRead;
+use ocf_load::build::{BuildOptions, Problem, ReadLimits, build_files_with};
 use ocf_model::PackRelease;
 use salsa::{DatabaseKeyIndex, Event, EventKind, Setter};
 
@@ -62,7 +64,7 @@ impl Database {
             .map(|key| {
                 let name = salsa::Database::ingredient_debug_name(self, key.ingredient_index());
                 // A file's own queries name the file; the others are counted by name.
-                if name == "file_index" {
+                if name == "file_index" || name == "file_read" {
                     use salsa::plumbing::FromId;
                     let file = SourceFile::from_id(key.key_index());
                     return format!("{name}({})", file.name(self));
@@ -117,6 +119,29 @@ pub fn file_index(db: &dyn salsa::Database, file: SourceFile) -> Arc<Indexed> {
     })
 }
 
+/// The build's read of one file (ocf-load's per-file step): its typed document and positions. Only
+/// a change to the file's own text reads it again.
+#[salsa::tracked(returns(ref), no_eq)]
+pub fn file_read(db: &dyn salsa::Database, file: SourceFile) -> Arc<FileRead> {
+    let name = file.name(db);
+    let role = role_of(name).unwrap_or(Role::Content);
+    Arc::new(FileRead::read(
+        name,
+        role,
+        file.text(db),
+        &ReadLimits::default(),
+    ))
+}
+
+thread_local! {
+    /// The formulas the builds parsed, kept between builds: a keystroke changes one formula, and
+    /// the build would parse every other again. Parsing is pure, so a kept parse is the parse the
+    /// build would make; the memo is emptied when it grows past [`MAX_KEPT_FORMULAS`] (formulas
+    /// typed and gone).
+    static FORMULAS: std::cell::RefCell<ocf_load::parsed::Memo> = Default::default();
+}
+const MAX_KEPT_FORMULAS: usize = 200_000;
+
 /// The build of the pack: what `ocf check` reports for it, and its release when it builds.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Built {
@@ -141,7 +166,15 @@ pub fn build(db: &dyn salsa::Database, pack: Pack) -> Arc<Built> {
         dependencies,
         ..BuildOptions::default()
     };
-    let report = build_files(&files, &options);
+    let sources = pack.files(db);
+    let read = |index: usize, _: &str, _: Role, _: &str| file_read(db, sources[index]).clone();
+    let report = FORMULAS.with(|memo| {
+        let mut memo = memo.borrow_mut();
+        if memo.len() > MAX_KEPT_FORMULAS {
+            memo.clear();
+        }
+        ocf_load::parsed::scope_in(&mut memo, || build_files_with(&files, &options, read))
+    });
     Arc::new(Built {
         problems: report.problems,
         release: report.release.map(Arc::new),

@@ -26,8 +26,14 @@ fn an_edit_reruns_that_files_queries_and_the_checks_that_read_it() {
         cold.iter().filter(|q| q.starts_with("file_index")).count(),
         100
     );
+    // The build read each file once, through its per-file step.
+    assert_eq!(
+        cold.iter().filter(|q| q.starts_with("file_read")).count(),
+        100
+    );
 
-    // A keystroke in one rules file: `+ 7` becomes `+ 70` in a formula.
+    // A keystroke in one rules file: `+ 7` becomes `+ 70` in a formula. The build reads that file
+    // again and is given the other 99 files' reads as they were.
     let path = root.join("rules/r007.yaml");
     let (_, file) = world.file(&path).unwrap();
     let text = file.text(&world.db).replacen("+ 7\n", "+ 70\n", 1);
@@ -35,6 +41,7 @@ fn an_edit_reruns_that_files_queries_and_the_checks_that_read_it() {
     assert_eq!(all(&world), 0);
     expect![[r#"
         build
+        file_read(rules/r007.yaml)
         pack_problems
         file_diagnostics
         file_index(rules/r007.yaml)
@@ -47,6 +54,7 @@ fn an_edit_reruns_that_files_queries_and_the_checks_that_read_it() {
     assert_eq!(all(&world), 1);
     expect![[r#"
         build
+        file_read(rules/r007.yaml)
         pack_problems
         file_diagnostics
         file_index(rules/r007.yaml)

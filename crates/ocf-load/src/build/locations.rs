@@ -22,7 +22,7 @@ struct Node {
 }
 
 /// Pointer to position, for one document.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Locations {
     nodes: FxHashMap<String, Node>,
 }

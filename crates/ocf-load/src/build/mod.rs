@@ -20,14 +20,14 @@ mod problem;
 // Public for the language server (ocf-lsp), which reads one file at a time and lists what it uses.
 pub mod read;
 pub mod source;
+pub mod steps;
 mod types;
 pub mod walk;
 
 use std::path::Path;
+use std::sync::Arc;
 
-use ocf_model::{
-    ContentFile, ContentItem, Keyed, PackManifest, PackRelease, RulesDocument, Ruleset,
-};
+use ocf_model::{ContentItem, Keyed, PackRelease, Ruleset};
 
 pub use self::limits::ReadLimits;
 pub use self::locations::Locations;
@@ -39,6 +39,7 @@ use self::locations::escape;
 use self::merge::RulesFile;
 use self::names::{Declarations, Scope};
 use self::source::Role;
+use self::steps::{FileRead, ReadDocument};
 
 /// What the build is given besides the folder.
 #[derive(Debug, Clone, Default)]
@@ -73,87 +74,101 @@ pub fn build_report(dir: &Path, options: &BuildOptions) -> BuildReport {
     let mut problems = Vec::new();
     let files = source::discover(dir, &options.limits, &mut problems);
     let mut total = 0;
-    let texts = files
+    let reads: Vec<FileRead> = files
         .into_iter()
-        .map(|file| {
-            let text = source::read(&file, &options.limits, &mut total);
-            (file.name, file.role, text)
-        })
+        .map(
+            |file| match source::read(&file, &options.limits, &mut total) {
+                Ok(text) => FileRead::read(&file.name, file.role, &text, &options.limits),
+                Err(problem) => FileRead::unread(&file.name, file.role, problem),
+            },
+        )
         .collect();
-    build_texts(texts, problems, options)
+    let reads: Vec<&FileRead> = reads.iter().collect();
+    build_reads(&reads, problems, options)
 }
 
 /// Builds a pack from its files' texts, named as in a folder (`pack.yaml`, `rules/...`,
 /// `content/...`): the same build without the file system, for tests and editors. Other names are
 /// ignored.
 pub fn build_files(files: &[(String, String)], options: &BuildOptions) -> BuildReport {
+    let read = |_: usize, name: &str, role: Role, text: &str| {
+        Arc::new(FileRead::read(name, role, text, &options.limits))
+    };
+    build_files_with(files, options, read)
+}
+
+/// [`build_files`], with each file's read step ([`FileRead::read`] of the file's name, role and
+/// text, the file given by its index in `files`) made by `read`: a caller that keeps the reads of
+/// files whose text did not change gives them again instead of reading them again.
+pub fn build_files_with(
+    files: &[(String, String)],
+    options: &BuildOptions,
+    mut read: impl FnMut(usize, &str, Role, &str) -> Arc<FileRead>,
+) -> BuildReport {
     let mut sorted: Vec<_> = files
         .iter()
-        .filter_map(|(name, text)| Some((name.clone(), source::role_of(name)?, text)))
+        .enumerate()
+        .filter_map(|(index, (name, text))| Some((index, name, source::role_of(name)?, text)))
         .collect();
-    sorted.sort_by(|a, b| (a.1, &a.0).cmp(&(b.1, &b.0)));
+    sorted.sort_by(|a, b| (a.2, a.1).cmp(&(b.2, b.1)));
     let mut problems = Vec::new();
-    if !sorted.iter().any(|(_, role, _)| *role == Role::Manifest) {
+    if !sorted.iter().any(|(_, _, role, _)| *role == Role::Manifest) {
         problems
             .push(Problem::error("unreadable-file", "the file is missing").in_file("pack.yaml"));
     }
     let mut total = 0;
-    let texts = sorted
+    let reads: Vec<Arc<FileRead>> = sorted
         .into_iter()
-        .map(|(name, role, text)| {
-            let text = source::check_size(&name, text.len() as u64, &options.limits, &mut total)
-                .map(|()| text.clone());
-            (name, role, text)
+        .map(|(index, name, role, text)| {
+            match source::check_size(name, text.len() as u64, &options.limits, &mut total) {
+                Ok(()) => read(index, name, role, text),
+                Err(problem) => Arc::new(FileRead::unread(name, role, problem)),
+            }
         })
         .collect();
-    build_texts(texts, problems, options)
+    let reads: Vec<&FileRead> = reads.iter().map(|r| &**r).collect();
+    build_reads(&reads, problems, options)
 }
 
-type Text = Result<String, Box<Problem>>;
-
-/// The build of the texts read. Its steps, and the load at its end, share one parse of each formula.
-fn build_texts(
-    texts: Vec<(String, Role, Text)>,
-    problems: Vec<Problem>,
-    options: &BuildOptions,
-) -> BuildReport {
-    crate::parsed::scope(|| build_parsed(texts, problems, options))
+/// The build of the files read, in path order. Its steps, and the load at its end, share one
+/// parse of each formula.
+fn build_reads(reads: &[&FileRead], problems: Vec<Problem>, options: &BuildOptions) -> BuildReport {
+    crate::parsed::scope(|| build_parsed(reads, problems, options))
 }
 
 fn build_parsed(
-    texts: Vec<(String, Role, Text)>,
+    reads: &[&FileRead],
     mut problems: Vec<Problem>,
     options: &BuildOptions,
 ) -> BuildReport {
     let limits = &options.limits;
-    let order: Vec<String> = texts.iter().map(|(name, _, _)| name.clone()).collect();
+    let order: Vec<String> = reads.iter().map(|file| file.name.clone()).collect();
 
     let mut manifest = None;
     let mut rules = Vec::new();
     let mut content = Vec::new();
     let (mut rules_complete, mut content_complete) = (true, true);
-    for (name, role, text) in &texts {
-        let name = name.as_str();
-        let loaded = text
-            .as_ref()
-            .map_err(|p| p.clone())
-            .and_then(|text| match role {
-                Role::Manifest => read::document::<PackManifest>(text, name, limits)
-                    .map(|doc| manifest = Some((doc.value, doc.locations))),
-                Role::Rules => read::document::<RulesDocument>(text, name, limits)
-                    .map(|doc| rules.push((name, doc.value, doc.locations))),
-                Role::Content => read::document::<ContentFile>(text, name, limits).map(|doc| {
-                    let listed = matches!(doc.value, ContentFile::Many(_));
-                    let items = doc.value.into_items();
-                    content.push((name, items, listed, doc.locations));
-                }),
-            });
-        if let Err(problem) = loaded {
-            problems.push(*problem);
-            match role {
-                Role::Manifest => {}
-                Role::Rules => rules_complete = false,
-                Role::Content => content_complete = false,
+    for file in reads {
+        let name = file.name.as_str();
+        match &file.read {
+            Ok(ReadDocument::Manifest(doc, locations)) => {
+                manifest = Some((doc.clone(), locations.clone()));
+            }
+            Ok(ReadDocument::Rules(doc, locations)) => {
+                rules.push((name, doc.clone(), locations.clone()));
+            }
+            Ok(ReadDocument::Content {
+                items,
+                listed,
+                locations,
+            }) => content.push((name, items.clone(), *listed, locations.clone())),
+            Err(problem) => {
+                problems.push((**problem).clone());
+                match file.role {
+                    Role::Manifest => {}
+                    Role::Rules => rules_complete = false,
+                    Role::Content => content_complete = false,
+                }
             }
         }
     }
