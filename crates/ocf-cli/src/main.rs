@@ -2,6 +2,7 @@
 
 mod act;
 mod apply;
+mod upgrade;
 mod formula;
 mod load;
 mod options;
@@ -63,6 +64,8 @@ enum Command {
     Options(options::OptionsArgs),
     /// Apply a batch of changes to a character: what changed, and the new file where asked.
     Apply(apply::ApplyArgs),
+    /// Re-pin a character to the loaded packs' versions and list what no longer resolves.
+    Upgrade(upgrade::UpgradeArgs),
     /// Print a character's sheet, and again, incrementally, each time the file changes.
     Watch(sheet::WatchArgs),
     /// Time one edit of a generated large character: cold, incremental and from scratch, and
@@ -101,6 +104,7 @@ fn main() -> ExitCode {
         Command::Schema { name } => schema(&name),
         Command::Sheet(args) => sheet::run_sheet(args),
         Command::Apply(args) => apply::run(args),
+        Command::Upgrade(args) => upgrade::run(args),
         Command::Watch(args) => sheet::run_watch(args),
         Command::Options(args) => options::run(args),
         Command::Act(args) => act::run(args),

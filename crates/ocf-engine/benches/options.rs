@@ -43,6 +43,7 @@ fn bench(c: &mut Criterion) {
                         Synthetic::CHOICE.into(),
                         vec![PickEntry {
                             option: Literal::String(format!("g:feat{k}")),
+                            state: Default::default(),
                             choices: Default::default(),
                         }],
                     );

@@ -423,6 +423,11 @@ fn find_follow_up<'a>(
     })
 }
 
+/// Whether a stored offer's follow-up still names one (upgrade's report).
+pub(crate) fn follow_up_exists(ruleset: &Ruleset, id: &str, source: Option<&str>) -> bool {
+    find_follow_up(ruleset, id, source).is_some()
+}
+
 /// The JSON list.
 pub fn to_json(list: &[Offer]) -> Json {
     Json::Array(list.iter().map(Offer::to_json).collect())

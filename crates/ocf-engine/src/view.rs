@@ -279,7 +279,7 @@ pub fn state_decls<'r>(
 /// The state values of an entry: each declared key's saved value, else its literal default; a key
 /// with neither is absent. A `{ formula }` default is evaluated with `item` bound; one that fails is
 /// absent (EC, "Formula state defaults").
-fn state_values(
+pub(crate) fn state_values(
     decls: &[(&str, &StateDecl)],
     saved: &Keyed<Literal>,
     ctx: &dyn ocf_formula::Context,

@@ -329,12 +329,12 @@ impl ChangeType {
             SetQuantity => &["when", "forEach", "entry", "copies", "limit", "value"],
             AdjustQuantity => &["when", "forEach", "entry", "copies", "limit", "by"],
             SetState => &[
-                "when", "forEach", "entry", "copies", "limit", "applied", "pick", "picks", "key",
-                "value",
+                "when", "forEach", "entry", "copies", "limit", "applied", "pick", "picks", "path",
+                "option", "key", "value",
             ],
             AdjustState => &[
-                "when", "forEach", "entry", "copies", "limit", "applied", "pick", "picks", "key",
-                "by",
+                "when", "forEach", "entry", "copies", "limit", "applied", "pick", "picks", "path",
+                "option", "key", "by",
             ],
             ApplyEffect => &["when", "forEach", "source", "id", "active", "state"],
             RemoveEffect => &["when", "forEach", "id", "applied"],

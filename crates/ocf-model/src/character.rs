@@ -107,6 +107,10 @@ pub type Picks = Keyed<Vec<PickEntry>>;
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PickEntry {
     pub option: Literal,
+    /// Saved state values by key, declared by the picked content (a `setState` with `pick`
+    /// writes them; decisions.md, issue 12).
+    #[serde(default, skip_serializing_if = "Keyed::is_empty")]
+    pub state: Keyed<Literal>,
     #[serde(default, skip_serializing_if = "Keyed::is_empty")]
     pub choices: Picks,
 }

@@ -17,6 +17,7 @@ pub fn call(case: &Case, dir: &Path) -> Result<Outcome, String> {
         "listOptions" => super::options::list_options(case, dir),
         "startAction" | "continueAction" => super::actions::call(case, dir),
         "applyChanges" => apply_changes(case, dir),
+        "upgrade" => upgrade(case, dir),
         other => Err(format!("unknown call `{other}`")),
     }
 }
@@ -321,4 +322,27 @@ fn apply_changes(case: &Case, dir: &Path) -> Result<Outcome, String> {
         Err(error) => return Err(format!("the returned batch fails on replay: {error}")),
     }
     Ok(Outcome::Output(applied.to_json()))
+}
+
+/// `upgrade`: `{ character }` re-pinned to the case's packs; the output is upgrade's
+/// (docs/spec/engine-interface.md, "upgrade"), `{ character, unresolved }`, or the homebrew's error.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UpgradeInput {
+    character: serde_json::Value,
+}
+
+fn upgrade(case: &Case, dir: &Path) -> Result<Outcome, String> {
+    let input =
+        UpgradeInput::deserialize(&case.input).map_err(|e| format!("bad `upgrade` input: {e}"))?;
+    let character = read_character(&input.character, dir)?;
+    let ruleset = match case_ruleset(case, dir)? {
+        Ok(ruleset) => ruleset,
+        Err(errors) => return Ok(errors),
+    };
+    let output = ocf_engine::changes::upgrade::upgrade_json(&ruleset, &character);
+    Ok(match output.get("errors").and_then(|e| e.as_array()) {
+        Some(errors) => Outcome::Errors(errors.clone()),
+        None => Outcome::Output(output),
+    })
 }

@@ -352,6 +352,17 @@ impl Applier<'_, '_> {
                     .deep(move |db| (copy.item(db).clone(), (**copy.templates(db)).clone()))
             }
             Target::Applied(i) => (self.file.applied[*i].source.0.clone(), Vec::new()),
+            Target::Pick(pick) => match self.pick_content(pick) {
+                Some(content) => (content, Vec::new()),
+                None => {
+                    return Err(ChangeError::new(
+                        "unknown-key",
+                        at,
+                        format!("the pick declares no state `{key}` (its option is not content)"),
+                    )
+                    .with_data(json!({ "key": key })));
+                }
+            },
         };
         let decl = crate::view::state_decls(&self.ruleset, &content, &templates)
             .into_iter()
@@ -407,6 +418,11 @@ impl Applier<'_, '_> {
                     .0
                     .insert(key.to_owned(), literal);
             }
+            Target::Pick(pick) => {
+                if let Some(entry) = self.pick_entry_mut(pick) {
+                    entry.state.0.insert(key.to_owned(), literal);
+                }
+            }
         }
         self.sync();
         Ok(clamped)
@@ -422,6 +438,7 @@ impl Applier<'_, '_> {
                     .deep(move |db| crate::view::copy_self(db, c, copy).clone())
             }
             Target::Applied(i) => crate::view::applied_self(&self.ruleset, &self.file.applied[*i]),
+            Target::Pick(at) => self.pick_self(at),
         };
         match selfv {
             Value::Map(m) => m.get(key).cloned(),

@@ -20,6 +20,7 @@ pub mod eval;
 pub mod fields;
 pub mod follow_ups;
 pub mod offers;
+pub mod pick_state;
 pub mod picks;
 pub mod routing;
 pub mod session_apply;

@@ -10,8 +10,8 @@ use super::targets::Target;
 use super::{Applier, ChangeError, Scope};
 
 /// A choice as the sheet has it.
-struct Found {
-    path: Vec<String>,
+pub(super) struct Found {
+    pub(super) path: Vec<String>,
     max: Option<i64>,
     picked: usize,
     applicable: bool,
@@ -20,7 +20,7 @@ struct Found {
 impl Applier<'_, '_> {
     /// The choice at `entry` + `segments` on the sheet. A rules-level choice's first segment may
     /// be its local ID.
-    fn find_choice(&self, entry: Option<&str>, segments: &[String]) -> Option<Found> {
+    pub(super) fn find_choice(&self, entry: Option<&str>, segments: &[String]) -> Option<Found> {
         let c = self.input();
         let entry = entry.map(str::to_owned);
         let segments = segments.to_vec();
@@ -48,7 +48,7 @@ impl Applier<'_, '_> {
     }
 
     /// The path's entry (a copy, `unknown-id` when missing) and segments.
-    fn choice_path(
+    pub(super) fn choice_path(
         &mut self,
         change: &Change,
         scope: &Scope,
@@ -64,7 +64,7 @@ impl Applier<'_, '_> {
         let entry = match &p.entry {
             Some(e) => match self.resolve_entry(e, scope, &format!("{path}/path/entry"), false)? {
                 Target::Copy(id) => Some(id),
-                Target::Applied(_) => unreachable!("copies only"),
+                Target::Applied(_) | Target::Pick(_) => unreachable!("copies only"),
             },
             None => None,
         };
@@ -91,7 +91,7 @@ impl Applier<'_, '_> {
     }
 
     /// The picks list at a choice's path in the file (made when absent).
-    fn picks_at(&mut self, entry: Option<&str>, path: &[String]) -> Option<&mut Vec<PickEntry>> {
+    pub(super) fn picks_at(&mut self, entry: Option<&str>, path: &[String]) -> Option<&mut Vec<PickEntry>> {
         let tree: &mut Picks = match entry {
             Some(id) => &mut self.file_copy(id)?.choices,
             None => &mut self.file.choices,
@@ -146,6 +146,7 @@ impl Applier<'_, '_> {
         };
         list.push(PickEntry {
             option: option.clone(),
+            state: Default::default(),
             choices: Default::default(),
         });
         self.sync();
@@ -289,7 +290,7 @@ impl Applier<'_, '_> {
     }
 }
 
-fn option_is(option: &Literal, segment: &str) -> bool {
+pub(super) fn option_is(option: &Literal, segment: &str) -> bool {
     match option {
         Literal::String(s) => s == segment,
         other => serde_json::from_str::<Literal>(segment).is_ok_and(|v| v == *other),

@@ -17,6 +17,8 @@ pub enum Target {
     Copy(String),
     /// An entry of `applied`, by its index.
     Applied(usize),
+    /// A pick (`pick: self` with its path and option, or `picks` by query).
+    Pick(super::pick_state::PickAt),
 }
 
 impl Applier<'_, '_> {
@@ -127,6 +129,7 @@ impl Applier<'_, '_> {
         match target {
             Target::Copy(id) => self.copy_scope(base, id),
             Target::Applied(i) => self.applied_scope(base, *i),
+            Target::Pick(at) => self.pick_scope(base, at),
         }
     }
 
@@ -238,12 +241,9 @@ impl Applier<'_, '_> {
                 .into_iter()
                 .map(Target::Applied)
                 .collect()
-        } else if change.pick.is_some() || change.picks.is_some() {
-            return Err(ChangeError::new(
-                "not-supported",
-                path,
-                "state on picks is not reconstructed yet (where a pick's state lives is lost)",
-            ));
+        } else if applied_too && (change.pick.is_some() || change.picks.is_some()) {
+            // A pick's target is checked (or the query reported) where it is resolved.
+            return self.pick_targets(change, scope, path);
         } else {
             return Err(ChangeError::new(
                 "schema-error",
@@ -268,6 +268,7 @@ impl Applier<'_, '_> {
         match target {
             Target::Copy(id) => id.clone(),
             Target::Applied(i) => self.file.applied[*i].id.clone(),
+            Target::Pick(at) => serde_json::to_string(&at.to_json()).unwrap_or_default(),
         }
     }
 }

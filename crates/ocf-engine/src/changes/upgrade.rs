@@ -50,10 +50,39 @@ pub fn upgrade(
             report.push(json!({ "code": "unknown-reference", "path": format!("/applied/{i}/source"), "data": { "id": entry.source } }));
         }
     }
+    for (list, copies) in [("features", &file.features), ("inventory", &file.inventory)] {
+        for (i, copy) in copies.iter().enumerate() {
+            for (j, template) in copy.templates.iter().enumerate() {
+                if layered.item(template.as_str()).is_none() {
+                    report.push(json!({ "code": "unknown-reference", "path": format!("/{list}/{i}/templates/{j}"), "data": { "id": template } }));
+                }
+            }
+        }
+    }
     for (i, offer) in file.follow_ups.iter().enumerate() {
-        if layered.follow_ups.get(offer.follow_up.as_str()).is_none() {
+        // A content follow-up (`<content>#<id>`, `<pack>:<type>#<id>`) resolves as computeSheet's
+        // stored offers do.
+        let source = offer.source.as_ref().map(|s| s.as_str());
+        if !crate::offers::follow_up_exists(&layered, offer.follow_up.as_str(), source) {
             report.push(json!({ "code": "unknown-follow-up", "path": format!("/followUps/{i}/followUp"), "data": { "followUp": offer.follow_up } }));
         }
     }
     Ok((file, report))
+}
+
+/// upgrade as JSON: `{ character, unresolved: [{ code, path, data }] }`, or `{ errors }` when the
+/// homebrew does not load on the new ruleset (`homebrew-error`, the load errors in `data`).
+pub fn upgrade_json(ruleset: &Ruleset, character: &Character) -> Json {
+    match upgrade(ruleset, character) {
+        Ok((file, unresolved)) => json!({
+            "character": serde_json::to_value(&file).unwrap_or_default(),
+            "unresolved": unresolved,
+        }),
+        Err(errors) => json!({ "errors": [{
+            "code": "homebrew-error",
+            "path": "/character/homebrew",
+            "message": "the homebrew does not load on the upgraded ruleset",
+            "data": { "errors": errors },
+        }] }),
+    }
 }

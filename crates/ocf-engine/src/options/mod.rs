@@ -386,6 +386,7 @@ fn trial_file(
     })?;
     let pick = PickEntry {
         option: option.clone(),
+        state: Default::default(),
         choices: Default::default(),
     };
     let full = record

@@ -184,6 +184,7 @@ mod tests {
     fn pick(option: &str, choices: Picks) -> PickEntry {
         PickEntry {
             option: Literal::String(option.into()),
+            state: Default::default(),
             choices,
         }
     }
