@@ -108,6 +108,7 @@ pub(crate) fn make_frame<'db>(
         extra_tags,
         depth,
         held: Vec::new(),
+        per_participant: Vec::new(),
     })
 }
 
