@@ -219,6 +219,7 @@ fn run_call(
         proposed: Vec::new(),
         steps_run: 0,
         limits,
+        views: participants::call_views(&input.participants),
     };
     let given: Vec<(String, Given)> = input
         .params

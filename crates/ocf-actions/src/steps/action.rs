@@ -139,7 +139,7 @@ pub fn run<'db>(
         }
     };
     let nested_participants =
-        crate::participants::nested(found.def, &frame.participants, participants)?;
+        crate::participants::nested(found.def, &frame.participants, &run.views, participants)?;
     let prefix = format!("{}/", at.path);
     let mut child = crate::make_frame(
         run,

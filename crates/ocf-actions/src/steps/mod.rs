@@ -69,6 +69,9 @@ pub struct Run<'db, 'r> {
     pub proposed: Vec<Json>,
     pub steps_run: usize,
     pub limits: Limits,
+    /// Every participant view the call passes, as the app passed it: a nested action reads its
+    /// own declared fields from these.
+    pub views: Vec<Json>,
 }
 
 /// One running action.
