@@ -91,9 +91,19 @@ impl Context for ActionContext<'_> {
             });
         }
         match root {
-            Root::SelfCopy | Root::Item | Root::Character | Root::Links | Root::Entry => {
-                self.sheet.root(root)
-            }
+            // `character.id`, the file's `id` (DA "Handoffs": `participants: { attacker:
+            // '[character.id]' }`), on top of the engine's character view.
+            Root::Character => Ok(self.sheet.root(root)?.map(|mut view| {
+                if member(&view, "id").is_none() {
+                    set_member(
+                        &mut view,
+                        "id",
+                        Value::string(self.sheet.character.id(self.sheet.db).as_str()),
+                    );
+                }
+                view
+            })),
+            Root::SelfCopy | Root::Item | Root::Links | Root::Entry => self.sheet.root(root),
             // The action's roots an outer formula didn't bind read as absent: `has(steps.x)`.
             Root::Params
             | Root::Situational

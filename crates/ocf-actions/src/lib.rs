@@ -108,6 +108,7 @@ pub(crate) fn make_frame<'db>(
         extra_tags,
         depth,
         held: Vec::new(),
+        per_participant: Vec::new(),
     })
 }
 
@@ -218,6 +219,7 @@ fn run_call(
         proposed: Vec::new(),
         steps_run: 0,
         limits,
+        views: participants::call_views(&input.participants),
     };
     let given: Vec<(String, Given)> = input
         .params

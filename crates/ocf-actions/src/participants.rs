@@ -104,26 +104,30 @@ pub fn bind(def: &Action, given: &serde_json::Map<String, Json>) -> Result<Value
 }
 
 /// The participants of a nested action: its roles from the IDs (or views) the step's formulas
-/// give, each a participant of the running action.
+/// give, each a participant of the running action, read from the view as the app passed it
+/// (`views`, every view of the call) with the nested action's own declared fields (EA "Other
+/// steps", action, participants).
 pub fn nested(
     def: &Action,
     running: &Value,
+    views: &[Json],
     given: Vec<(String, Value)>,
 ) -> Result<Value, ActionError> {
-    let all: Vec<Value> = match running {
+    let running_ids: Vec<&str> = match running {
         Value::Map(m) => m
             .values()
             .flat_map(|v| match v {
-                Value::List(l) => (**l).clone(),
+                Value::List(l) => l
+                    .iter()
+                    .filter_map(|view| match crate::context::member(view, "id") {
+                        Some(Value::String(s)) => Some(s.as_ref()),
+                        _ => None,
+                    })
+                    .collect(),
                 _ => Vec::new(),
             })
             .collect(),
         _ => Vec::new(),
-    };
-    let view_of = |id: &str| {
-        all.iter()
-            .find(|v| matches!(crate::context::member(v, "id"), Some(Value::String(s)) if s.as_ref() == id))
-            .cloned()
     };
     let mut json_roles = serde_json::Map::new();
     for (role, value) in given {
@@ -136,7 +140,7 @@ pub fn nested(
                 ),
             ));
         };
-        let mut views = Vec::new();
+        let mut out = Vec::new();
         for item in items.iter() {
             let id = match item {
                 Value::String(s) => s.to_string(),
@@ -159,49 +163,30 @@ pub fn nested(
                     ));
                 }
             };
-            let Some(view) = view_of(&id) else {
+            let view = views
+                .iter()
+                .find(|v| v.get("id").and_then(Json::as_str) == Some(id.as_str()));
+            let (true, Some(view)) = (running_ids.contains(&id.as_str()), view) else {
                 return Err(ActionError::new(
                     "invalid-participants",
                     format!("`{id}` is not a participant of the running action"),
                 )
                 .with("role", role.as_str()));
             };
-            views.push(view_json(&view));
+            out.push(view.clone());
         }
-        json_roles.insert(role, Json::Array(views));
+        json_roles.insert(role, Json::Array(out));
     }
     bind(def, &json_roles)
 }
 
-/// A view value back as `{ id, values }` with dotted field IDs, as the app passed it.
-fn view_json(view: &Value) -> Json {
-    let mut values = serde_json::Map::new();
-    fn flatten(prefix: &str, v: &Value, out: &mut serde_json::Map<String, Json>) {
-        match v {
-            Value::Map(m) => {
-                for (k, inner) in m.iter() {
-                    let path = if prefix.is_empty() {
-                        k.to_string()
-                    } else {
-                        format!("{prefix}.{k}")
-                    };
-                    flatten(&path, inner, out);
-                }
-            }
-            other => {
-                out.insert(prefix.to_owned(), crate::steps::data_json(other));
-            }
-        }
-    }
-    let mut id = Json::Null;
-    if let Value::Map(m) = view {
-        for (k, v) in m.iter() {
-            if k.as_ref() == "id" {
-                id = v.to_json();
-            } else {
-                flatten(k, v, &mut values);
-            }
-        }
-    }
-    serde_json::json!({ "id": id, "values": values })
+/// Every view the call passes, in role order then input order: what nested actions read their
+/// participants' fields from.
+pub fn call_views(given: &serde_json::Map<String, Json>) -> Vec<Json> {
+    given
+        .values()
+        .filter_map(Json::as_array)
+        .flatten()
+        .cloned()
+        .collect()
 }

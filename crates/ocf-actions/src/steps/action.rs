@@ -1,10 +1,12 @@
 //! Action steps (EA "Other steps", action): a nested action with evaluated `params`, `source`,
 //! `entry`, `participants`, `tags` and `situational`; its outcome is `steps.<id>.result` and
-//! `.data`, its proposed changes are the parent's (or, with `hold`, held under the step).
+//! `.data`, its proposed changes are the parent's (or, with `hold`, held under the step). With
+//! `as: participant` it is a handoff (EA "Handoffs"): the participant runs it on its own character
+//! and the step takes the outcome the app answers with.
 
 use ocf_formula::Value;
 use ocf_model::Namespace;
-use serde_json::Value as Json;
+use serde_json::{Value as Json, json};
 
 use super::{Flow, Frame, Run, StepAt, Stop, eval_tags};
 use crate::error::ActionError;
@@ -17,11 +19,7 @@ pub fn run<'db>(
 ) -> Result<(Flow, Option<Value>), Stop> {
     let step = at.step;
     if step.r#as.is_some() {
-        return Err(ActionError::new(
-            "unsupported-step",
-            "handoffs (`as: participant`) are not run yet (issue 15)",
-        )
-        .into());
+        return handoff(run, frame, at);
     }
     if frame.depth + 1 > run.limits.max_action_depth {
         return Err(ActionError::new(
@@ -141,7 +139,7 @@ pub fn run<'db>(
         }
     };
     let nested_participants =
-        crate::participants::nested(found.def, &frame.participants, participants)?;
+        crate::participants::nested(found.def, &frame.participants, &run.views, participants)?;
     let prefix = format!("{}/", at.path);
     let mut child = crate::make_frame(
         run,
@@ -184,4 +182,209 @@ pub fn run<'db>(
         result.push(("data", Value::from_json(d).unwrap_or_default()));
     }
     Ok((Flow::Next, Some(Value::map(result))))
+}
+
+/// A handoff (EA "Handoffs"): the used action's `params` and `participants` evaluated and checked
+/// here, then a pause (always, whatever the policy) for the outcome of the participant's own run.
+fn handoff<'db>(
+    run: &mut Run<'db, '_>,
+    frame: &mut Frame<'db>,
+    at: &StepAt<'db>,
+) -> Result<(Flow, Option<Value>), Stop> {
+    let step = at.step;
+    let (Some(role), Some(view)) = (&at.role, &at.participant) else {
+        // The schema puts `as` with `each` only; a hand-built ruleset may not.
+        return Err(ActionError::new(
+            "invalid-participants",
+            "a handoff (`as: participant`) runs only in an `each` step",
+        )
+        .into());
+    };
+    let participant_id = match crate::context::member(view, "id") {
+        Some(Value::String(s)) => s.to_string(),
+        _ => String::new(),
+    };
+    let Some(used) = &step.r#use else {
+        return Err(ActionError::new("unknown-action", "an action step names no `use`").into());
+    };
+    let used_id = run
+        .ruleset
+        .resolve(frame.pack, used.as_str(), Namespace::Action)
+        .unwrap_or_else(|| used.as_str().to_owned());
+    let Some(used_action) = run.ruleset.actions.get(&used_id) else {
+        return Err(
+            ActionError::new("unknown-action", format!("no rules action `{used_id}`"))
+                .with("action", used_id)
+                .into(),
+        );
+    };
+    // 1. Params, evaluated in the actor's context and typed by the used action.
+    let ctx = run.ctx(frame, Some(at));
+    let mut given = Vec::new();
+    let mut params = serde_json::Map::new();
+    for (name, formula) in step.params.iter() {
+        let value = ctx.eval(formula.as_str())?;
+        if value == Value::Null {
+            continue;
+        }
+        params.insert(name.to_owned(), passed_on(&value));
+        given.push((name.to_owned(), Given::Value(value)));
+    }
+    crate::params::bind_params(
+        &ctx,
+        run.ruleset,
+        &used_action.decl,
+        &used_action.pack,
+        given,
+        None,
+    )?;
+    // 2. Participants: IDs of the running action's participants or the running character's own.
+    let own_id = run.character.id(run.db).clone();
+    let mut roles = serde_json::Map::new();
+    let mut seen: Vec<String> = Vec::new();
+    for (nested_role, formula) in step.participants.iter() {
+        let invalid = |why: String| {
+            Stop::from(ActionError::new("invalid-participants", why).with("role", nested_role))
+        };
+        let Some(decl) = used_action.decl.participants.get(nested_role) else {
+            return Err(invalid(format!(
+                "`{used_id}` declares no role `{nested_role}`"
+            )));
+        };
+        let ids = participant_ids(&ctx.eval(formula.as_str())?)?;
+        for id in &ids {
+            if *id != own_id && !is_participant(&frame.participants, id) {
+                return Err(invalid(format!(
+                    "`{id}` is neither a participant of the running action nor its character"
+                )));
+            }
+            if seen.contains(id) {
+                return Err(
+                    ActionError::new("duplicate-id", format!("`{id}` is passed on twice"))
+                        .with("id", id.as_str())
+                        .into(),
+                );
+            }
+            seen.push(id.clone());
+        }
+        let n = ids.len() as u32;
+        if n < decl.min.unwrap_or(0) || decl.max.is_some_and(|max| n > max) {
+            return Err(invalid(format!(
+                "role `{nested_role}` is given {n} participants, outside its min and max"
+            )));
+        }
+        roles.insert(nested_role.to_owned(), json!(ids));
+    }
+    drop(ctx);
+    // 3. The pause, or the recorded answer.
+    let mut run_json = json!({ "action": used_id, "params": params });
+    if !roles.is_empty() {
+        run_json["participants"] = Json::Object(roles);
+    }
+    let who = json!({ "role": role, "id": participant_id });
+    let Some(answer) = run.checkpoints.take_answer() else {
+        return Err(Stop::Pause(json!({
+            "kind": "handoff",
+            "step": at.path,
+            "action": frame.id,
+            "participant": who,
+            "run": run_json,
+        })));
+    };
+    let answer = crate::replay::expect_answer(&answer, "handoff", &at.path)?;
+    let outcome = answer.outcome.clone().unwrap_or_default();
+    let mismatch = |why: String| {
+        Stop::from(
+            ActionError::new("answer-mismatch", why)
+                .with("step", at.path.as_str())
+                .with("expected", "handoff"),
+        )
+    };
+    if let Some(key) = outcome.keys().find(|k| *k != "result" && *k != "data") {
+        return Err(mismatch(format!(
+            "an outcome has `result` and `data`, not `{key}`"
+        )));
+    }
+    // 4. A result the used action doesn't declare is `answer-mismatch`.
+    let mut result = Vec::new();
+    match outcome.get("result") {
+        None => {}
+        Some(Json::String(r)) => {
+            if !super::declares_result(run.ruleset, &used_action.decl, &used_action.pack, r) {
+                return Err(mismatch(format!(
+                    "`{used_id}` doesn't declare the result `{r}`"
+                )));
+            }
+            result.push(("result", Value::string(r.as_str())));
+        }
+        Some(_) => return Err(mismatch("an outcome's `result` is a string".into())),
+    }
+    match outcome.get("data") {
+        None => {}
+        Some(d @ Json::Object(_)) => {
+            result.push(("data", Value::from_json(d).unwrap_or_default()));
+        }
+        Some(_) => return Err(mismatch("an outcome's `data` is a map".into())),
+    }
+    run.log.push(json!({
+        "step": at.path,
+        "action": frame.id,
+        "kind": "handoff",
+        "by": "app",
+        "participant": who,
+        "outcome": Json::Object(outcome),
+    }));
+    // 5. The step's result is the outcome, as a nested action's.
+    Ok((Flow::Next, Some(Value::map(result))))
+}
+
+/// A handoff's parameter as the app passes it to the participant's run: dice as notation, a
+/// field parameter's view by its `id` (EA "Other steps", action, Parameters).
+fn passed_on(value: &Value) -> Json {
+    match value {
+        Value::Map(m) => match m.get("id") {
+            Some(Value::String(id)) => json!(id.as_ref()),
+            _ => super::data_json(value),
+        },
+        other => super::data_json(other),
+    }
+}
+
+/// The IDs a `participants` formula gives: a list of IDs or views (`type-mismatch` otherwise).
+fn participant_ids(value: &Value) -> Result<Vec<String>, ActionError> {
+    let mismatch = |what: &str| {
+        ActionError::new(
+            "type-mismatch",
+            format!("participants are a list of IDs or views, not {what}"),
+        )
+    };
+    let Value::List(items) = value else {
+        return Err(mismatch(value.type_name()));
+    };
+    items
+        .iter()
+        .map(|item| match item {
+            Value::String(s) => Ok(s.to_string()),
+            Value::Map(m) => match m.get("id") {
+                Some(Value::String(s)) => Ok(s.to_string()),
+                _ => Err(mismatch("a view without an `id`")),
+            },
+            other => Err(mismatch(other.type_name())),
+        })
+        .collect()
+}
+
+/// Whether `id` is a participant of the running action, in any role.
+fn is_participant(participants: &Value, id: &str) -> bool {
+    let Value::Map(m) = participants else {
+        return false;
+    };
+    m.values().any(|views| {
+        match views {
+        Value::List(l) => l.iter().any(|v| {
+            matches!(crate::context::member(v, "id"), Some(Value::String(s)) if s.as_ref() == id)
+        }),
+        _ => false,
+    }
+    })
 }

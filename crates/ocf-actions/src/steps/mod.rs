@@ -5,6 +5,7 @@ pub mod action;
 pub mod branch;
 pub mod changes;
 pub mod choice;
+pub mod each;
 pub mod substitute;
 
 use ocf_engine::context::SelfRef;
@@ -15,7 +16,7 @@ use ocf_model::{Action, Results, Ruleset, Step, StepKind};
 use serde_json::{Value as Json, json};
 
 use crate::checkpoint::Checkpoints;
-use crate::context::{ActionContext, empty_map, member, set_member};
+use crate::context::{ActionContext, empty_map, set_member};
 use crate::error::ActionError;
 
 /// The safety limits of a run (DA "Safety limits"; the values are PROVISIONAL, ours in
@@ -68,6 +69,9 @@ pub struct Run<'db, 'r> {
     pub proposed: Vec<Json>,
     pub steps_run: usize,
     pub limits: Limits,
+    /// Every participant view the call passes, as the app passed it: a nested action reads its
+    /// own declared fields from these.
+    pub views: Vec<Json>,
 }
 
 /// One running action.
@@ -99,6 +103,8 @@ pub struct Frame<'db> {
     pub depth: usize,
     /// Held changes by `hold` step ID.
     pub held: Vec<(String, Vec<Json>)>,
+    /// Step results and flags kept per participant by `each` steps.
+    pub per_participant: Vec<each::PerParticipant>,
 }
 
 /// The current step, as `action.step` and the log name it.
@@ -165,7 +171,7 @@ impl<'db> Run<'db, '_> {
         ctx
     }
 
-    fn count_step(&mut self, path: &str) -> Result<(), ActionError> {
+    pub(crate) fn count_step(&mut self, path: &str) -> Result<(), ActionError> {
         self.steps_run += 1;
         if self.steps_run > self.limits.max_action_steps {
             return Err(ActionError::new(
@@ -195,35 +201,8 @@ impl<'db> Run<'db, '_> {
             let _guard = span.enter();
             match (&step.each, &participant) {
                 (Some(role), None) if step.kind != StepKind::Outcome => {
-                    let views = match member(&frame.participants, role) {
-                        Some(Value::List(l)) => (**l).clone(),
-                        _ => Vec::new(),
-                    };
-                    if views.is_empty() {
-                        continue;
-                    }
-                    let mut results: Vec<Value> = Vec::new();
-                    for (i, view) in views.into_iter().enumerate() {
-                        // Inside run i, `steps.<id>` is the runs before it (absent in the first).
-                        let earlier = Value::list(results.clone());
-                        if i > 0 {
-                            set_member(&mut frame.steps, &step.id, earlier);
-                        }
-                        let at = StepAt {
-                            step,
-                            path: format!("{path}[{i}]"),
-                            participant: Some(view),
-                            role: Some(role.clone()),
-                        };
-                        self.count_step(&at.path)?;
-                        let r = self.run_one(frame, &at)?;
-                        match r {
-                            (Flow::Done(o), _) => return Ok(Flow::Done(o)),
-                            (Flow::Next, value) => results.push(value.unwrap_or(Value::Null)),
-                        }
-                    }
-                    if step.kind != StepKind::Branch {
-                        set_member(&mut frame.steps, &step.id, Value::list(results));
+                    if let Flow::Done(o) = each::run_each(self, frame, step, &path, role)? {
+                        return Ok(Flow::Done(o));
                     }
                 }
                 _ => {
@@ -251,7 +230,7 @@ impl<'db> Run<'db, '_> {
 
     /// One step (one run of an `each` step): its flow and its result, `None` when it has none
     /// (skipped, or a kind without a result).
-    fn run_one(
+    pub(crate) fn run_one(
         &mut self,
         frame: &mut Frame<'db>,
         at: &StepAt<'db>,
@@ -330,15 +309,7 @@ fn outcome<'db>(
 
 /// `undeclared-result`: a result the action's `results` doesn't list.
 pub fn check_result(ruleset: &Ruleset, frame: &Frame<'_>, result: &str) -> Result<(), ActionError> {
-    let ok = match &frame.def.results {
-        None => true,
-        Some(Results::List(list)) => list.iter().any(|r| r == result),
-        Some(Results::Bands { bands }) => {
-            crate::roll::classify::band_set(ruleset, frame.pack, bands.as_str())
-                .is_some_and(|(_, set)| set.decl.bands.iter().any(|b| b.id == result))
-        }
-    };
-    if ok {
+    if declares_result(ruleset, frame.def, frame.pack, result) {
         Ok(())
     } else {
         Err(ActionError::new(
@@ -346,6 +317,18 @@ pub fn check_result(ruleset: &Ruleset, frame: &Frame<'_>, result: &str) -> Resul
             format!("the action doesn't declare `{result}`"),
         )
         .with("result", result))
+    }
+}
+
+/// Whether `def` (of `pack`) may finish with `result`: any when it declares no `results`.
+pub fn declares_result(ruleset: &Ruleset, def: &Action, pack: &str, result: &str) -> bool {
+    match &def.results {
+        None => true,
+        Some(Results::List(list)) => list.iter().any(|r| r == result),
+        Some(Results::Bands { bands }) => {
+            crate::roll::classify::band_set(ruleset, pack, bands.as_str())
+                .is_some_and(|(_, set)| set.decl.bands.iter().any(|b| b.id == result))
+        }
     }
 }
 
