@@ -1,0 +1,80 @@
+//! The benchmark's scenarios run a given number of times, for instruction counts under callgrind
+//! (`docs/perf.md`, issue 14): the count of `N` runs minus the count of 0 runs, over `N`, is one
+//! run's cost without the process and the session's setup.
+//!
+//!   action_cost attack N     a 5E weapon attack against a goblin, start to finish, on an open
+//!                            Session whose sheet is computed
+//!   action_cost once N       the twenty-roll action run once with the engine's dice
+//!   action_cost replay N     the same action replayed from its twenty answers
+
+use std::path::PathBuf;
+
+use ocf_actions::{Answer, Limits, StartInput, Then};
+use ocf_dice::SeededDice;
+use serde_json::json;
+
+fn session(pack: &str, character: Option<&str>) -> (ocf_engine::Session, ocf_engine::CharacterId) {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata");
+    let folder = if pack == "actions-core" {
+        "conformance-packs"
+    } else {
+        "packs"
+    };
+    let release = ocf_load::source::read_pack(&root.join(folder).join(pack)).expect("pack");
+    let ruleset =
+        ocf_load::load_ruleset(&[release], &ocf_load::LoadOptions::default()).expect("loads");
+    let file: ocf_model::Character = match character {
+        Some(c) => {
+            let path = root.join("characters").join(c);
+            ocf_model::from_yaml_str(&std::fs::read_to_string(&path).expect("reads"), "c")
+                .expect("parses")
+        }
+        None => ocf_model::from_json_str(r#"{ "id": "pc", "specVersion": "1.0.0" }"#, "c")
+            .expect("parses"),
+    };
+    let mut s = ocf_engine::Session::new(ruleset);
+    let id = s.open(&file, &[]);
+    let _ = s.sheet(id);
+    (s, id)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let scenario = args.get(1).map(String::as_str).unwrap_or("attack");
+    let n: usize = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(1);
+    let (s, id, input) = match scenario {
+        "attack" => {
+            let (s, id) = session("5e-srd-5.1", Some("fighter-5.yaml"));
+            let input: StartInput = serde_json::from_value(json!({
+                "action": { "id": "5e-srd-5.1:weapon-attack", "entry": "longsword" },
+                "participants": { "target": [{ "id": "goblin", "values": { "5e-srd-5.1:combat.ac": 13 } }] }
+            }))
+            .expect("input");
+            (s, id, input)
+        }
+        "once" | "replay" => {
+            let (s, id) = session("actions-core", None);
+            let mut input: StartInput =
+                serde_json::from_value(json!({ "action": { "id": "core:twenty" } }))
+                    .expect("input");
+            if scenario == "replay" {
+                input.policy.dice = Then::Pause;
+                input.answers = (0..20).map(|i| Answer::faces(vec![1 + i % 6])).collect();
+            }
+            (s, id, input)
+        }
+        other => panic!("no scenario `{other}`: attack, once or replay"),
+    };
+    let ch = s.character_input(id).expect("open");
+    for _ in 0..n {
+        let out = ocf_actions::start_action(
+            s.db(),
+            ch,
+            &input,
+            &mut SeededDice::new(7),
+            Limits::default(),
+        )
+        .expect("runs");
+        assert_eq!(out["status"], "finished");
+    }
+}
