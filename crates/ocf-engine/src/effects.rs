@@ -19,6 +19,8 @@ pub enum SourceKind {
     Item,
     Template,
     Rules,
+    /// A situational choice's incoming-change effects, on a change that selects it.
+    Situational,
 }
 
 impl SourceKind {
@@ -27,6 +29,7 @@ impl SourceKind {
             SourceKind::Item => "item",
             SourceKind::Template => "template",
             SourceKind::Rules => "rules",
+            SourceKind::Situational => "situational",
         }
     }
 }

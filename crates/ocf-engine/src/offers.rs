@@ -134,17 +134,17 @@ pub fn offers(db: &dyn salsa::Database, character: CharacterInput) -> Offers {
 
 /// A follow-up where it is declared: its qualified ID, the pack its formulas and `action` resolve
 /// in, and the content whose inline actions its `action` may name.
-struct Declaration<'a> {
-    follow_up: &'a FollowUp,
-    id: String,
-    pack: &'a str,
+pub(crate) struct Declaration<'a> {
+    pub(crate) follow_up: &'a FollowUp,
+    pub(crate) id: String,
+    pub(crate) pack: &'a str,
     /// `(inline actions, their pack, the content they are listed under)`.
     owner: Option<(&'a [Action], &'a str, &'a str)>,
 }
 
 /// The follow-ups an activation offers, in order: its content type's, its item's, then (for a
 /// copy) its templates'.
-fn declarations<'a>(ruleset: &'a Ruleset, a: &'a Activation) -> Vec<Declaration<'a>> {
+pub(crate) fn declarations<'a>(ruleset: &'a Ruleset, a: &'a Activation) -> Vec<Declaration<'a>> {
     let mut out = Vec::new();
     let Some(entry) = ruleset.item(&a.item) else {
         return out;

@@ -66,6 +66,10 @@ checked_struct! {
             /// `adjust`: one change per tag group of a roll's items.
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub split: Option<Split>,
+            /// `adjust`: the receiving player's situational choices on the change, by qualified or
+            /// local ID (reconstructed; decisions.md, issue 12).
+            #[serde(default, skip_serializing_if = "Keyed::is_empty")]
+            pub situational: Keyed<Literal>,
             /// `adjust`: faces for the dice incoming-change effects roll (written by applyChanges for replay).
             #[serde(default, skip_serializing_if = "Vec::is_empty")]
             pub faces: Vec<i64>,
@@ -322,7 +326,16 @@ impl ChangeType {
         use ChangeType::*;
         match self {
             Set => &["when", "forEach", "field", "value"],
-            Adjust => &["when", "forEach", "field", "by", "tags", "split", "faces"],
+            Adjust => &[
+                "when",
+                "forEach",
+                "field",
+                "by",
+                "tags",
+                "split",
+                "situational",
+                "faces",
+            ],
             AddItem => &["when", "forEach", "entry"],
             RemoveItem => &["when", "forEach", "entry", "copies", "limit"],
             Equip => &["when", "forEach", "entry", "copies", "limit", "equipped"],

@@ -180,7 +180,8 @@ impl Applier<'_, '_> {
         let by = self.eval(by.as_str(), scope, &at)?;
         let by = typed(ty, by, &at)?;
         let tags = self.change_tags(change, scope, path)?;
-        let routed = self.route(path, &field, &by, &tags, &change.faces)?;
+        let situational = self.situational(change, path)?;
+        let routed = self.route(path, &field, &by, &tags, &change.faces, &situational)?;
         if !routed.faces.is_empty() || !written.faces.is_empty() {
             written.faces = routed.faces.clone();
         }

@@ -1,95 +1,170 @@
-//! Follow-ups a batch triggers (reconstructed; decisions.md, issue 12): a rules follow-up with
-//! `on` is triggered by the first change of the batch for which `on` holds (once per batch),
-//! `change` bound to what the change did (its record: `type`, `field`, `amount`, `tags`, …; a
-//! `forEach` change's each element); one with `becomes` is triggered
-//! when its condition is false on the sheet before the batch and true after it. Each triggered
-//! follow-up is stored as an ephemeral offer in the file's `followUps` and listed in the output.
+//! Follow-ups a batch triggers (reconstructed; decisions.md, issue 12). A follow-up with `on` is
+//! triggered by the first change of the batch for which `on` holds (once per batch), `change`
+//! bound to what the change did (its record: `type`, `field`, `amount`, `tags`, …; a `forEach`
+//! change's each element); one with `becomes` is triggered when its condition is false on the
+//! sheet before the batch and true after it. Both are looked for among the rules' follow-ups and
+//! those of the active content (its content type's, its item's, a copy's templates'; EA: "one the
+//! content declares (or its content type)"), each activation's with its `self` and `item`; content
+//! that was not active before the batch counts as false before it. Each triggered follow-up is
+//! stored as an ephemeral offer in the file's `followUps` (a content one with the content as its
+//! `source`, so computeSheet lists it under its activation) and listed in the output.
 
 use ocf_formula::{Root, Value};
-use ocf_model::{Id, StoredOffer};
+use ocf_model::{Formula, Id, StoredOffer};
 use serde_json::json;
 
-use super::{Applier, ChangeError, Scope, made_id};
+use super::{Applier, ChangeError, OwnedSelf, Scope, made_id};
 
-/// The `becomes` conditions before the batch, by follow-up ID.
+/// A follow-up with a trigger where it is declared: its qualified ID, the content that offers it
+/// (none for the rules'), the entry that is `self`, and what its formulas see.
+struct Trigger {
+    id: String,
+    source: Option<String>,
+    entry: Option<String>,
+    on: Option<Formula>,
+    becomes: Option<Formula>,
+    scope: Scope,
+}
+
+/// The `becomes` conditions before the batch, by follow-up ID and entry.
 pub struct Snapshot {
-    becomes: Vec<(String, bool)>,
+    becomes: Vec<(String, Option<String>, bool)>,
 }
 
 impl Snapshot {
     pub(crate) fn take(applier: &Applier<'_, '_>) -> Snapshot {
         let mut becomes = Vec::new();
-        for (id, decl) in applier.ruleset.follow_ups.iter() {
-            if let Some(cond) = &decl.decl.becomes {
-                let scope = Scope::in_pack(decl.pack.clone());
+        for t in triggers(applier) {
+            if let Some(cond) = &t.becomes {
                 let held = matches!(
-                    applier.eval(cond.as_str(), &scope, ""),
+                    applier.eval(cond.as_str(), &t.scope, ""),
                     Ok(Value::Bool(true))
                 );
-                becomes.push((id.to_owned(), held));
+                becomes.push((t.id, t.entry, held));
             }
         }
         Snapshot { becomes }
     }
 }
 
+/// Every follow-up with `on` or `becomes`: the rules' in ruleset order, then the active
+/// content's in activation order (per activation its content type's, its item's, then a copy's
+/// templates'), each listed once per (follow-up, entry).
+fn triggers(applier: &Applier<'_, '_>) -> Vec<Trigger> {
+    let mut out = Vec::new();
+    for (id, decl) in applier.ruleset.follow_ups.iter() {
+        let f = &decl.decl;
+        if f.on.is_none() && f.becomes.is_none() {
+            continue;
+        }
+        out.push(Trigger {
+            id: id.to_owned(),
+            source: None,
+            entry: None,
+            on: f.on.clone(),
+            becomes: f.becomes.clone(),
+            scope: Scope::in_pack(decl.pack.clone()),
+        });
+    }
+    let c = applier.input();
+    let acts: Vec<crate::activation::Activation> = applier.session.deep(move |db| {
+        crate::activation::activations(db, c)
+            .list
+            .iter()
+            .filter(|a| a.via != crate::activation::Via::Template)
+            .cloned()
+            .collect()
+    });
+    let mut seen = std::collections::HashSet::new();
+    for a in &acts {
+        for d in crate::offers::declarations(&applier.ruleset, a) {
+            let f = d.follow_up;
+            if f.on.is_none() && f.becomes.is_none() {
+                continue;
+            }
+            if !seen.insert((d.id.clone(), a.entry.clone(), a.item.clone())) {
+                continue;
+            }
+            let mut scope = Scope::in_pack(d.pack.to_owned());
+            scope.self_ref = match (a.copy, a.applied_entry) {
+                (Some(copy), _) => OwnedSelf::Copy(copy),
+                (None, Some(i)) => match applier.file.applied.get(i) {
+                    Some(entry) => {
+                        OwnedSelf::Value(crate::view::applied_self(&applier.ruleset, entry))
+                    }
+                    None => OwnedSelf::None,
+                },
+                (None, None) => OwnedSelf::None,
+            };
+            scope.item = Some((a.item.clone(), a.templates.clone()));
+            out.push(Trigger {
+                id: d.id.clone(),
+                source: Some(a.item.clone()),
+                entry: a.entry.clone(),
+                on: f.on.clone(),
+                becomes: f.becomes.clone(),
+                scope,
+            });
+        }
+    }
+    out
+}
+
 pub(crate) fn triggered(
     applier: &mut Applier<'_, '_>,
     before: &Snapshot,
 ) -> Result<(), ChangeError> {
-    let mut fired: Vec<(String, serde_json::Value)> = Vec::new();
-    let follow_ups: Vec<(String, ocf_model::Declared<ocf_model::FollowUp>)> = applier
-        .ruleset
-        .follow_ups
-        .iter()
-        .map(|(id, d)| (id.to_owned(), d.clone()))
-        .collect();
-    for (id, decl) in &follow_ups {
-        if let Some(on) = &decl.decl.on {
+    let mut fired: Vec<(String, Option<String>, serde_json::Value)> = Vec::new();
+    for t in triggers(applier) {
+        if let Some(on) = &t.on {
             for (i, record) in flattened(&applier.records) {
                 if record.get("applied") == Some(&serde_json::Value::Bool(false)) {
                     continue;
                 }
                 let change = Value::from_json(&record).unwrap_or(Value::Null);
-                let scope = Scope::in_pack(decl.pack.clone()).with_root(Root::Change, change);
-                let at = format!("/followUps/{id}/on");
+                let scope = t.scope.clone().with_root(Root::Change, change);
+                let at = format!("/followUps/{}/on", t.id);
                 if applier.eval_bool(on, &scope, &at)? {
-                    fired.push((id.clone(), json!({ "on": i })));
+                    fired.push((t.id.clone(), t.source.clone(), json!({ "on": i })));
                     break;
                 }
             }
         }
-        if let Some(cond) = &decl.decl.becomes {
+        if let Some(cond) = &t.becomes {
             let was = before
                 .becomes
                 .iter()
-                .find(|(f, _)| f == id)
-                .is_some_and(|(_, held)| *held);
-            let scope = Scope::in_pack(decl.pack.clone());
+                .find(|(f, e, _)| *f == t.id && *e == t.entry)
+                .is_some_and(|(_, _, held)| *held);
             let now = matches!(
-                applier.eval(cond.as_str(), &scope, ""),
+                applier.eval(cond.as_str(), &t.scope, ""),
                 Ok(Value::Bool(true))
             );
             if now && !was {
-                fired.push((id.clone(), json!({ "becomes": true })));
+                fired.push((t.id.clone(), t.source.clone(), json!({ "becomes": true })));
             }
         }
     }
-    for (follow_up, trigger) in fired {
-        let offer = made_id(&follow_up, |id| {
+    for (follow_up, source, trigger) in fired {
+        let local = follow_up.rsplit_once('#').map_or(follow_up.as_str(), |(_, l)| l);
+        let offer = made_id(local, |id| {
             applier.file.follow_ups.iter().any(|o| o.id == id)
         });
         applier.file.follow_ups.push(StoredOffer {
             id: offer.clone(),
             follow_up: Id::from(follow_up.as_str()),
-            source: None,
+            source: source.as_deref().map(Id::from),
             params: Default::default(),
         });
-        applier.follow_ups.push(json!({
+        let mut listed = json!({
             "id": offer,
             "followUp": follow_up,
             "trigger": trigger,
-        }));
+        });
+        if let Some(source) = source {
+            listed["source"] = source.into();
+        }
+        applier.follow_ups.push(listed);
     }
     Ok(())
 }

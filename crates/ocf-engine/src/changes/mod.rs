@@ -24,6 +24,7 @@ pub mod pick_state;
 pub mod picks;
 pub mod routing;
 pub mod session_apply;
+pub mod situational;
 pub mod targets;
 pub mod upgrade;
 

@@ -8,10 +8,13 @@ use serde_json::{Map, Value as Json, json};
 use super::{Applier, ChangeError, Scope, made_id};
 
 impl Applier<'_, '_> {
-    /// A follow-up's qualified ID: a rules follow-up or one content declares (`<content>#<id>`
-    /// not being reconstructed, a rules one by qualified or local ID).
+    /// A follow-up's qualified ID: one content or a content type declares (`<content>#<id>`,
+    /// `<pack>:<type>#<id>`, as computeSheet's stored offers resolve them), or a rules one by
+    /// qualified or local ID.
     fn follow_up_id(&self, id: &str, at: &str) -> Result<String, ChangeError> {
-        if self.ruleset.follow_ups.get(id).is_some() {
+        if self.ruleset.follow_ups.get(id).is_some()
+            || (id.contains('#') && crate::offers::follow_up_exists(&self.ruleset, id, None))
+        {
             return Ok(id.to_owned());
         }
         self.ruleset

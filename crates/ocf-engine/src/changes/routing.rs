@@ -17,6 +17,7 @@ use super::fields::{add, clamp, millionths};
 use super::{
     Adjustment, Applier, ChangeError, MAX_OVERFLOW_CHAIN, OwnedSelf, Scope, type_mismatch,
 };
+use super::situational::Selected;
 use crate::effects::Instance;
 
 /// An adjust after its incoming-change effects.
@@ -65,9 +66,14 @@ impl Applier<'_, '_> {
     /// The character's incoming-change effect instances that match an adjust of `field` with
     /// `tags`: `fields` (resolved in the effect's pack) holds the field, and a target tag matches
     /// one of the change's tags (EF, "Tag matching"); an absent filter matches every adjust.
-    fn incoming_instances(&self, field: &str, tags: &[String]) -> Vec<Arc<Instance>> {
+    fn incoming_instances(
+        &self,
+        field: &str,
+        tags: &[String],
+        situational: &Selected,
+    ) -> Vec<Arc<Instance>> {
         let c = self.input();
-        let all: Vec<Arc<Instance>> = self.session.deep(move |db| {
+        let mut all: Vec<Arc<Instance>> = self.session.deep(move |db| {
             crate::effects::effect_instances(db, c)
                 .list
                 .iter()
@@ -75,6 +81,37 @@ impl Applier<'_, '_> {
                 .cloned()
                 .collect()
         });
+        // The selected situational choices' own incoming-change effects, after the character's.
+        for id in &situational.selected {
+            let Some(decl) = self.ruleset.situational.get(id) else {
+                continue;
+            };
+            for (i, effect) in decl.decl.effects.iter().enumerate() {
+                if !matches!(effect.target, Target::Incoming { .. }) {
+                    continue;
+                }
+                let key = effect.id.clone().unwrap_or_else(|| i.to_string());
+                all.push(Arc::new(Instance {
+                    order: all.len(),
+                    activation: None,
+                    source: crate::effects::Source {
+                        kind: crate::effects::SourceKind::Situational,
+                        id: id.clone(),
+                        entry: None,
+                    },
+                    option_id: format!("{id}#{key}"),
+                    effect: Arc::new(effect.clone()),
+                    pack: decl.pack.clone(),
+                    field: None,
+                    copy: None,
+                    applied_entry: None,
+                    item: String::new(),
+                    templates: Vec::new(),
+                    pick: None,
+                    slot: None,
+                }));
+            }
+        }
         all.into_iter()
             .filter(|instance| {
                 let Target::Incoming { incoming } = &instance.effect.target else {
@@ -103,7 +140,7 @@ impl Applier<'_, '_> {
 
     /// What an instance's formulas see: its pack, `self` its copy or applied entry, `item` its
     /// item with the copy's templates, and `incoming`.
-    fn instance_scope(&self, instance: &Instance, incoming: &Value) -> Scope {
+    fn instance_scope(&self, instance: &Instance, incoming: &Value, situational: &Value) -> Scope {
         let self_ref = match (instance.copy, instance.applied_entry) {
             (Some(copy), _) => OwnedSelf::Copy(copy),
             (None, Some(i)) => match self.file.applied.get(i) {
@@ -117,7 +154,10 @@ impl Applier<'_, '_> {
             self_ref,
             item: (!instance.item.is_empty())
                 .then(|| (instance.item.clone(), instance.templates.clone())),
-            roots: vec![(Root::Incoming, incoming.clone())],
+            roots: vec![
+                (Root::Incoming, incoming.clone()),
+                (Root::Situational, situational.clone()),
+            ],
         }
     }
 
@@ -129,11 +169,12 @@ impl Applier<'_, '_> {
         by: &Value,
         tags: &[String],
         faces: &[i64],
+        situational: &Selected,
     ) -> Result<Routed, ChangeError> {
         let incoming = super::fields::incoming_value(by, field, tags);
         let mut counted: Vec<Counted> = Vec::new();
-        for instance in self.incoming_instances(field, tags) {
-            let scope = self.instance_scope(&instance, &incoming);
+        for instance in self.incoming_instances(field, tags, situational) {
+            let scope = self.instance_scope(&instance, &incoming, &situational.values);
             let at = |what: &str| format!("{path}/effects/{}/{what}", instance.option_id);
             if let Some(when) = &instance.effect.when
                 && !self.eval_bool(when, &scope, &at("when"))?
