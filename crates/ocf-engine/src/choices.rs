@@ -644,3 +644,77 @@ fn literal_text(option: &Literal) -> String {
         other => other.to_string(),
     }
 }
+
+/// The issues the sheet would raise against `option` if it were picked in the choice `record`
+/// (an index in [`Activations::choices`]), found without a trial sheet, for a choice no file can
+/// hold picks of (an applied entry's: decisions.md, "listOptions"): `option-not-eligible` when it
+/// fails the choice's checks, `prerequisite-not-met` for an inline option's prerequisites that are
+/// false, `already-picked` when another choice of its `unique` group picked it. Each is written as
+/// [`choice_lists`] writes it.
+pub(crate) fn untried_reasons(
+    db: &dyn salsa::Database,
+    character: CharacterInput,
+    acts: &Activations,
+    record: usize,
+    option: &Literal,
+) -> Vec<Json> {
+    let checker = Checker {
+        db,
+        character,
+        ruleset: character.ruleset(db).ruleset(db),
+        acts,
+    };
+    let r = &acts.choices[record];
+    let path = path_json(r.entry.as_deref(), &r.path);
+    let issue = |code: &str, data: Json| {
+        json!({
+            "code": code,
+            "id": checker.issue_id(r),
+            "source": checker.source(r),
+            "data": data,
+        })
+    };
+    let mut reasons = Vec::new();
+    if let Some(text) = option.as_str() {
+        for prerequisite in checker.failed_prerequisites(r, text) {
+            let mut pick = r.path.clone();
+            pick.push(text.to_owned());
+            reasons.push(json!({
+                "code": "prerequisite-not-met",
+                "id": checker.prerequisite_id(r, prerequisite),
+                "source": checker.source(r),
+                "data": { "path": path_json(r.entry.as_deref(), &pick) },
+            }));
+        }
+    }
+    if !checker.pick_eligible(r, option) {
+        reasons.push(issue(
+            "option-not-eligible",
+            json!({ "path": path, "option": option }),
+        ));
+    }
+    let groups = checker.unique_groups(&choice_order(acts));
+    if let Some(key) = groups.key.get(&record) {
+        let qualified = checker.content_option(r, option);
+        let earlier = groups.picks[key].iter().find(|(e, o)| {
+            *e != record
+                && (o == option
+                    || qualified.is_some()
+                        && checker.content_option(&acts.choices[*e], o) == qualified)
+        });
+        if let Some((e, _)) = earlier
+            && !checker.repeatable(r, option)
+        {
+            let e = &acts.choices[*e];
+            reasons.push(issue(
+                "already-picked",
+                json!({
+                    "path": path,
+                    "option": option,
+                    "earlier": path_json(e.entry.as_deref(), &e.path),
+                }),
+            ));
+        }
+    }
+    reasons
+}

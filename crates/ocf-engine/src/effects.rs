@@ -60,6 +60,10 @@ impl Source {
 pub struct Instance {
     /// Instance order.
     pub order: usize,
+    /// Its place among its field's instances ([`EffectIndex::by_field`]): what a field value
+    /// names it by (a suppressed instance), so that a field's value doesn't read where in the
+    /// whole index its instances stand.
+    pub field_at: usize,
     /// The activation; `None` for the rules' effects.
     pub activation: Option<usize>,
     pub source: Source,
@@ -96,15 +100,16 @@ pub fn effect_instances(db: &dyn salsa::Database, character: CharacterInput) -> 
     let mut index = EffectIndex::default();
     let add = |index: &mut EffectIndex, mut instance: Instance| {
         instance.order = index.list.len();
-        let instance = Arc::new(instance);
-        if let Some(field) = &instance.field {
-            index
-                .by_field
-                .entry(field.clone())
-                .or_default()
-                .push(instance.clone());
+        match &instance.field {
+            Some(field) => {
+                let on_field = index.by_field.entry(field.clone()).or_default();
+                instance.field_at = on_field.len();
+                let instance = Arc::new(instance);
+                on_field.push(instance.clone());
+                index.list.push(instance);
+            }
+            None => index.list.push(Arc::new(instance)),
         }
-        index.list.push(instance);
     };
     // Each instance of an effect, with its target fields worked out.
     let expand = |index: &mut EffectIndex, base: Instance| match &base.effect.target {
@@ -150,6 +155,7 @@ pub fn effect_instances(db: &dyn salsa::Database, character: CharacterInput) -> 
             &mut index,
             Instance {
                 order: 0,
+                field_at: 0,
                 activation: None,
                 source: Source {
                     kind: SourceKind::Rules,
@@ -217,6 +223,7 @@ fn activation_effects(
     };
     let instance = |effect: &Effect, option_id: String, pack: &str| Instance {
         order: 0,
+        field_at: 0,
         activation: Some(a),
         source: source.clone(),
         option_id,
@@ -276,6 +283,7 @@ fn choice_effects(
             let key = effect.id.clone().unwrap_or_else(|| i.to_string());
             Instance {
                 order: 0,
+                field_at: 0,
                 activation: pick.owner,
                 source: Source {
                     kind: match owner {
@@ -409,14 +417,95 @@ pub fn stands_on_tags(ruleset: &ocf_model::Ruleset, instance: &Instance, tags: &
     matches!(formula.evaluate(&ctx), Ok(Value::Bool(true)))
 }
 
-/// The instances on one field: a firewall between the whole index and the field's value.
+/// The instances on one field: a firewall between the whole index and the field's value. While
+/// listOptions tries picks, the field's overlay instead ([`crate::input::EffectsOverlay`]), so
+/// that it doesn't read the index the picks change.
 #[salsa::tracked(returns(ref))]
-pub fn field_effects<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> Vec<Arc<Instance>> {
-    effect_instances(db, key.character(db))
-        .by_field
-        .get(key.field(db))
-        .cloned()
-        .unwrap_or_default()
+pub fn field_effects<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> FieldInstances {
+    if let Some(overlay) = overlay_handle(db, key)
+        && let Some(list) = overlay.list(db)
+    {
+        return list.clone();
+    }
+    FieldInstances(
+        effect_instances(db, key.character(db))
+            .by_field
+            .get(key.field(db))
+            .cloned()
+            .unwrap_or_default(),
+    )
+}
+
+/// The handle of a field's overlay: a firewall over the character's map of handles, which changes
+/// only when listOptions first makes them.
+#[salsa::tracked]
+fn overlay_handle<'db>(
+    db: &'db dyn salsa::Database,
+    key: FieldKey<'db>,
+) -> Option<crate::input::EffectsOverlay> {
+    key.character(db).overlays(db).get(key.field(db)).copied()
+}
+
+/// A field's instances, in instance order. Two lists are equal when their instances are, but
+/// for where each stands in the whole index (`order`, `activation`): a field's value never reads
+/// those (it names an instance by its `field_at`), and they shift for every field when an
+/// activation is added in front, as a rules-level pick is (listOptions' trials). Comparing
+/// without them lets the lists of the fields a pick doesn't reach backdate, so their values
+/// don't re-run.
+#[derive(Debug, Clone, Default)]
+pub struct FieldInstances(pub Vec<Arc<Instance>>);
+
+impl std::ops::Deref for FieldInstances {
+    type Target = [Arc<Instance>];
+    fn deref(&self) -> &[Arc<Instance>] {
+        &self.0
+    }
+}
+
+impl PartialEq for FieldInstances {
+    fn eq(&self, other: &FieldInstances) -> bool {
+        self.0.len() == other.0.len()
+            && self
+                .0
+                .iter()
+                .zip(&other.0)
+                .all(|(a, b)| Arc::ptr_eq(a, b) || a.same_in_place(b))
+    }
+}
+
+impl Instance {
+    /// Equal but for `order` and `activation` ([`FieldInstances`]).
+    fn same_in_place(&self, other: &Instance) -> bool {
+        // Destructured so that a field added to `Instance` must be placed here or there.
+        let Instance {
+            order: _,
+            activation: _,
+            field_at,
+            source,
+            option_id,
+            effect,
+            pack,
+            field,
+            copy,
+            applied_entry,
+            item,
+            templates,
+            pick,
+            slot,
+        } = self;
+        *field_at == other.field_at
+            && *source == other.source
+            && *option_id == other.option_id
+            && (Arc::ptr_eq(effect, &other.effect) || **effect == *other.effect)
+            && *pack == other.pack
+            && *field == other.field
+            && *copy == other.copy
+            && *applied_entry == other.applied_entry
+            && *item == other.item
+            && *templates == other.templates
+            && *pick == other.pick
+            && *slot == other.slot
+    }
 }
 
 /// One stacking group (EF, "Stacking"): the instances sharing a `stackKey`, the key as written and

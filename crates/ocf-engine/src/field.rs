@@ -138,7 +138,9 @@ pub struct FieldValue {
     pub breakdown: Vec<Step>,
     pub error: Option<FieldError>,
     pub competing: Vec<CompetingGroup>,
-    /// Instances (by instance order) that stacking left out.
+    /// Instances that stacking left out, by their place among the field's instances
+    /// (`Instance::field_at`): a field's value doesn't read the instances' order in the whole
+    /// index ([`crate::effects::FieldInstances`]).
     pub suppressed: Vec<usize>,
     pub out_of_range: Option<OutOfRange>,
     pub out_of_limits: Vec<OutOfLimits>,
@@ -754,7 +756,7 @@ impl<'db> Work<'_, 'db> {
             for &m in members {
                 if m != chosen {
                     keep[m] = false;
-                    self.out.suppressed.push(counted[m].instance.order);
+                    self.out.suppressed.push(counted[m].instance.field_at);
                 }
             }
         }

@@ -247,6 +247,20 @@ pub struct CharacterInput {
     /// [`crate::standard::StandardView::kept`].
     #[returns(ref)]
     pub kept: Arc<Vec<(String, String)>>,
+    /// Each field's [`EffectsOverlay`] handle, by field ID: empty until the character's first
+    /// listOptions ([`crate::options::trial`]), which makes one per field and keeps them.
+    #[returns(ref)]
+    pub overlays: Arc<FxHashMap<String, EffectsOverlay>>,
+}
+
+/// One field's effect instances while listOptions tries picks ([`crate::options::trial`]), in
+/// place of the character's effect index; `None` the rest of the time. It lets a trial pick reach
+/// only the fields whose instances it changes: a field reading its overlay reads nothing that the
+/// pick changes, so its memos pass on their durability alone.
+#[salsa::input(debug)]
+pub struct EffectsOverlay {
+    #[returns(ref)]
+    pub list: Option<crate::effects::FieldInstances>,
 }
 
 impl CharacterInput {
@@ -306,6 +320,7 @@ impl CharacterInput {
             fields.errors,
             fields.follow_ups,
             fields.kept,
+            Arc::new(FxHashMap::default()),
         )
         .durability(STRUCTURE)
         .new(db)
@@ -533,6 +548,7 @@ impl Slots {
                 fields.errors,
                 fields.follow_ups,
                 fields.kept,
+                Arc::new(FxHashMap::default()),
             )
             .durability(STRUCTURE)
             .new(&*db);
@@ -573,6 +589,12 @@ impl Slots {
             .with_durability(d)
             .to(fields.follow_ups);
         input.set_kept(db).with_durability(d).to(fields.kept);
+        if !input.overlays(&*db).is_empty() {
+            input
+                .set_overlays(db)
+                .with_durability(d)
+                .to(Arc::new(FxHashMap::default()));
+        }
         input
     }
 

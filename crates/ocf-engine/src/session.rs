@@ -189,6 +189,12 @@ impl Session {
         &self.db
     }
 
+    /// The database, to set inputs directly: listOptions' trials ([`crate::options::trial`]),
+    /// which set a choice's picks and the fields' effect overlays and put them back themselves.
+    pub(crate) fn db_mut(&mut self) -> &mut Database {
+        &mut self.db
+    }
+
     /// Opens `character`, its homebrew loaded on top of the session's ruleset (EC, "A character's
     /// homebrew"), as computeSheet does. A homebrew that fails to load gives a sheet of empty
     /// `values` and its `homebrew-error`s ([`Session::sheet_json`]).

@@ -406,7 +406,8 @@ pub(crate) struct FieldParts {
     pub(crate) competing: Vec<Json>,
     pub(crate) errors: Vec<Json>,
     pub(crate) limits: Vec<Json>,
-    pub(crate) suppressed: rustc_hash::FxHashSet<usize>,
+    /// `(field, place among its instances)`, as [`FieldValue::suppressed`] names them.
+    pub(crate) suppressed: rustc_hash::FxHashSet<(Arc<str>, usize)>,
 }
 
 impl FieldParts {
@@ -421,8 +422,8 @@ impl FieldParts {
             limits: Vec::new(),
             suppressed: Default::default(),
         };
-        for (id, field) in fields {
-            let id: &str = id;
+        for (id_arc, field) in fields {
+            let id: &str = id_arc;
             if with_values {
                 parts.values.insert(id.to_owned(), field_json(field));
             }
@@ -445,7 +446,10 @@ impl FieldParts {
                 g.insert("applied".into(), group.applied.clone().into());
                 parts.competing.push(Json::Object(g));
             }
-            parts.suppressed.extend(field.suppressed.iter().copied());
+            let field_id: &Arc<str> = id_arc;
+            parts
+                .suppressed
+                .extend(field.suppressed.iter().map(|&at| (field_id.clone(), at)));
             if let Some(range) = &field.out_of_range {
                 parts.errors.push(json!({
                     "code": "out-of-range",
@@ -478,7 +482,7 @@ impl FieldParts {
 /// `effects`, each marked `suppressed` when stacking left it out.
 pub(crate) fn effects_json(
     effects: &[Arc<crate::effects::Instance>],
-    suppressed: &rustc_hash::FxHashSet<usize>,
+    suppressed: &rustc_hash::FxHashSet<(Arc<str>, usize)>,
 ) -> Vec<Json> {
     effects
         .iter()
@@ -494,7 +498,12 @@ pub(crate) fn effects_json(
                 },
             );
             e.insert("source".into(), instance.source.to_json());
-            if suppressed.contains(&instance.order) {
+            let marked = !suppressed.is_empty()
+                && instance
+                    .field
+                    .as_deref()
+                    .is_some_and(|f| suppressed.contains(&(Arc::from(f), instance.field_at)));
+            if marked {
                 e.insert("suppressed".into(), true.into());
             }
             Json::Object(e)

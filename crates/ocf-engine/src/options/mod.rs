@@ -1,18 +1,19 @@
 //! listOptions (docs/spec/engine-interface.md, "listOptions"): a choice's options, each with
 //! whether it is eligible and why not, whether it is picked, and what picking it would change.
 //!
-//! Each option not yet picked gets a **trial sheet**: the pick is made as an edit of the session's
-//! held file (its picks, as the character file records them), the sheet read, and the file put
-//! back when every option has been tried. The trials follow one another on the same database, so
-//! a trial costs what depends on the pick (salsa re-runs the activations and re-verifies the rest;
-//! backdating stops what didn't change), not a whole sheet. EC: "listOptions' trial sheet for an
-//! option reports it with the option's prerequisites": an option is eligible when its trial sheet
-//! raises no issue against the pick.
+//! Each option not yet picked gets a **trial sheet**: the sheet of the character with the pick
+//! made, read from the session's database with the pick set as an edit of its inputs, and
+//! everything put back when every option has been tried. [`trial`] makes those edits reach only
+//! what depends on the pick, so a trial costs the pick's dependents, not a whole sheet. EC:
+//! "listOptions' trial sheet for an option reports it with the option's prerequisites": an
+//! option is eligible when its trial sheet raises no issue against the pick. A choice of an
+//! applied entry, which keeps no picks, gets no trials: its options carry the sheet's own checks.
 //!
 //! [`path`] resolves the choice path and checks a pick's option, for applyChanges' `choose` and
 //! `unchoose` to share.
 
 pub mod path;
+pub(crate) mod trial;
 
 use std::sync::Arc;
 
@@ -23,6 +24,7 @@ use crate::input::CopyList;
 use crate::session::{CharacterId, EditError, Session};
 use crate::sheet::Sheet;
 use path::{ChoicePath, PathError, segment_text};
+use trial::Trials;
 
 /// listOptions' output.
 #[derive(Debug, Clone, PartialEq)]
@@ -147,7 +149,7 @@ fn trials(
     }
     let base = session.sheet(id)?;
     let acts = base.activations.clone();
-    let index = path::resolve(&acts, path)?;
+    let index = path::resolve_listed(&acts, path)?;
     let record = acts.choices[index].clone();
     let input = session
         .character_input(id)
@@ -172,28 +174,124 @@ fn trials(
             options.push(p.clone());
         }
     }
+    if path::of_applied(&acts, index) {
+        let options = untried(session, input, &acts, index, &record, options);
+        return Ok(Listed {
+            path: path.clone(),
+            min: record.min,
+            max: record.max,
+            picks,
+            options,
+        });
+    }
     let base_issues = issues(&base);
     let choice_path = path.to_json();
+    let mut direct = Trials::begin(session, id, path.entry.as_deref());
+    let listed = list(
+        session,
+        id,
+        path,
+        base_file,
+        (&base, &base_issues),
+        (&record, &*ruleset),
+        (options, &picks),
+        &choice_path,
+        &mut direct,
+    );
+    if let Some(trials) = direct {
+        trials.end(session);
+    }
+    Ok(Listed {
+        path: path.clone(),
+        min: record.min,
+        max: record.max,
+        picks,
+        options: listed?,
+    })
+}
+
+/// The options of a choice of an applied entry, which keeps no picks, so no trial sheet can be
+/// made: each with the reasons the sheet's checks give ([`crate::choices::untried_reasons`]), and
+/// no changes (decisions.md, "listOptions").
+fn untried(
+    session: &Session,
+    input: crate::input::CharacterInput,
+    acts: &Arc<crate::activation::Activations>,
+    index: usize,
+    record: &crate::activation::ChoiceRecord,
+    options: Vec<Literal>,
+) -> Vec<ListedOption> {
+    let acts = acts.clone();
+    let reasons: Vec<Vec<Json>> = {
+        let options = options.clone();
+        session.deep(move |db| {
+            options
+                .iter()
+                .map(|o| crate::choices::untried_reasons(db, input, &acts, index, o))
+                .collect()
+        })
+    };
+    options
+        .into_iter()
+        .zip(reasons)
+        .map(|(option, reasons)| {
+            let (kind, name) = kind_and_name(record, &option);
+            ListedOption {
+                eligible: reasons.is_empty(),
+                option,
+                kind,
+                name,
+                reasons,
+                picked: false,
+                changes: Changes::default(),
+            }
+        })
+        .collect()
+}
+
+/// An option's `kind` and the text key of its name.
+fn kind_and_name(
+    record: &crate::activation::ChoiceRecord,
+    option: &Literal,
+) -> (&'static str, Option<String>) {
+    let kind = match &record.decl.options {
+        ChoiceOptions::Inline(_) => "inline",
+        ChoiceOptions::Source(ChoiceSource::Content { .. }) => "content",
+        ChoiceOptions::Source(_) => "value",
+    };
+    let name = match kind {
+        "inline" => Some(format!(
+            "{}.choices.{}.options.{}.name",
+            record.root,
+            record.decl.id,
+            segment_text(option)
+        )),
+        "content" => Some(format!("{}.name", segment_text(option))),
+        _ => None,
+    };
+    (kind, name)
+}
+
+/// Each option with its trial: the pick made through `direct` when it is given (the trials that
+/// reach only what the pick changes), else as an edit of the held file.
+#[allow(clippy::too_many_arguments)]
+fn list(
+    session: &mut Session,
+    id: CharacterId,
+    path: &ChoicePath,
+    base_file: &Character,
+    (base, base_issues): (&Sheet, &[Json]),
+    (record, ruleset): (&crate::activation::ChoiceRecord, &ocf_model::Ruleset),
+    (options, picks): (Vec<Literal>, &[Literal]),
+    choice_path: &Json,
+    direct: &mut Option<Trials>,
+) -> Result<Vec<ListedOption>, OptionsError> {
     let mut listed = Vec::with_capacity(options.len());
     for option in options {
         let picked = picks.contains(&option);
-        let kind = match &record.decl.options {
-            ChoiceOptions::Inline(_) => "inline",
-            ChoiceOptions::Source(ChoiceSource::Content { .. }) => "content",
-            ChoiceOptions::Source(_) => "value",
-        };
-        let name = match kind {
-            "inline" => Some(format!(
-                "{}.choices.{}.options.{}.name",
-                record.root,
-                record.decl.id,
-                segment_text(&option)
-            )),
-            "content" => Some(format!("{}.name", segment_text(&option))),
-            _ => None,
-        };
+        let (kind, name) = kind_and_name(record, &option);
         let about = About {
-            choice: &choice_path,
+            choice: choice_path,
             pick: path::ChoicePath {
                 entry: path.entry.clone(),
                 choice: path
@@ -211,10 +309,19 @@ fn trials(
             let reasons = base_issues.iter().filter(|i| about.concerns(i)).cloned();
             (reasons.collect(), Changes::default())
         } else {
-            let file = trial_file(session, id, base_file, path, &record, &option, &ruleset)?;
-            session.update(id, &file)?;
+            match direct.as_mut() {
+                Some(trials) => {
+                    let mut tree = trials.original().clone();
+                    add_pick(&mut tree, path, record, &option, ruleset)?;
+                    trials.pick(session, tree);
+                }
+                None => {
+                    let file = trial_file(session, id, base_file, path, record, &option, ruleset)?;
+                    session.update(id, &file)?;
+                }
+            }
             let trial = session.sheet(id)?;
-            diff(&base, &base_issues, &trial, &about)
+            diff(base, base_issues, &trial, &about)
         };
         listed.push(ListedOption {
             eligible: reasons.is_empty(),
@@ -226,13 +333,7 @@ fn trials(
             changes,
         });
     }
-    Ok(Listed {
-        path: path.clone(),
-        min: record.min,
-        max: record.max,
-        picks,
-        options: listed,
-    })
+    Ok(listed)
 }
 
 impl Session {
@@ -337,16 +438,6 @@ fn trial_file(
     ruleset: &ocf_model::Ruleset,
 ) -> Result<Character, OptionsError> {
     let mut file = base.clone();
-    let qualify = |o: &Literal| {
-        let text = o.as_str()?;
-        if ruleset.item(text).is_some() {
-            return Some(text.to_owned());
-        }
-        ruleset
-            .packs
-            .iter()
-            .find_map(|p| ruleset.resolve(&p.id, text, Namespace::Content))
-    };
     let tree = match &path.entry {
         None => &mut file.choices,
         Some(entry) => {
@@ -379,6 +470,30 @@ fn trial_file(
             &mut copy.choices
         }
     };
+    add_pick(tree, path, record, option, ruleset)?;
+    Ok(file)
+}
+
+/// `option` picked in the choice at `path` of the picks tree `tree` (the character's or the
+/// owner copy's): added to its picks, or, when the choice is full, in place of its last pick
+/// (decisions.md, "listOptions": a full choice's trial replaces).
+fn add_pick(
+    tree: &mut ocf_model::Picks,
+    path: &ChoicePath,
+    record: &crate::activation::ChoiceRecord,
+    option: &Literal,
+    ruleset: &ocf_model::Ruleset,
+) -> Result<(), OptionsError> {
+    let qualify = |o: &Literal| {
+        let text = o.as_str()?;
+        if ruleset.item(text).is_some() {
+            return Some(text.to_owned());
+        }
+        ruleset
+            .packs
+            .iter()
+            .find_map(|p| ruleset.resolve(&p.id, text, Namespace::Content))
+    };
     let picks = path::picks_at(tree, &path.choice, &qualify).ok_or_else(|| PathError {
         code: "unknown-choice",
         message: "a picked option on the path isn't in the character's picks".into(),
@@ -396,7 +511,7 @@ fn trial_file(
         picks.pop();
     }
     picks.push(pick);
-    Ok(file)
+    Ok(())
 }
 
 /// An unsaved standard copy's list and item.

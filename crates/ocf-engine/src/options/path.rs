@@ -86,6 +86,23 @@ impl std::error::Error for PathError {}
 ///   (`data.path`);
 /// - a choice of an applied entry, which keeps no picks: `unknown-choice`.
 pub fn resolve(acts: &Activations, path: &ChoicePath) -> Result<usize, PathError> {
+    let i = resolve_listed(acts, path)?;
+    if of_applied(acts, i) {
+        return Err(unknown_choice(path, "an applied entry keeps no picks"));
+    }
+    Ok(i)
+}
+
+/// Whether the choice `record` belongs to an applied entry, which keeps no picks.
+pub fn of_applied(acts: &Activations, record: usize) -> bool {
+    acts.choices[record]
+        .owner
+        .is_some_and(|owner| acts.list[owner].copy.is_none() && acts.list[owner].entry.is_some())
+}
+
+/// The choice `path` names as listOptions lists it: as [`resolve`], but a choice of an applied
+/// entry is listed too (its options can be listed, not picked: decisions.md, "listOptions").
+pub fn resolve_listed(acts: &Activations, path: &ChoicePath) -> Result<usize, PathError> {
     if let Some(entry) = &path.entry
         && !acts.list.iter().any(|a| a.entry.as_ref() == Some(entry))
     {
@@ -106,12 +123,6 @@ pub fn resolve(acts: &Activations, path: &ChoicePath) -> Result<usize, PathError
         ));
     };
     let record = &acts.choices[i];
-    if let Some(owner) = record.owner
-        && acts.list[owner].copy.is_none()
-        && acts.list[owner].entry.is_some()
-    {
-        return Err(unknown_choice(path, "an applied entry keeps no picks"));
-    }
     if !record.applicable {
         return Err(PathError {
             code: "choice-not-applicable",

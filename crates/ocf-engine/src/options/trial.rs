@@ -1,0 +1,173 @@
+//! listOptions' trial sheets as edits that reach only what the pick changes.
+//!
+//! A trial sets one picks tree (the character's rules-level one, or a copy's) and reads the sheet.
+//! Every field reads its effect instances from one index that any pick changes, so made as an
+//! ordinary edit, a trial would have salsa re-check every field of the sheet. Instead, for the
+//! length of one listOptions, each field reads its instances from its own input, its
+//! [`EffectsOverlay`], and the trials set only the overlays of the fields whose instances a pick
+//! changes:
+//! - the picks tree and those overlays are set at [`EDITED`] durability, the rest stays at
+//!   [`STRUCTURE`], so the memos that read none of them (the fields no pick reaches, and the sheet
+//!   chunks holding only those) pass on their durability alone;
+//! - at the end the tree is put back and the overlays cleared, at [`STRUCTURE`], so the character's
+//!   later edits cost what they did.
+//!
+//! A ruleset whose items declare `standardCopies` or `keepsTemplates` can make a pick change the
+//! standard copies, which the session works out from the file; its trials are edits of the held
+//! file instead ([`Trials::begin`] gives `None`).
+
+use std::sync::Arc;
+
+use ocf_model::Picks;
+use rustc_hash::{FxHashMap, FxHashSet};
+use salsa::Setter;
+
+use crate::effects::{FieldInstances, Instance, effect_instances};
+use crate::input::{CharacterInput, CopyInput, EDITED, EffectsOverlay, STRUCTURE};
+use crate::session::{CharacterId, Session};
+
+/// Where the trials' picks go.
+#[derive(Clone, Copy)]
+enum Tree {
+    Rules(CharacterInput),
+    Copy(CopyInput),
+}
+
+impl Tree {
+    fn get(self, db: &dyn salsa::Database) -> Arc<Picks> {
+        match self {
+            Tree::Rules(c) => c.choices(db).clone(),
+            Tree::Copy(copy) => copy.choices(db).clone(),
+        }
+    }
+
+    fn set(self, db: &mut dyn salsa::Database, picks: Arc<Picks>, d: salsa::Durability) {
+        match self {
+            Tree::Rules(c) => {
+                c.set_choices(db).with_durability(d).to(picks);
+            }
+            Tree::Copy(copy) => {
+                copy.set_choices(db).with_durability(d).to(picks);
+            }
+        }
+    }
+}
+
+/// The trials of one listOptions on one picks tree.
+pub(crate) struct Trials {
+    input: CharacterInput,
+    tree: Tree,
+    /// The tree as it was, put back at the end.
+    original: Arc<Picks>,
+    handles: Arc<FxHashMap<String, EffectsOverlay>>,
+    /// The fields whose overlay holds instances.
+    held: FxHashSet<String>,
+}
+
+impl Trials {
+    /// Starts trials on the picks tree of copy `entry` (the character's own for `None`): every
+    /// field's overlay set to its instances now. `None` when the trials must be edits of the file
+    /// (see the module's comment), or the copy isn't found.
+    pub(crate) fn begin(
+        session: &mut Session,
+        id: CharacterId,
+        entry: Option<&str>,
+    ) -> Option<Trials> {
+        let input = session.character_input(id)?;
+        let db = session.db();
+        let ruleset = input.ruleset(db).ruleset(db).clone();
+        if crate::standard::needs_rounds(&ruleset) {
+            return None;
+        }
+        let tree = match entry {
+            None => Tree::Rules(input),
+            Some(entry) => Tree::Copy(
+                *input
+                    .features(db)
+                    .iter()
+                    .chain(input.inventory(db).iter())
+                    .find(|c| c.id(db) == entry)?,
+            ),
+        };
+        let original = tree.get(db);
+        // One handle per field, made at the character's first listOptions and kept.
+        if input.overlays(db).len() != ruleset.fields.len() {
+            let db = session.db_mut();
+            let handles: FxHashMap<String, EffectsOverlay> = ruleset
+                .fields
+                .iter()
+                .map(|(f, _)| {
+                    let handle = EffectsOverlay::builder(None)
+                        .durability(STRUCTURE)
+                        .new(&*db);
+                    (f.to_owned(), handle)
+                })
+                .collect();
+            input
+                .set_overlays(db)
+                .with_durability(STRUCTURE)
+                .to(Arc::new(handles));
+        }
+        let handles = input.overlays(session.db()).clone();
+        let mut trials = Trials {
+            input,
+            tree,
+            original,
+            handles,
+            held: FxHashSet::default(),
+        };
+        let by_field = trials.index(session);
+        let empty = FieldInstances::default();
+        let db = session.db_mut();
+        for (field, handle) in trials.handles.iter() {
+            let list = by_field
+                .get(field)
+                .map_or_else(|| empty.clone(), |l| FieldInstances(l.clone()));
+            handle
+                .set_list(db)
+                .with_durability(STRUCTURE)
+                .to(Some(list));
+        }
+        trials.held = by_field.keys().cloned().collect();
+        Some(trials)
+    }
+
+    /// The character's effect instances by field, as the picks now stand.
+    fn index(&self, session: &Session) -> FxHashMap<String, Vec<Arc<Instance>>> {
+        let c = self.input;
+        session.deep(move |db| effect_instances(db, c).by_field.clone())
+    }
+
+    /// The tree the trials pick in, as it was.
+    pub(crate) fn original(&self) -> &Picks {
+        &self.original
+    }
+
+    /// Makes `picks` the tree's, and sets the overlays of the fields whose instances that
+    /// changes.
+    pub(crate) fn pick(&mut self, session: &mut Session, picks: Picks) {
+        self.tree.set(session.db_mut(), Arc::new(picks), EDITED);
+        let by_field = self.index(session);
+        let db = session.db_mut();
+        let fields: FxHashSet<&String> = by_field.keys().chain(self.held.iter()).collect();
+        for field in fields {
+            let Some(handle) = self.handles.get(field) else {
+                continue;
+            };
+            let list = FieldInstances(by_field.get(field).cloned().unwrap_or_default());
+            if handle.list(&*db).as_ref() != Some(&list) {
+                handle.set_list(db).with_durability(EDITED).to(Some(list));
+            }
+        }
+        self.held = by_field.into_keys().collect();
+    }
+
+    /// Puts the tree back and clears the overlays, at the character's structure durability.
+    pub(crate) fn end(self, session: &mut Session) {
+        let db = session.db_mut();
+        self.tree.set(db, self.original.clone(), STRUCTURE);
+        for handle in self.handles.values() {
+            handle.set_list(db).with_durability(STRUCTURE).to(None);
+        }
+    }
+}
