@@ -242,3 +242,181 @@ fn safety_limits_stop_a_long_run() {
     assert_eq!(e.code, "safety-limit-exceeded");
     assert_eq!(e.data["limit"], "maxActionSteps");
 }
+
+// Each steps and handoffs (issue 15): the red dragon's actions on one to three goblins, and the
+// conformance pack's each and handoff examples, with random faces and random outcomes.
+
+/// A session of the conformance pack `actions-core` with a bare character `pc`.
+fn core_session() -> (ocf_engine::Session, ocf_engine::CharacterId) {
+    let release =
+        ocf_load::source::read_pack(&root().join("conformance-packs").join("actions-core"))
+            .expect("the pack reads");
+    let ruleset = ocf_load::load_ruleset(&[release], &ocf_load::LoadOptions::default())
+        .expect("the pack loads");
+    let file = ocf_model::from_yaml_str("{ id: pc, specVersion: 1.0.0 }", "pc").expect("parses");
+    let mut s = ocf_engine::Session::new(ruleset);
+    let id = s.open(&file, &[]);
+    (s, id)
+}
+
+/// `n` goblin views for a role (AC 15, as their sheets give it).
+fn goblins(n: usize) -> Json {
+    Json::Array(
+        (1..=n)
+            .map(|i| json!({ "id": format!("goblin-{i}"), "values": { "5e-srd-5.1:combat.ac": 15, "ac": 12 + i } }))
+            .collect(),
+    )
+}
+
+/// The calls over participants: (0 the dragon, 1 the core pack; the call without participants).
+fn each_calls() -> Vec<(usize, Json)> {
+    let dragon = |a: &str| json!({ "action": { "id": format!("5e-srd-5.1:monsters.adult-red-dragon#{a}"), "entry": "dragon" } });
+    let core = |a: &str| json!({ "action": { "id": format!("core:{a}") } });
+    vec![
+        (0, dragon("fire-breath")),
+        (0, dragon("frightful-presence")),
+        (0, dragon("multiattack")),
+        (1, core("fireball")),
+        (1, core("spell")),
+        (1, core("volley")),
+        (1, core("challenge")),
+    ]
+}
+
+/// A handoff's answer: one of the results the used actions declare, or (`wrong`) one they don't.
+fn handoff_answer(needs: &Json, pick: u32, wrong: bool) -> Answer {
+    let results = [
+        "success",
+        "failure",
+        "rolled",
+        "critical-success",
+        "critical-failure",
+        "held",
+        "hit",
+    ];
+    let result = if wrong {
+        "fled"
+    } else {
+        results[pick as usize % results.len()]
+    };
+    Answer {
+        step: needs["step"].as_str().map(str::to_owned),
+        outcome: Some(serde_json::Map::from_iter([(
+            "result".into(),
+            json!(result),
+        )])),
+        ..Answer::default()
+    }
+}
+
+#[test]
+fn random_each_and_handoff_runs_replay_exactly() {
+    let sessions = [
+        session("5e-srd-5.1", "adult-red-dragon.yaml"),
+        core_session(),
+    ];
+    let calls = each_calls();
+    let strategy = (
+        0..calls.len(),
+        0usize..4,
+        any::<bool>(),
+        proptest::collection::vec(any::<u32>(), 1..40),
+        proptest::collection::vec((any::<u32>(), proptest::bool::weighted(0.1)), 0..30),
+    );
+    let mut runner = TestRunner::new(Config {
+        cases: 32,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    runner
+        .run(&strategy, |(which, n, pause_dice, faces, answers)| {
+            let (index, call) = &calls[which];
+            let (s, id) = &sessions[*index];
+            let c = s.character_input(*id).expect("open");
+            let mut input: StartInput = serde_json::from_value(call.clone()).expect("a call");
+            input.participants.insert("target".into(), goblins(n));
+            if pause_dice {
+                input.policy.dice = Then::Pause;
+            }
+            let dice = Folded {
+                values: faces,
+                next: 0,
+            };
+            let mut engine = dice.clone();
+            let mut result = match ocf_actions::start_action(
+                s.db(),
+                c,
+                &input,
+                &mut engine,
+                Limits::default(),
+            ) {
+                Ok(r) => r,
+                Err(_) => return Ok(()),
+            };
+            let mut given = Vec::new();
+            let mut k = 0;
+            while result["status"] == "paused" {
+                prop_assert!(k < 80, "more pauses than answers could explain");
+                let (pick, wrong) = answers.get(k).copied().unwrap_or((k as u32, false));
+                let needs = &result["needs"];
+                let a = if needs["kind"] == "handoff" {
+                    handoff_answer(needs, pick, wrong)
+                } else {
+                    answer(needs, pick, &[pick, pick / 7, pick / 13], wrong)
+                };
+                k += 1;
+                let state: State =
+                    serde_json::from_str(&result["state"].to_string()).expect("a state");
+                given.push(a.clone());
+                match ocf_actions::continue_action(
+                    s.db(),
+                    c,
+                    &ContinueInput { state, answer: a },
+                    &mut engine,
+                    Limits::default(),
+                ) {
+                    Ok(r) => result = r,
+                    Err(_) => return Ok(()),
+                }
+            }
+            // Every change for a role names the participant it is for.
+            for p in result["proposedChanges"].as_array().into_iter().flatten() {
+                if p["to"] == "target" && n > 0 {
+                    prop_assert!(p["character"].is_string(), "{p}");
+                }
+            }
+            let mut replay = input.clone();
+            replay.answers = given;
+            let again =
+                ocf_actions::start_action(s.db(), c, &replay, &mut dice.clone(), Limits::default())
+                    .expect("the replay runs as the original did");
+            prop_assert_eq!(again.to_string(), result.to_string());
+            Ok(())
+        })
+        .unwrap();
+}
+
+#[test]
+fn each_runs_count_toward_max_action_steps() {
+    let (s, id) = core_session();
+    let c = s.character_input(id).expect("open");
+    let mut input: StartInput =
+        serde_json::from_value(json!({ "action": { "id": "core:volley" } })).expect("a call");
+    input.participants.insert("target".into(), goblins(3));
+    // volley: shots ×3, hits ×3, coin and result: 8 counted; 7 is one short.
+    let limits = Limits {
+        max_action_steps: 7,
+        max_action_depth: 16,
+    };
+    let mut dice = Folded {
+        values: vec![3],
+        next: 0,
+    };
+    let e = ocf_actions::start_action(s.db(), c, &input, &mut dice, limits).expect_err("8 steps");
+    assert_eq!(e.code, "safety-limit-exceeded");
+    let limits = Limits {
+        max_action_steps: 8,
+        max_action_depth: 16,
+    };
+    ocf_actions::start_action(s.db(), c, &input, &mut dice, limits).expect("8 steps fit");
+}

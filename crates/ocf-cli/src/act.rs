@@ -1,9 +1,12 @@
 //! `ocf act CHARACTER ACTION [--entry E] [--source S] [--param k=v…] [--situational k=v…]
-//! [--participant ROLE=VIEW.json…] [--policy pause] [--seed N] [--answers FILE] [--json]`: runs an
+//! [--participant ROLE=CHARACTER…] [--policy pause] [--seed N] [--answers FILE] [--json]`: runs an
 //! action. At each pause on a terminal it asks (type the faces, or press enter to roll; an
 //! option, or enter for the recommended one); without a terminal it takes the answers from the
-//! file, then rolls by the seed and takes recommendations. It shows each roll's items and faces,
-//! the outcome and the proposed changes (`--json`: the last result as JSON).
+//! file, then rolls by the seed and takes recommendations. A handoff runs the participant's
+//! action on its own character file, in the same process ([`cast`]). It shows each roll's items
+//! and faces, the outcome and the proposed changes (`--json`: the last result as JSON).
+
+mod cast;
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
@@ -31,7 +34,8 @@ pub struct ActArgs {
     /// A situational choice, `id=value`.
     #[arg(long = "situational")]
     situational: Vec<String>,
-    /// Participants of a role, `role=FILE`: a JSON or YAML list of views `{ id, values }`.
+    /// A participant, `role=CHARACTER` (repeat it for more, in order): a character file, whose
+    /// view is read from its own computed sheet, or a JSON or YAML list of views `{ id, values }`.
     #[arg(long = "participant")]
     participants: Vec<String>,
     /// Pause at every roll too (the default rolls by itself and pauses at choices).
@@ -48,8 +52,9 @@ pub struct ActArgs {
     /// Print the result as JSON.
     #[arg(long)]
     json: bool,
-    /// Apply the changes the action proposes for the character itself (`to: self`) through
-    /// applyChanges, and write the new file (over CHARACTER, or to `-o`).
+    /// Apply the changes the action proposes for each character (itself, `to: self`, and each
+    /// participant given as a file) through that character's applyChanges, and write each new
+    /// file (over its own, or the actor's to `-o`).
     #[arg(long)]
     apply: bool,
     /// With `--apply`: where to write the new file (YAML for `.yaml`/`.yml`, else JSON).
@@ -81,9 +86,7 @@ pub fn run(args: ActArgs) -> ExitCode {
 }
 
 fn act(args: ActArgs) -> Result<ExitCode, String> {
-    let file = ocf_cli::character::read(&args.character).map_err(|p| format!("{p:?}"))?;
-    let ruleset = ocf_cli::character::ruleset(&args.character, &file, &args.packs)
-        .map_err(|p| format!("{p:?}"))?;
+    let mut cast = cast::Cast::new(&args.character, &args.packs)?;
     let mut input = StartInput::default();
     input.action.id = args.action.clone();
     input.action.entry = args.entry.clone();
@@ -99,10 +102,23 @@ fn act(args: ActArgs) -> Result<ExitCode, String> {
     for p in &args.participants {
         let (role, path) = p
             .split_once('=')
-            .ok_or_else(|| format!("`{p}` is not `role=FILE`"))?;
-        input
+            .ok_or_else(|| format!("`{p}` is not `role=CHARACTER`"))?;
+        let path = PathBuf::from(path);
+        // A list is views as the app would pass them; anything else is a character file.
+        let views = match read_yaml(&path) {
+            Ok(Json::Array(views)) => views,
+            _ => {
+                let member = cast.open(&path, &args.packs)?;
+                vec![cast.view(member)?]
+            }
+        };
+        let list = input
             .participants
-            .insert(role.to_owned(), read_yaml(&PathBuf::from(path))?);
+            .entry(role.to_owned())
+            .or_insert_with(|| Json::Array(Vec::new()));
+        if let Json::Array(list) = list {
+            list.extend(views);
+        }
     }
     if args.pause_dice {
         input.policy.dice = ocf_actions::Then::Pause;
@@ -118,101 +134,155 @@ fn act(args: ActArgs) -> Result<ExitCode, String> {
         Some(seed) => Box::new(SeededDice::new(seed)),
         None => Box::new(OsDice::new()),
     };
-    let mut session = ocf_engine::Session::new(ruleset);
-    let id = session.open(&file.character, &[]);
-    let c = session
-        .character_input(id)
-        .ok_or("the character did not open")?;
-    let db = session.db();
-    let mut result = ocf_actions::start_action(db, c, &input, &mut *dice, Limits::default())
-        .map_err(|e| e.to_string())?;
-    let mut shown = 0;
-    while result.get("status").and_then(Json::as_str) == Some("paused") {
-        if !args.json {
-            shown = show_log(&result, shown);
-        }
-        let needs = result["needs"].clone();
-        let answer = match answers.pop_front() {
-            Some(a) => a,
-            None if interactive => ask(&needs, &mut *dice)?,
-            None => auto_answer(&needs, &mut *dice)?,
-        };
-        let state: State =
-            serde_json::from_value(result["state"].clone()).map_err(|e| e.to_string())?;
-        result = ocf_actions::continue_action(
-            db,
-            c,
-            &ContinueInput { state, answer },
-            &mut *dice,
-            Limits::default(),
-        )
-        .map_err(|e| e.to_string())?;
-        // A continue runs the action from the start: its log repeats what was shown.
-    }
+    let mut driver = Driver {
+        cast: &mut cast,
+        answers: &mut answers,
+        dice: &mut *dice,
+        interactive,
+        quiet: args.json,
+    };
+    let result = driver.drive(0, &input, "", 0)?;
     if args.json {
         println!(
             "{}",
             ocf_formula::json_text::to_string_pretty(&result).unwrap_or_default()
         );
     } else {
-        show_log(&result, shown);
         show_end(&result);
     }
     if args.apply {
-        apply_own(&mut session, id, &result, &mut *dice, &args)?;
+        if result.get("status").and_then(Json::as_str) != Some("finished") {
+            return Err("--apply: the action did not finish".into());
+        }
+        cast.collect(0, &result);
+        for (path, n) in cast.apply_all(&mut *dice, args.output.as_deref())? {
+            if !args.json {
+                println!("applied {n} change(s); wrote {}", path.display());
+            }
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
 
-/// `--apply`: the finished action's changes for the character itself, applied as one batch (not
-/// strict, as the proposed sheet applies them: EA "The proposed sheet"), the new file written.
-/// Changes for other participants are theirs to apply, and are left.
-fn apply_own(
-    session: &mut ocf_engine::Session,
-    id: ocf_engine::CharacterId,
-    result: &Json,
-    dice: &mut dyn DiceFunction,
-    args: &ActArgs,
-) -> Result<(), String> {
-    if result.get("status").and_then(Json::as_str) != Some("finished") {
-        return Err("--apply: the action did not finish".into());
+/// Runs actions to the end: the started one, and each handoff's on its participant's character.
+struct Driver<'a> {
+    cast: &'a mut cast::Cast,
+    answers: &'a mut std::collections::VecDeque<Answer>,
+    dice: &'a mut dyn DiceFunction,
+    interactive: bool,
+    quiet: bool,
+}
+
+/// How deep handoffs may hand off in turn: a participant whose action hands back to the actor,
+/// and so on, ends here rather than never.
+const MAX_HANDOFF_DEPTH: usize = 8;
+
+impl Driver<'_> {
+    /// Runs `input` on member `who` until it finishes, answering each pause: a handoff by running
+    /// the participant's action on its own character when the cast has it (its changes filed
+    /// under it for `--apply`), any other pause from the answers, the terminal or the dice.
+    fn drive(
+        &mut self,
+        who: usize,
+        input: &StartInput,
+        indent: &str,
+        depth: usize,
+    ) -> Result<Json, String> {
+        let m = &self.cast.members[who];
+        let (cid, session) = (m.cid, self.cast.session(who));
+        let c = session
+            .character_input(cid)
+            .ok_or("the character did not open")?;
+        let mut result =
+            ocf_actions::start_action(session.db(), c, input, &mut *self.dice, Limits::default())
+                .map_err(|e| e.to_string())?;
+        let mut shown = 0;
+        while result.get("status").and_then(Json::as_str) == Some("paused") {
+            if !self.quiet {
+                shown = show_log(&result, shown, indent);
+            }
+            let needs = result["needs"].clone();
+            let answer = match needs["kind"].as_str() {
+                Some("handoff") if self.handoff_member(&needs).is_some() => {
+                    self.handoff(&needs, indent, depth)?
+                }
+                _ => match self.answers.pop_front() {
+                    Some(a) => a,
+                    None if self.interactive => ask(&needs, &mut *self.dice)?,
+                    None => auto_answer(&needs, &mut *self.dice)?,
+                },
+            };
+            let state: State =
+                serde_json::from_value(result["state"].clone()).map_err(|e| e.to_string())?;
+            let session = self.cast.session(who);
+            result = ocf_actions::continue_action(
+                session.db(),
+                c,
+                &ContinueInput { state, answer },
+                &mut *self.dice,
+                Limits::default(),
+            )
+            .map_err(|e| e.to_string())?;
+            // A continue runs the action from the start: its log repeats what was shown.
+        }
+        if !self.quiet {
+            show_log(&result, shown, indent);
+        }
+        Ok(result)
     }
-    let own: Vec<Json> = result["proposedChanges"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        // EA "The proposed sheet" 1: the character's own changes are those `to: self` with no
-        // `character`; changes for a role, a target or a link belong to another character.
-        .filter(|p| p["to"] == "self" && p.get("character").is_none())
-        .map(|p| p["change"].clone())
-        .collect();
-    let batch = ocf_engine::changes::read_batch(&Json::Array(own.clone()))
-        .map_err(|e| format!("--apply: {}: {}", e.code, e.message))?;
-    let options = ocf_engine::ApplyOptions {
-        links: Default::default(),
-        strict: false,
-        dice: Some(dice),
-    };
-    session
-        .apply(id, &batch, options)
-        .map_err(|e| format!("--apply: {} at {}: {}", e.code, e.path, e.message))?;
-    let file = session.file(id).map_err(|e| e.to_string())?;
-    let out = args.output.as_ref().unwrap_or(&args.character);
-    let yaml = out.extension().is_some_and(|e| e == "yaml" || e == "yml");
-    let text = if yaml {
-        serde_yaml::to_string(file).map_err(|e| e.to_string())?
-    } else {
-        serde_json::to_string_pretty(file).map_err(|e| e.to_string())? + "\n"
-    };
-    std::fs::write(out, text).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
-    if !args.json {
-        println!(
-            "applied {} change(s) for the character; wrote {}",
-            own.len(),
-            out.display()
-        );
+
+    /// The member a handoff names, when its character file was given.
+    fn handoff_member(&self, needs: &Json) -> Option<usize> {
+        self.cast.find(needs["participant"]["id"].as_str()?)
     }
-    Ok(())
+
+    /// EA "Handoffs" 4: `run.action` on the participant's own character, with `run.params` and a
+    /// view of each character `run.participants` names (from its own computed sheet); the
+    /// answer is the finished outcome.
+    fn handoff(&mut self, needs: &Json, indent: &str, depth: usize) -> Result<Answer, String> {
+        let who = self.handoff_member(needs).ok_or("no participant")?;
+        if depth >= MAX_HANDOFF_DEPTH {
+            return Err(format!(
+                "handoffs nested deeper than {MAX_HANDOFF_DEPTH} at `{}`",
+                needs["step"].as_str().unwrap_or("")
+            ));
+        }
+        let run = &needs["run"];
+        let mut input = StartInput::default();
+        input.action.id = run["action"].as_str().unwrap_or_default().to_owned();
+        input.params = run["params"].as_object().cloned().unwrap_or_default();
+        for (role, ids) in run["participants"].as_object().into_iter().flatten() {
+            let mut views = Vec::new();
+            for id in ids.as_array().into_iter().flatten() {
+                let id = id.as_str().unwrap_or_default();
+                let m = self.cast.find(id).ok_or_else(|| {
+                    format!("the handoff names `{id}`, whose character file was not given")
+                })?;
+                views.push(self.cast.view(m)?);
+            }
+            input.participants.insert(role.clone(), Json::Array(views));
+        }
+        if !self.quiet {
+            println!(
+                "{indent}{}: {} runs {}",
+                needs["step"].as_str().unwrap_or(""),
+                self.cast.members[who].id,
+                input.action.id
+            );
+        }
+        let inner = format!("{indent}  ");
+        let result = self.drive(who, &input, &inner, depth + 1)?;
+        self.cast.collect(who, &result);
+        let outcome = result["outcome"].as_object().cloned().unwrap_or_default();
+        if !self.quiet {
+            println!("{inner}outcome: {}", Json::Object(outcome.clone()));
+        }
+        Ok(Answer {
+            step: needs["step"].as_str().map(str::to_owned),
+            outcome: Some(outcome),
+            ..Answer::default()
+        })
+    }
 }
 
 /// Rolls the faces a dice pause needs with the engine's dice.
@@ -321,8 +391,8 @@ fn ask(needs: &Json, dice: &mut dyn DiceFunction) -> Result<Answer, String> {
     }
 }
 
-/// Prints the log entries from `from` on; returns how many there are.
-fn show_log(result: &Json, from: usize) -> usize {
+/// Prints the log entries from `from` on, each line after `indent`; returns how many there are.
+fn show_log(result: &Json, from: usize, indent: &str) -> usize {
     let log = result["log"].as_array().cloned().unwrap_or_default();
     for entry in log.iter().skip(from) {
         let step = entry["step"].as_str().unwrap_or("");
@@ -338,10 +408,22 @@ fn show_log(result: &Json, from: usize) -> usize {
                     .as_str()
                     .map(|b| format!(" → {b}"))
                     .unwrap_or_default();
-                println!("{step}: {} = {}{band}", items.join(" + "), entry["total"]);
+                println!(
+                    "{indent}{step}: {} = {}{band}",
+                    items.join(" + "),
+                    entry["total"]
+                );
             }
-            Some("choice") => println!("{step}: picked {} ({})", entry["picked"], entry["by"]),
-            _ => println!("{step}: {entry}"),
+            Some("choice") => println!(
+                "{indent}{step}: picked {} ({})",
+                entry["picked"], entry["by"]
+            ),
+            Some("handoff") => println!(
+                "{indent}{step}: {} answered {}",
+                entry["participant"]["id"].as_str().unwrap_or(""),
+                entry["outcome"]
+            ),
+            _ => println!("{indent}{step}: {entry}"),
         }
     }
     log.len()

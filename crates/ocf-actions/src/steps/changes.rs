@@ -482,10 +482,9 @@ fn resolve(
     }
     if let Some(source) = &change.source {
         let id = string_value(ctx, source.as_str())?;
-        out.insert(
-            "source".into(),
-            json!(qualify_content(run, pack, &id, false)?),
-        );
+        // applyChanges reads `source` as a formula: the qualified ID as a string literal.
+        let id = qualify_content(run, pack, &id, false)?;
+        out.insert("source".into(), literal_json(&Value::string(id.as_str()))?);
     }
     if let Some(active) = &change.active {
         out.insert("active".into(), bool_json(ctx, active.as_str())?);
@@ -502,9 +501,11 @@ fn resolve(
     }
     if let Some(template) = &change.template {
         let id = string_value(ctx, template.as_str())?;
+        // applyChanges reads `template` as a formula, as `source`.
+        let id = qualify_content(run, pack, &id, true)?;
         out.insert(
             "template".into(),
-            json!(qualify_content(run, pack, &id, true)?),
+            literal_json(&Value::string(id.as_str()))?,
         );
     }
     if let Some(path) = &change.path {
