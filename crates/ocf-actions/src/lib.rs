@@ -14,6 +14,7 @@ pub mod error;
 pub mod find;
 pub mod params;
 pub mod participants;
+pub mod proposed;
 pub mod replay;
 pub mod roll;
 pub mod state;
@@ -218,6 +219,7 @@ fn run_call(
         proposed: Vec::new(),
         steps_run: 0,
         limits,
+        sheets: proposed::Sheets::new(input.links.clone()),
     };
     let given: Vec<(String, Given)> = input
         .params
