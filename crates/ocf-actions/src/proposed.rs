@@ -12,7 +12,7 @@
 //! a replay, which proposes the same changes, rebuilds the same sheet.
 
 use ocf_engine::input::CharacterInput;
-use ocf_model::{Change, Character};
+use ocf_model::Character;
 use serde_json::{Map, Value as Json, json};
 
 use crate::error::ActionError;
@@ -61,18 +61,47 @@ impl Sheets {
         let given = self
             .given
             .expect("the given character is set at the first step");
-        let batch: Vec<Json> = proposed
-            .iter()
-            .filter(|p| p.get("to").and_then(Json::as_str) == Some("self"))
-            .filter(|p| p.get("character").is_none())
-            .filter_map(|p| p.get("change").cloned())
-            .collect();
+        let batch = own(proposed);
         if batch.is_empty() {
             return Ok(given);
         }
         if let Some((_, c)) = self.built.iter().find(|(b, _)| *b == batch) {
             return Ok(*c);
         }
+        let file = self.hold(db, &batch, path)?;
+        let input = given.derive(db, &file);
+        if self.built.len() == KEEP {
+            self.built.remove(0);
+        }
+        self.built.push((batch, input));
+        Ok(input)
+    }
+
+    /// The run's session holding the proposed character for `proposed`, for what only a session
+    /// answers (listOptions, over pending choices).
+    pub fn session(
+        &mut self,
+        db: &dyn salsa::Database,
+        proposed: &[Json],
+        path: &str,
+    ) -> Result<(&mut ocf_engine::Session, ocf_engine::CharacterId), ActionError> {
+        let batch = own(proposed);
+        self.hold(db, &batch, path)?;
+        let private = self.session.as_mut().expect("made by hold");
+        Ok((&mut private.session, private.id))
+    }
+
+    /// Brings the run's session to the given file with `batch` applied: only the changes since
+    /// the batch it holds when this one extends it. The file it then holds.
+    fn hold(
+        &mut self,
+        db: &dyn salsa::Database,
+        batch: &[Json],
+        path: &str,
+    ) -> Result<Character, ActionError> {
+        let given = self
+            .given
+            .expect("the given character is set at the first step");
         let fail = |error: Json| {
             ActionError::new(
                 "proposed-changes-failed",
@@ -97,7 +126,6 @@ impl Sheets {
                 })
             }
         };
-        // Only the changes since the batch the session holds, when this one extends it.
         let from = if batch.starts_with(&private.holds) {
             private.holds.len()
         } else {
@@ -105,26 +133,17 @@ impl Sheets {
             private.holds.clear();
             0
         };
-        let changes = ocf_engine::changes::read_batch(&Json::Array(batch[from..].to_vec()))
-            .map_err(|e| fail(json!(e)))?;
-        let changes: Vec<Change> = changes;
-        let options = ocf_engine::changes::Options {
-            links: self.links.clone(),
-            strict: false,
-            dice: None,
-        };
-        match private.session.apply(private.id, &changes, options) {
-            Ok(applied) => {
-                private.holds = batch.clone();
-                let input = given.derive(db, &applied.character);
-                if self.built.len() == KEEP {
-                    self.built.remove(0);
-                }
-                self.built.push((batch, input));
-                Ok(input)
-            }
-            Err(mut error) => {
-                // The path in the whole batch, not in the part applied.
+        if from < batch.len() {
+            let changes = ocf_engine::changes::read_batch(&Json::Array(batch[from..].to_vec()))
+                .map_err(|e| fail(json!(e)))?;
+            let options = ocf_engine::changes::Options {
+                links: self.links.clone(),
+                strict: false,
+                dice: None,
+            };
+            if let Err(mut error) = private.session.apply(private.id, &changes, options) {
+                // The path in the whole batch, not in the part applied. The session went back to
+                // what it held before.
                 if let Some(rest) = error.path.strip_prefix("/changes/") {
                     let (index, tail) = rest.split_once('/').unwrap_or((rest, ""));
                     if let Ok(i) = index.parse::<usize>() {
@@ -132,11 +151,26 @@ impl Sheets {
                         error.path = format!("/changes/{}{sep}{tail}", i + from);
                     }
                 }
-                // The session went back to what it held before this batch.
-                Err(fail(json!(error)))
+                return Err(fail(json!(error)));
             }
+            private.holds = batch.to_vec();
         }
+        Ok(private
+            .session
+            .file(private.id)
+            .cloned()
+            .unwrap_or_else(|_| private.given.clone()))
     }
+}
+
+/// The changes of `proposed` for the character itself: `to: self` without `character`.
+fn own(proposed: &[Json]) -> Vec<Json> {
+    proposed
+        .iter()
+        .filter(|p| p.get("to").and_then(Json::as_str) == Some("self"))
+        .filter(|p| p.get("character").is_none())
+        .filter_map(|p| p.get("change").cloned())
+        .collect()
 }
 
 /// The given character's file, as its inputs hold it (its standard copies as saved).

@@ -32,19 +32,29 @@ pub fn run<'db>(
     at: &StepAt<'db>,
 ) -> Result<(Flow, Option<Value>), Stop> {
     let step = at.step;
-    if matches!(
-        step.options,
-        Some(StepOptions::Source(StepSource::Pending { .. }))
-    ) {
-        return Err(ActionError::new(
-            "unsupported-step",
-            "choices over pending choices are not run yet",
-        )
-        .into());
-    }
     let ctx = run.ctx(frame, Some(at));
     let mut tags = frame.extra_tags.clone();
     eval_tags(&ctx, run.ruleset, &step.tags, &mut tags)?;
+    if let Some(StepOptions::Source(StepSource::Pending { pending })) = &step.options {
+        let entry = match &pending.entry {
+            Some(f) => match ctx.eval(f.as_str())? {
+                Value::String(s) => Some(s.to_string()),
+                other => {
+                    return Err(ActionError::new(
+                        "type-mismatch",
+                        format!(
+                            "a pending source's entry is an instance ID, not a {}",
+                            other.type_name()
+                        ),
+                    )
+                    .into());
+                }
+            },
+            None => None,
+        };
+        drop(ctx);
+        return super::pending::run(run, frame, at, &tags, entry);
+    }
     // `repeat`: up to `max` picks, `#done` offered once `min` are made (evaluated once).
     let repeat = match &step.repeat {
         Some(r) => {
@@ -455,7 +465,7 @@ fn pick<'db>(
     Ok(())
 }
 
-fn child_ctx<'a>(
+pub(crate) fn child_ctx<'a>(
     ctx: &crate::context::ActionContext<'a>,
     action_root: &Option<Value>,
 ) -> crate::context::ActionContext<'a> {

@@ -7,6 +7,7 @@ pub mod branch;
 pub mod changes;
 pub mod choice;
 pub mod draw;
+pub mod pending;
 pub mod substitute;
 
 use ocf_engine::context::SelfRef;
