@@ -309,7 +309,8 @@ fn random_choices_and_allocations_replay_exactly() {
     };
     let classes = json!({ "id": "pc", "specVersion": "1.0.0", "features": [
         { "id": "fighter", "item": "alloc:classes.fighter", "state": { "level": 3, "hitDiceSpent": 2 } },
-        { "id": "wizard", "item": "alloc:classes.wizard", "state": { "level": 2, "hitDiceSpent": 1 } } ] });
+        { "id": "wizard", "item": "alloc:classes.wizard", "state": { "level": 2, "hitDiceSpent": 1 } },
+        { "id": "sorc", "item": "alloc:classes.sorcerer" } ] });
     let sessions = [
         open(read("conformance-packs", "actions-choice"), classes),
         open(
@@ -326,6 +327,7 @@ fn random_choices_and_allocations_replay_exactly() {
         "standard-array",
         "pyramid",
         "dots",
+        "level-up",
     ]
     .iter()
     .map(|a| (0, json!({ "action": { "id": format!("alloc:{a}") } })))
