@@ -14,6 +14,7 @@ pub mod error;
 pub mod find;
 pub mod params;
 pub mod participants;
+pub mod proposed;
 pub mod replay;
 pub mod roll;
 pub mod state;
@@ -220,6 +221,7 @@ fn run_call(
         steps_run: 0,
         limits,
         views: participants::call_views(&input.participants),
+        sheets: proposed::Sheets::new(input.links.clone()),
     };
     let given: Vec<(String, Given)> = input
         .params

@@ -420,3 +420,185 @@ fn each_runs_count_toward_max_action_steps() {
     };
     ocf_actions::start_action(s.db(), c, &input, &mut dice, limits).expect("8 steps fit");
 }
+
+/// An allocation answer from random numbers (issue 15): the values spread over the offered fields,
+/// or the budget's units each given to a field with room; sometimes a negative amount, which must
+/// fail cleanly.
+fn allocation(needs: &Json, numbers: &[u32], wrong: bool) -> Answer {
+    let fields: Vec<(&str, Option<i64>)> = needs["fields"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|f| Some((f["id"].as_str()?, f["max"].as_i64())))
+        .collect();
+    let n = |i: usize| numbers.get(i % numbers.len().max(1)).copied().unwrap_or(0) as usize;
+    let mut amounts = serde_json::Map::new();
+    if let Some(values) = needs["values"].as_array() {
+        let mut free: Vec<&str> = fields.iter().map(|f| f.0).collect();
+        for (i, v) in values.iter().enumerate() {
+            if free.is_empty() {
+                break;
+            }
+            let f = free.remove(n(i) % free.len());
+            amounts.insert(f.to_owned(), v.clone());
+        }
+    } else {
+        let budget = needs["budget"].as_i64().unwrap_or(0).clamp(0, 64);
+        let mut given = vec![0i64; fields.len()];
+        for i in 0..budget as usize {
+            let room: Vec<usize> = (0..fields.len())
+                .filter(|&k| fields[k].1.is_none_or(|m| given[k] < m))
+                .collect();
+            if room.is_empty() {
+                break;
+            }
+            given[room[n(i) % room.len()]] += 1;
+        }
+        for (k, f) in fields.iter().enumerate() {
+            if given[k] != 0 {
+                amounts.insert(f.0.to_owned(), json!(given[k]));
+            }
+        }
+    }
+    if wrong && let Some((f, _)) = fields.first() {
+        amounts.insert((*f).to_owned(), json!(-1));
+    }
+    Answer {
+        amounts: Some(amounts),
+        ..Answer::default()
+    }
+}
+
+/// Property (issue 15): choice steps with `repeat`, `#done` and random draws, allocate steps and
+/// proposed sheets, driven with random answers, never panic, and a finished run replays exactly.
+#[test]
+fn random_choices_and_allocations_replay_exactly() {
+    let read = |folder: &str, pack: &str| {
+        let release =
+            ocf_load::source::read_pack(&root().join(folder).join(pack)).expect("the pack reads");
+        ocf_load::load_ruleset(&[release], &ocf_load::LoadOptions::default())
+            .expect("the pack loads")
+    };
+    let open = |ruleset: ocf_model::Ruleset, file: Json| {
+        let file: ocf_model::Character = serde_json::from_value(file).expect("a character");
+        let mut s = ocf_engine::Session::new(ruleset);
+        let id = s.open(&file, &[]);
+        (s, id)
+    };
+    let classes = json!({ "id": "pc", "specVersion": "1.0.0", "features": [
+        { "id": "fighter", "item": "alloc:classes.fighter", "state": { "level": 3, "hitDiceSpent": 2 } },
+        { "id": "wizard", "item": "alloc:classes.wizard", "state": { "level": 2, "hitDiceSpent": 1 } },
+        { "id": "sorc", "item": "alloc:classes.sorcerer" } ] });
+    let sessions = [
+        open(read("conformance-packs", "actions-choice"), classes),
+        open(
+            read("packs", "fitd-scoundrel"),
+            json!({ "id": "new", "specVersion": "1.0.0", "creating": true }),
+        ),
+    ];
+    let calls: Vec<(usize, Json)> = [
+        "long-rest",
+        "regain-proposed",
+        "take-gifts",
+        "random-gift",
+        "point-buy",
+        "standard-array",
+        "pyramid",
+        "dots",
+        "level-up",
+    ]
+    .iter()
+    .map(|a| (0, json!({ "action": { "id": format!("alloc:{a}") } })))
+    .chain([
+        (
+            1,
+            json!({ "action": { "id": "fitd-scoundrel:create-scoundrel" } }),
+        ),
+        (
+            1,
+            json!({ "action": { "id": "fitd-scoundrel:create-scoundrel" }, "params": { "random": true } }),
+        ),
+    ])
+    .collect();
+    let strategy = (
+        0..calls.len(),
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+        proptest::collection::vec(any::<u32>(), 1..40),
+        proptest::collection::vec((any::<u32>(), proptest::bool::weighted(0.1)), 0..30),
+    );
+    let mut runner = TestRunner::new(Config {
+        cases: 48,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    runner
+        .run(
+            &strategy,
+            |(which, pause_dice, auto_choices, pause_allocations, faces, answers)| {
+                let (index, call) = &calls[which];
+                let (s, id) = &sessions[*index];
+                let c = s.character_input(*id).expect("open");
+                let mut input: StartInput = serde_json::from_value(call.clone()).expect("a call");
+                if pause_dice {
+                    input.policy.dice = Then::Pause;
+                }
+                if auto_choices {
+                    input.policy.choices = Then::Auto;
+                }
+                if pause_allocations {
+                    input.policy.allocations = Then::Pause;
+                }
+                let dice = Folded {
+                    values: faces,
+                    next: 0,
+                };
+                let mut engine = dice.clone();
+                let Ok(mut result) =
+                    ocf_actions::start_action(s.db(), c, &input, &mut engine, Limits::default())
+                else {
+                    return Ok(());
+                };
+                let mut given = Vec::new();
+                let mut k = 0;
+                while result["status"] == "paused" {
+                    prop_assert!(k < 60, "more pauses than answers could explain");
+                    let (pick, wrong) = answers.get(k).copied().unwrap_or((k as u32, false));
+                    let needs = &result["needs"];
+                    let a = if needs["kind"] == "allocation" {
+                        allocation(needs, &[pick, pick / 7, pick / 13, pick / 31], wrong)
+                    } else {
+                        answer(needs, pick, &[pick, pick / 7, pick / 13], wrong)
+                    };
+                    k += 1;
+                    let state: State =
+                        serde_json::from_str(&result["state"].to_string()).expect("a state");
+                    given.push(a.clone());
+                    match ocf_actions::continue_action(
+                        s.db(),
+                        c,
+                        &ContinueInput { state, answer: a },
+                        &mut engine,
+                        Limits::default(),
+                    ) {
+                        Ok(r) => result = r,
+                        Err(_) => return Ok(()),
+                    }
+                }
+                let mut replay = input.clone();
+                replay.answers = given;
+                let again = ocf_actions::start_action(
+                    s.db(),
+                    c,
+                    &replay,
+                    &mut dice.clone(),
+                    Limits::default(),
+                )
+                .expect("the replay runs as the original did");
+                prop_assert_eq!(again.to_string(), result.to_string());
+                Ok(())
+            },
+        )
+        .unwrap();
+}

@@ -283,6 +283,25 @@ impl CharacterInput {
         )
     }
 
+    /// `file`'s inputs of `db` on `self`'s ruleset, with the views `self` was passed for its link
+    /// slots: the character as a batch leaves `self`, read without editing `self` (an action's
+    /// proposed sheet in ocf-actions, EA "The proposed sheet"). Ruleset-level work (items, parsed
+    /// formulas) is shared with `self`; what reads the character is computed when first read.
+    pub fn derive(self, db: &dyn salsa::Database, file: &Character) -> CharacterInput {
+        let ruleset = self.ruleset(db);
+        let rules = ruleset.ruleset(db).clone();
+        let view = crate::standard::standard_view(&rules, file);
+        CharacterInput::load_linked(
+            db,
+            ruleset,
+            &view.character,
+            &[],
+            view.errors,
+            view.kept,
+            self.passed_links(db).clone(),
+        )
+    }
+
     /// Splits `character` into inputs of `db` as it is, its standard copies already added.
     pub(crate) fn load_as_is(
         db: &dyn salsa::Database,
@@ -291,6 +310,26 @@ impl CharacterInput {
         competing: &[String],
         errors: Vec<serde_json::Value>,
         kept: Vec<(String, String)>,
+    ) -> CharacterInput {
+        CharacterInput::load_linked(
+            db,
+            ruleset,
+            character,
+            competing,
+            errors,
+            kept,
+            Arc::new(FxHashMap::default()),
+        )
+    }
+
+    fn load_linked(
+        db: &dyn salsa::Database,
+        ruleset: RulesetInput,
+        character: &Character,
+        competing: &[String],
+        errors: Vec<serde_json::Value>,
+        kept: Vec<(String, String)>,
+        links: Arc<FxHashMap<String, serde_json::Value>>,
     ) -> CharacterInput {
         let fields = Fields::of(
             ruleset.ruleset(db),
@@ -316,7 +355,7 @@ impl CharacterInput {
             fields.choices,
             fields.competing,
             fields.saved_links,
-            Arc::new(FxHashMap::default()),
+            links,
             fields.errors,
             fields.follow_ups,
             fields.kept,

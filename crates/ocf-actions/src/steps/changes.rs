@@ -760,9 +760,11 @@ fn resolve_entry(
                 m.insert("id".into(), json!(id));
             }
             let item = string_value(ctx, new.item.as_str())?;
+            // applyChanges reads `item` as a formula: the ID is written as a string literal.
+            let item = qualify_content(run, frame.pack, &item, false)?;
             m.insert(
                 "item".into(),
-                json!(qualify_content(run, frame.pack, &item, false)?),
+                json!(literal_text(&Value::string(item.as_str()))?),
             );
             if let Some(q) = &new.quantity {
                 m.insert("quantity".into(), ctx.eval(q.as_str())?.to_json());

@@ -1,6 +1,8 @@
-//! Choice steps, the part this issue needs (DA "Choice steps"): one pick from written options,
-//! content or copies, with the options content adds; `recommend` or `prefer` names the rules'
-//! pick. Repeated picks, pending choices and random picks are issue 15's.
+//! Choice steps (DA "Choice steps", EA "Choice steps"): picks from written options, content or
+//! copies, then the options content adds; `recommend` or `prefer` names the rules' pick, or while
+//! `random` holds a die draws it among the source's options. With `repeat` the step picks up to
+//! `max` times, `#done` offered last once `min` picks are made; each pick proposes its changes at
+//! once, and with `sheet: proposed` the sheet is built again before the next pick.
 
 use ocf_formula::{Root, Value};
 use ocf_model::{EffectValue, Op, StepOptions, StepRecommend, StepSource, Target};
@@ -21,27 +23,193 @@ struct Offer<'db> {
     flags: Option<&'db ocf_model::Keyed<ocf_model::Formula>>,
 }
 
+/// The reserved option that ends a repeated choice.
+pub const DONE: &str = "#done";
+
 pub fn run<'db>(
     run: &mut Run<'db, '_>,
     frame: &mut Frame<'db>,
     at: &StepAt<'db>,
 ) -> Result<(Flow, Option<Value>), Stop> {
     let step = at.step;
-    if step.repeat.is_some()
-        || matches!(
-            step.options,
-            Some(StepOptions::Source(StepSource::Pending { .. }))
-        )
-    {
-        return Err(ActionError::new(
-            "unsupported-step",
-            "repeated choices and choices over pending choices are not run yet (issue 15)",
-        )
-        .into());
-    }
     let ctx = run.ctx(frame, Some(at));
     let mut tags = frame.extra_tags.clone();
     eval_tags(&ctx, run.ruleset, &step.tags, &mut tags)?;
+    if let Some(StepOptions::Source(StepSource::Pending { pending })) = &step.options {
+        let entry = match &pending.entry {
+            Some(f) => match ctx.eval(f.as_str())? {
+                Value::String(s) => Some(s.to_string()),
+                other => {
+                    return Err(ActionError::new(
+                        "type-mismatch",
+                        format!(
+                            "a pending source's entry is an instance ID, not a {}",
+                            other.type_name()
+                        ),
+                    )
+                    .into());
+                }
+            },
+            None => None,
+        };
+        drop(ctx);
+        return super::pending::run(run, frame, at, &tags, entry);
+    }
+    // `repeat`: up to `max` picks, `#done` offered once `min` are made (evaluated once).
+    let repeat = match &step.repeat {
+        Some(r) => {
+            let max = int(&ctx, r.max.as_str())?;
+            let min = match &r.min {
+                Some(m) => int(&ctx, m.as_str())?,
+                None => 0,
+            };
+            Some((min.max(0), max.max(0)))
+        }
+        None => None,
+    };
+    drop(ctx);
+    let mut picks: Vec<String> = Vec::new();
+    let mut last: Option<(Option<Value>, Option<Value>)> = None;
+    let most = repeat.map_or(1, |(_, max)| max);
+    loop {
+        if picks.len() as i64 >= most {
+            break;
+        }
+        super::count_pick(run, &at.path, picks.len())?;
+        // Each pick proposes its changes at once: the proposed sheet is built again.
+        if !picks.is_empty() {
+            run.rebuild(at)?;
+        }
+        let index = picks.len();
+        let (offers, written) = offers(run, frame, at, &tags, &picks)?;
+        if offers.is_empty() {
+            // A step with nothing to offer is skipped; a repeated one ends.
+            if index == 0 {
+                return Ok((Flow::Next, None));
+            }
+            break;
+        }
+        let done = repeat.is_some_and(|(min, _)| picks.len() as i64 >= min);
+        let random = match &step.random {
+            Some(f) => run.ctx(frame, Some(at)).condition(f.as_str())?,
+            None => false,
+        };
+        let recommended = if random && written > 0 {
+            let among: Vec<String> = offers[..written].iter().map(|o| o.id.clone()).collect();
+            let i = super::draw::draw(run, frame, at, &tags, &among)?;
+            Some(among[i].clone())
+        } else if random {
+            None
+        } else {
+            recommend(run, frame, at, &offers[..written], &picks)?
+        };
+        let decision = run.checkpoints.decide("choice", &tags, &at.path);
+        let (picked, by) = match (decision, &recommended) {
+            (Then::Auto, Some(r)) => (r.clone(), "engine"),
+            _ => match run.checkpoints.take_answer() {
+                None => {
+                    let mut need = serde_json::Map::new();
+                    need.insert("kind".into(), json!("choice"));
+                    need.insert("step".into(), json!(at.path));
+                    need.insert("action".into(), json!(frame.id));
+                    let mut list: Vec<Json> =
+                        offers.iter().map(|o| json!({ "id": o.id })).collect();
+                    if done {
+                        list.push(json!({ "id": DONE }));
+                    }
+                    need.insert("options".into(), Json::Array(list));
+                    if let Some(r) = &recommended {
+                        need.insert("recommended".into(), json!(r));
+                    }
+                    if repeat.is_some() {
+                        need.insert("index".into(), json!(index));
+                    }
+                    return Err(Stop::Pause(Json::Object(need)));
+                }
+                Some(answer) => {
+                    let option = crate::replay::expect_answer(&answer, "choice", &at.path)?
+                        .option
+                        .clone()
+                        .unwrap_or_default();
+                    if !(offers.iter().any(|o| o.id == option) || (done && option == DONE)) {
+                        return Err(ActionError::new(
+                            "answer-mismatch",
+                            format!("`{option}` is not an option of step `{}`", at.path),
+                        )
+                        .with("step", at.path.as_str())
+                        .with("option", option)
+                        .into());
+                    }
+                    (option, "app")
+                }
+            },
+        };
+        let mut entry = json!({
+            "step": at.path, "action": frame.id, "kind": "choice", "by": by, "picked": picked,
+        });
+        if repeat.is_some() {
+            entry["index"] = json!(index);
+        }
+        run.log.push(entry);
+        if picked == DONE {
+            break;
+        }
+        let offer = offers
+            .iter()
+            .find(|o| o.id == picked)
+            .expect("picked among offers");
+        pick(run, frame, at, offer)?;
+        last = Some((offer.item.clone(), offer.copy.clone()));
+        picks.push(picked);
+    }
+    let result = match repeat {
+        Some(_) => Value::map([(
+            "picked",
+            Value::list(picks.iter().map(|p| Value::string(p.as_str())).collect()),
+        )]),
+        None => {
+            let mut result = vec![("picked", Value::string(picks[0].as_str()))];
+            if let Some((item, copy)) = last {
+                if let Some(item) = item {
+                    result.push(("item", item));
+                }
+                if let Some(copy) = copy {
+                    result.push(("self", copy));
+                }
+            }
+            Value::map(result)
+        }
+    };
+    Ok((Flow::Next, Some(result)))
+}
+
+/// An integer formula.
+fn int(ctx: &crate::context::ActionContext<'_>, text: &str) -> Result<i64, ActionError> {
+    match ctx.eval(text)? {
+        Value::Int(i) => Ok(i),
+        other => Err(ActionError::new(
+            "type-mismatch",
+            format!("`{text}` gives a {}, not an integer", other.type_name()),
+        )
+        .with("formula", text)),
+    }
+}
+
+/// How many times `id` was picked already.
+fn picks_of(picks: &[String], id: &str) -> Value {
+    Value::Int(picks.iter().filter(|p| *p == id).count() as i64)
+}
+
+/// The options of one pick: the source's, then those content adds; and how many are the source's.
+fn offers<'db>(
+    run: &mut Run<'db, '_>,
+    frame: &mut Frame<'db>,
+    at: &StepAt<'db>,
+    tags: &[String],
+    picks: &[String],
+) -> Result<(Vec<Offer<'db>>, usize), Stop> {
+    let step = at.step;
+    let ctx = run.ctx(frame, Some(at));
     let mut offers: Vec<Offer<'db>> = Vec::new();
     let action_root = ctx
         .roots
@@ -52,7 +220,7 @@ pub fn run<'db>(
         Some(StepOptions::Written(options)) => {
             for o in options {
                 let mut c = child_ctx(&ctx, &action_root);
-                c.bind(Root::Picks, Value::Int(0));
+                c.bind(Root::Picks, picks_of(picks, &o.id));
                 if let Some(w) = &o.when
                     && !c.condition(w.as_str())?
                 {
@@ -92,7 +260,7 @@ pub fn run<'db>(
                     .unwrap_or_default();
                 let mut c = child_ctx(&ctx, &action_root);
                 c.bind(Root::Item, item.clone());
-                c.bind(Root::Picks, Value::Int(0));
+                c.bind(Root::Picks, picks_of(picks, id));
                 if let Some(w) = &content.r#where
                     && !c.condition(w.as_str())?
                 {
@@ -135,19 +303,19 @@ pub fn run<'db>(
                     continue;
                 }
                 let self_value = ocf_engine::view::copy_self(run.db, c, *copy).clone();
+                let id = match crate::context::member(&self_value, "id") {
+                    Some(Value::String(s)) => s.to_string(),
+                    _ => continue,
+                };
                 let mut cx = child_ctx(&ctx, &action_root);
                 cx.bind(Root::Item, item.clone());
                 cx.bind(Root::SelfCopy, self_value.clone());
-                cx.bind(Root::Picks, Value::Int(0));
+                cx.bind(Root::Picks, picks_of(picks, &id));
                 if let Some(w) = &copies.r#where
                     && !cx.condition(w.as_str())?
                 {
                     continue;
                 }
-                let id = match crate::context::member(&self_value, "id") {
-                    Some(Value::String(s)) => s.to_string(),
-                    _ => continue,
-                };
                 offers.push(Offer {
                     id,
                     item: Some(item),
@@ -160,6 +328,7 @@ pub fn run<'db>(
         }
         _ => {}
     }
+    drop(ctx);
     let written = offers.len();
     // Options content adds to the step's tags, after the source's, never recommended.
     let index = ocf_engine::effects::effect_instances(run.db, run.character);
@@ -180,7 +349,7 @@ pub fn run<'db>(
         let Some(EffectValue::Option(option)) = &instance.effect.value else {
             continue;
         };
-        let ictx = crate::roll::build::instance_ctx(run, frame, at, instance, &tags);
+        let ictx = crate::roll::build::instance_ctx(run, frame, at, instance, tags);
         if let Some(when) = &instance.effect.when
             && !ictx.condition(when.as_str())?
         {
@@ -199,28 +368,41 @@ pub fn run<'db>(
             flags: Some(&option.flags),
         });
     }
-    if offers.is_empty() {
-        return Ok((Flow::Next, None));
-    }
-    let ids: Vec<Value> = offers[..written]
+    Ok((offers, written))
+}
+
+/// The rules' pick among the source's options: `recommend`, else the highest `prefer`.
+fn recommend<'db>(
+    run: &Run<'db, '_>,
+    frame: &Frame<'db>,
+    at: &StepAt<'db>,
+    offers: &[Offer<'db>],
+    picks: &[String],
+) -> Result<Option<String>, ActionError> {
+    let step = at.step;
+    let ctx = run.ctx(frame, Some(at));
+    let action_root = ctx
+        .roots
+        .iter()
+        .find(|(r, _)| *r == Root::Action)
+        .map(|(_, v)| v.clone());
+    let ids: Vec<Value> = offers
         .iter()
         .map(|o| Value::string(o.id.as_str()))
         .collect();
-    let recommended: Option<String> = match &step.recommend {
+    Ok(match &step.recommend {
         Some(StepRecommend::Option(f)) => {
             let mut c = child_ctx(&ctx, &action_root);
-            c.bind(Root::Options, Value::list(ids.clone()));
+            c.bind(Root::Options, Value::list(ids));
             match c.eval(f.as_str())? {
-                Value::String(s) if offers[..written].iter().any(|o| o.id == *s) => {
-                    Some(s.to_string())
-                }
+                Value::String(s) if offers.iter().any(|o| o.id == *s) => Some(s.to_string()),
                 _ => None,
             }
         }
         _ => match &step.prefer {
             Some(p) => {
                 let mut best: Option<(String, Value)> = None;
-                for o in &offers[..written] {
+                for o in offers {
                     let mut c = child_ctx(&ctx, &action_root);
                     if let Some(item) = &o.item {
                         c.bind(Root::Item, item.clone());
@@ -228,7 +410,7 @@ pub fn run<'db>(
                     if let Some(copy) = &o.copy {
                         c.bind(Root::SelfCopy, copy.clone());
                     }
-                    c.bind(Root::Picks, Value::Int(0));
+                    c.bind(Root::Picks, picks_of(picks, &o.id));
                     let v = c.eval(p.as_str())?;
                     let better = match (&best, v.as_decimal()) {
                         (None, Some(_)) => true,
@@ -243,52 +425,17 @@ pub fn run<'db>(
             }
             None => None,
         },
-    };
-    drop(ctx);
-    let decision = run.checkpoints.decide("choice", &tags, &at.path);
-    let (picked, by) = match (decision, &recommended) {
-        (Then::Auto, Some(r)) => (r.clone(), "engine"),
-        _ => match run.checkpoints.take_answer() {
-            None => {
-                let mut need = serde_json::Map::new();
-                need.insert("kind".into(), json!("choice"));
-                need.insert("step".into(), json!(at.path));
-                need.insert("action".into(), json!(frame.id));
-                need.insert(
-                    "options".into(),
-                    Json::Array(offers.iter().map(|o| json!({ "id": o.id })).collect()),
-                );
-                if let Some(r) = &recommended {
-                    need.insert("recommended".into(), json!(r));
-                }
-                return Err(Stop::Pause(Json::Object(need)));
-            }
-            Some(answer) => {
-                let option = crate::replay::expect_answer(&answer, "choice", &at.path)?
-                    .option
-                    .clone()
-                    .unwrap_or_default();
-                if !offers.iter().any(|o| o.id == option) {
-                    return Err(ActionError::new(
-                        "answer-mismatch",
-                        format!("`{option}` is not an option of step `{}`", at.path),
-                    )
-                    .with("step", at.path.as_str())
-                    .with("option", option)
-                    .into());
-                }
-                (option, "app")
-            }
-        },
-    };
-    run.log.push(json!({
-        "step": at.path, "action": frame.id, "kind": "choice", "by": by, "picked": picked,
-    }));
-    let offer = offers
-        .iter()
-        .find(|o| o.id == picked)
-        .expect("picked among offers");
-    // Its flags first, then its own changes, then the step's.
+    })
+}
+
+/// A pick: its flags first, then its own changes, then the step's.
+fn pick<'db>(
+    run: &mut Run<'db, '_>,
+    frame: &mut Frame<'db>,
+    at: &StepAt<'db>,
+    offer: &Offer<'db>,
+) -> Result<(), Stop> {
+    let step = at.step;
     if let Some(flags) = offer.flags {
         let ctx = run.ctx(frame, Some(at));
         let mut values = Vec::new();
@@ -300,7 +447,7 @@ pub fn run<'db>(
             set_member(&mut frame.flags, &name, v);
         }
     }
-    let mut picked_value = vec![("id", Value::string(picked.as_str()))];
+    let mut picked_value = vec![("id", Value::string(offer.id.as_str()))];
     if let Some(item) = &offer.item {
         picked_value.push(("item", item.clone()));
     }
@@ -308,26 +455,17 @@ pub fn run<'db>(
         picked_value.push(("self", copy.clone()));
     }
     let picked_value = Value::map(picked_value);
-    let mut result = vec![("picked", Value::string(picked.as_str()))];
-    if let Some(item) = &offer.item {
-        result.push(("item", item.clone()));
-    }
-    if let Some(copy) = &offer.copy {
-        result.push(("self", copy.clone()));
-    }
-    let option_changes = offer.changes;
-    let option_to = offer.to.clone();
     let step_changes: &'db [ocf_model::Change] = &step.changes;
-    for (changes, to) in [(option_changes, option_to), (step_changes, None)] {
+    for (changes, to) in [(offer.changes, offer.to.clone()), (step_changes, None)] {
         if changes.is_empty() {
             continue;
         }
         super::changes::propose(run, frame, at, changes, to.as_ref(), Some(&picked_value))?;
     }
-    Ok((Flow::Next, Some(Value::map(result))))
+    Ok(())
 }
 
-fn child_ctx<'a>(
+pub(crate) fn child_ctx<'a>(
     ctx: &crate::context::ActionContext<'a>,
     action_root: &Option<Value>,
 ) -> crate::context::ActionContext<'a> {

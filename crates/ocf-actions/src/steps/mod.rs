@@ -2,10 +2,13 @@
 //! running action ([`Frame`]), and the dispatch to each step kind.
 
 pub mod action;
+pub mod allocate;
 pub mod branch;
 pub mod changes;
 pub mod choice;
+pub mod draw;
 pub mod each;
+pub mod pending;
 pub mod substitute;
 
 use ocf_engine::context::SelfRef;
@@ -72,6 +75,8 @@ pub struct Run<'db, 'r> {
     /// Every participant view the call passes, as the app passed it: a nested action reads its
     /// own declared fields from these.
     pub views: Vec<Json>,
+    /// The proposed sheets of `sheet: proposed` steps.
+    pub sheets: crate::proposed::Sheets,
 }
 
 /// One running action.
@@ -138,13 +143,14 @@ impl<'db> Run<'db, '_> {
         at: Option<&StepAt<'db>>,
         tags: Vec<String>,
     ) -> ActionContext<'db> {
-        let mut ctx = ActionContext::new(
-            self.db,
-            self.character,
-            frame.pack,
-            frame.self_ref.clone(),
-            frame.item,
-        );
+        // On a proposed sheet, `self` is the action's copy as it is there.
+        let self_ref = match self.sheets.given {
+            Some(given) if given != self.character => {
+                crate::proposed::self_on(self.db, &frame.self_ref, self.character)
+            }
+            _ => frame.self_ref.clone(),
+        };
+        let mut ctx = ActionContext::new(self.db, self.character, frame.pack, self_ref, frame.item);
         ctx.bind(Root::Params, frame.params.clone());
         ctx.bind(Root::Situational, frame.situational.clone());
         ctx.bind(Root::Participants, frame.participants.clone());
@@ -228,9 +234,41 @@ impl<'db> Run<'db, '_> {
         Ok(Flow::Next)
     }
 
+    /// One step (one run of an `each` step) on its sheet: the character as given, or with
+    /// `sheet: proposed` the proposed sheet (EA "The proposed sheet"), built before its `when`.
+    pub(crate) fn run_one(
+        &mut self,
+        frame: &mut Frame<'db>,
+        at: &StepAt<'db>,
+    ) -> Result<(Flow, Option<Value>), Stop> {
+        let given = *self.sheets.given.get_or_insert(self.character);
+        let before = self.character;
+        self.character = match at.step.sheet {
+            Some(ocf_model::Sheet::Proposed) => self
+                .sheets
+                .build(self.db, &self.proposed, &at.path)
+                .map_err(|e| Stop::Fail(e.at(&at.path)))?,
+            _ => given,
+        };
+        let r = self.run_step(frame, at);
+        self.character = before;
+        r
+    }
+
+    /// The character the step reads now: for `sheet: proposed`, rebuilt (a choice's next pick).
+    pub fn rebuild(&mut self, at: &StepAt<'db>) -> Result<(), ActionError> {
+        if at.step.sheet == Some(ocf_model::Sheet::Proposed) {
+            self.character = self
+                .sheets
+                .build(self.db, &self.proposed, &at.path)
+                .map_err(|e| e.at(&at.path))?;
+        }
+        Ok(())
+    }
+
     /// One step (one run of an `each` step): its flow and its result, `None` when it has none
     /// (skipped, or a kind without a result).
-    pub(crate) fn run_one(
+    fn run_step(
         &mut self,
         frame: &mut Frame<'db>,
         at: &StepAt<'db>,
@@ -264,15 +302,18 @@ impl<'db> Run<'db, '_> {
                 let outcome = outcome(self, frame, at).map_err(|e| e.at(&at.path))?;
                 Ok((Flow::Done(outcome), None))
             }
-            StepKind::Allocate => Err(Stop::Fail(
-                ActionError::new(
-                    "unsupported-step",
-                    "allocate steps are not run yet (issue 15)",
-                )
-                .at(&at.path),
-            )),
+            StepKind::Allocate => allocate::run(self, frame, at).map_err(fail_at),
         }
     }
+}
+
+/// Each pick of a repeated choice past the first counts toward maxActionSteps, as a `forEach`
+/// copy does: a `repeat` max from the pack is untrusted.
+pub fn count_pick(run: &mut Run<'_, '_>, path: &str, made: usize) -> Result<(), ActionError> {
+    if made == 0 {
+        return Ok(());
+    }
+    run.count_step(path)
 }
 
 /// An `outcome` step: `result` (a string) and `data`, checked against the action's `results`.

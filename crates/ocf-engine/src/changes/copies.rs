@@ -385,8 +385,9 @@ impl Applier<'_, '_> {
             value
         };
         // Bounds: an adjust is kept within them; a set out of them is soft (strict fails).
+        // They may read the entry's own state (`max: self.level`): `self` is the target.
         let item_scope = {
-            let mut s = Scope::in_pack(self.pack.clone());
+            let mut s = self.target_scope(&Scope::in_pack(self.pack.clone()), target);
             s.item = Some((content.clone(), templates.clone()));
             s
         };

@@ -1,0 +1,80 @@
+//! A step on the proposed sheet (EA "The proposed sheet") against a sheet from scratch, on the
+//! generated 2 000-field character of [`ocf_engine::synthetic`]: an action raises the edited score
+//! (`g:score0`), and a `sheet: proposed` step reads a field 17 formulas downstream of it
+//! (`g:f1700`). The session's sheet is computed first, as an app's is. Also: the same action with
+//! its second step on the given sheet (the action's own cost), and computeSheet from scratch.
+//!
+//! `cargo bench -p ocf-actions --bench proposed -- --warm-up-time 1 --measurement-time 3`
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use ocf_actions::{Limits, StartInput};
+use ocf_dice::SeededDice;
+use ocf_engine::Session;
+use ocf_engine::synthetic::Synthetic;
+use serde_json::json;
+
+/// The generated ruleset with two rules actions: `proposed` and `given`, the same steps but for
+/// the second's sheet.
+fn ruleset(big: &Synthetic) -> ocf_model::Ruleset {
+    let mut r = serde_json::to_value(big.ruleset()).expect("a ruleset is JSON");
+    for (id, sheet) in [("proposed", "proposed"), ("given", "given")] {
+        r["actions"][format!("g:{id}")] = json!({
+            "declaredIn": "g",
+            "id": id,
+            "steps": [
+                { "id": "raise", "kind": "changes",
+                  "changes": [{ "type": "set", "field": "score0", "value": 18 }] },
+                { "id": "read", "kind": "changes", "sheet": sheet,
+                  "changes": [{ "type": "set", "field": "score1", "value": "f1700" }] },
+            ],
+        });
+    }
+    serde_json::from_value(r).expect("the ruleset reads back")
+}
+
+fn bench(c: &mut Criterion) {
+    let big = Synthetic::default();
+    let rules = ruleset(&big);
+    let mut session = Session::new(rules.clone());
+    let pc = session.open(&big.character(14), &[]);
+    session.sheet(pc).expect("the sheet");
+    let input = session.character_input(pc).expect("open");
+    let call = |id: &str| -> StartInput {
+        serde_json::from_value(json!({ "action": { "id": format!("g:{id}") } })).expect("input")
+    };
+    let proposed = call("proposed");
+    let given = call("given");
+    let run = |start: &StartInput| {
+        ocf_actions::start_action(
+            session.db(),
+            input,
+            start,
+            &mut SeededDice::new(1),
+            Limits::default(),
+        )
+        .expect("runs")
+    };
+    // The proposed step reads the raised score's dependent, the given one the sheet as it was.
+    let p = run(&proposed);
+    let g = run(&given);
+    assert_ne!(
+        p["proposedChanges"][1]["change"]["value"],
+        g["proposedChanges"][1]["change"]["value"]
+    );
+    let mut group = c.benchmark_group("proposed sheet");
+    group.bench_function("action with a proposed-sheet step", |b| {
+        b.iter(|| run(&proposed))
+    });
+    group.bench_function("action with a given-sheet step", |b| b.iter(|| run(&given)));
+    group.bench_function("computeSheet from scratch", |b| {
+        b.iter(|| {
+            let mut session = Session::new(rules.clone());
+            let pc = session.open(&big.character(18), &[]);
+            session.sheet(pc).expect("the sheet")
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
