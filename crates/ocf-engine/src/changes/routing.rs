@@ -14,10 +14,10 @@ use ocf_model::{ChangeType, EffectValue, Op, Recommend, Rounding, StackPolicy, T
 use serde_json::{Value as Json, json};
 
 use super::fields::{add, clamp, millionths};
+use super::situational::Selected;
 use super::{
     Adjustment, Applier, ChangeError, MAX_OVERFLOW_CHAIN, OwnedSelf, Scope, type_mismatch,
 };
-use super::situational::Selected;
 use crate::effects::Instance;
 
 /// An adjust after its incoming-change effects.
@@ -93,6 +93,8 @@ impl Applier<'_, '_> {
                 let key = effect.id.clone().unwrap_or_else(|| i.to_string());
                 all.push(Arc::new(Instance {
                     order: all.len(),
+                    // Incoming-change effects are routed, never a field's stack.
+                    field_at: 0,
                     activation: None,
                     source: crate::effects::Source {
                         kind: crate::effects::SourceKind::Situational,
