@@ -256,7 +256,7 @@ pub struct CharacterInput {
 /// One field's effect instances while listOptions tries picks ([`crate::options::trial`]), in
 /// place of the character's effect index; `None` the rest of the time. It lets a trial pick reach
 /// only the fields whose instances it changes: a field reading its overlay reads nothing that the
-/// pick changes, so its memos pass on their durability alone.
+/// pick changes, so it doesn't re-run.
 #[salsa::input(debug)]
 pub struct EffectsOverlay {
     #[returns(ref)]

@@ -6,9 +6,9 @@
 //! length of one listOptions, each field reads its instances from its own input, its
 //! [`EffectsOverlay`], and the trials set only the overlays of the fields whose instances a pick
 //! changes:
-//! - the picks tree and those overlays are set at [`EDITED`] durability, the rest stays at
-//!   [`STRUCTURE`], so the memos that read none of them (the fields no pick reaches, and the sheet
-//!   chunks holding only those) pass on their durability alone;
+//! - the picks tree and those overlays are set at [`EDITED`] durability, so the fields no pick
+//!   reaches don't re-run. Their memos are still re-checked: salsa counts a set as a change at the
+//!   durability the input had, and an overlay's first set in a call is from [`STRUCTURE`];
 //! - at the end the tree is put back and the overlays cleared, at [`STRUCTURE`], so the character's
 //!   later edits cost what they did.
 //!
