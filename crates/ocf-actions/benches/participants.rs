@@ -26,7 +26,10 @@ fn dragon() -> (ocf_engine::Session, ocf_engine::CharacterId) {
 
 fn outcome(result: &str) -> Answer {
     Answer {
-        outcome: Some(serde_json::Map::from_iter([("result".into(), json!(result))])),
+        outcome: Some(serde_json::Map::from_iter([(
+            "result".into(),
+            json!(result),
+        )])),
         ..Answer::default()
     }
 }
