@@ -42,6 +42,7 @@ fn main() {
                     Synthetic::CHOICE.into(),
                     vec![PickEntry {
                         option: Literal::String(format!("g:feat{k}")),
+                        state: Default::default(),
                         choices: Default::default(),
                     }],
                 );
