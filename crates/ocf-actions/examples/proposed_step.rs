@@ -1,0 +1,54 @@
+//! For callgrind (`scripts/callgrind-counts proposed`): on the generated 2 000-field character with
+//! its sheet computed, runs `g:proposed` (a changes step, then a `sheet: proposed` step reading a
+//! field downstream of it) RUNS times, or with `--scratch` computes the sheet from scratch RUNS
+//! times. `proposed_step 0` is the setup alone, for the baseline.
+//!
+//! `proposed_step RUNS [--scratch]`
+
+use ocf_actions::{Limits, StartInput};
+use ocf_dice::SeededDice;
+use ocf_engine::Session;
+use ocf_engine::synthetic::Synthetic;
+use serde_json::json;
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let runs: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(1);
+    let scratch = args.next().as_deref() == Some("--scratch");
+    let big = Synthetic::default();
+    let mut r = serde_json::to_value(big.ruleset()).expect("a ruleset is JSON");
+    r["actions"]["g:proposed"] = json!({
+        "declaredIn": "g",
+        "id": "proposed",
+        "steps": [
+            { "id": "raise", "kind": "changes",
+              "changes": [{ "type": "set", "field": "score0", "value": 18 }] },
+            { "id": "read", "kind": "changes", "sheet": "proposed",
+              "changes": [{ "type": "set", "field": "score1", "value": "f1700" }] },
+        ],
+    });
+    let rules: ocf_model::Ruleset = serde_json::from_value(r).expect("the ruleset reads back");
+    let mut session = Session::new(rules.clone());
+    let pc = session.open(&big.character(14), &[]);
+    session.sheet(pc).expect("the sheet");
+    let input = session.character_input(pc).expect("open");
+    let call: StartInput =
+        serde_json::from_value(json!({ "action": { "id": "g:proposed" } })).expect("input");
+    for _ in 0..runs {
+        if scratch {
+            let mut s = Session::new(rules.clone());
+            let pc = s.open(&big.character(18), &[]);
+            std::hint::black_box(s.sheet(pc).expect("the sheet"));
+        } else {
+            let out = ocf_actions::start_action(
+                session.db(),
+                input,
+                &call,
+                &mut SeededDice::new(1),
+                Limits::default(),
+            )
+            .expect("runs");
+            std::hint::black_box(out);
+        }
+    }
+}
