@@ -2,12 +2,12 @@
 
 mod act;
 mod apply;
-mod upgrade;
 mod formula;
 mod load;
 mod options;
 mod roll;
 mod sheet;
+mod upgrade;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;

@@ -52,7 +52,11 @@ fn upgrade(args: &UpgradeArgs) -> Result<ExitCode, String> {
             println!("homebrew error: {}", e);
         }
     } else {
-        for pin in output["character"]["packs"].as_array().into_iter().flatten() {
+        for pin in output["character"]["packs"]
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
             println!(
                 "pinned {} {}",
                 pin["id"].as_str().unwrap_or_default(),

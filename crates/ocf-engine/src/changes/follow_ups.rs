@@ -174,7 +174,9 @@ pub(crate) fn triggered(
         }
     }
     for (follow_up, source, trigger) in fired {
-        let local = follow_up.rsplit_once('#').map_or(follow_up.as_str(), |(_, l)| l);
+        let local = follow_up
+            .rsplit_once('#')
+            .map_or(follow_up.as_str(), |(_, l)| l);
         let offer = made_id(local, |id| {
             applier.file.follow_ups.iter().any(|o| o.id == id)
         });

@@ -91,7 +91,11 @@ impl Applier<'_, '_> {
     }
 
     /// The picks list at a choice's path in the file (made when absent).
-    pub(super) fn picks_at(&mut self, entry: Option<&str>, path: &[String]) -> Option<&mut Vec<PickEntry>> {
+    pub(super) fn picks_at(
+        &mut self,
+        entry: Option<&str>,
+        path: &[String],
+    ) -> Option<&mut Vec<PickEntry>> {
         let tree: &mut Picks = match entry {
             Some(id) => &mut self.file_copy(id)?.choices,
             None => &mut self.file.choices,

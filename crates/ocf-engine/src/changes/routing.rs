@@ -14,10 +14,10 @@ use ocf_model::{ChangeType, EffectValue, Op, Recommend, Rounding, StackPolicy, T
 use serde_json::{Value as Json, json};
 
 use super::fields::{add, clamp, millionths};
+use super::situational::Selected;
 use super::{
     Adjustment, Applier, ChangeError, MAX_OVERFLOW_CHAIN, OwnedSelf, Scope, type_mismatch,
 };
-use super::situational::Selected;
 use crate::effects::Instance;
 
 /// An adjust after its incoming-change effects.
