@@ -26,6 +26,15 @@ struct Trigger {
     scope: Scope,
 }
 
+/// A content follow-up with a trigger, on its activation.
+struct Found {
+    id: String,
+    pack: String,
+    on: Option<Formula>,
+    becomes: Option<Formula>,
+    activation: crate::activation::Activation,
+}
+
 /// The `becomes` conditions before the batch, by follow-up ID and entry.
 pub struct Snapshot {
     becomes: Vec<(String, Option<String>, bool)>,
@@ -66,26 +75,45 @@ fn triggers(applier: &Applier<'_, '_>) -> Vec<Trigger> {
             scope: Scope::in_pack(decl.pack.clone()),
         });
     }
+    // Only the activations with a triggered follow-up are taken out of the session: most
+    // batches meet none, and the activation list of a large character is long.
     let c = applier.input();
-    let acts: Vec<crate::activation::Activation> = applier.session.deep(move |db| {
-        crate::activation::activations(db, c)
-            .list
-            .iter()
-            .filter(|a| a.via != crate::activation::Via::Template)
-            .cloned()
-            .collect()
+    let found: Vec<Found> = applier.session.deep(move |db| {
+        let ruleset = c.ruleset(db).ruleset(db);
+        let mut found = Vec::new();
+        for a in &crate::activation::activations(db, c).list {
+            if a.via == crate::activation::Via::Template {
+                continue;
+            }
+            for d in crate::offers::declarations(ruleset, a) {
+                let f = d.follow_up;
+                if f.on.is_some() || f.becomes.is_some() {
+                    found.push(Found {
+                        id: d.id.clone(),
+                        pack: d.pack.to_owned(),
+                        on: f.on.clone(),
+                        becomes: f.becomes.clone(),
+                        activation: a.clone(),
+                    });
+                }
+            }
+        }
+        found
     });
     let mut seen = std::collections::HashSet::new();
-    for a in &acts {
-        for d in crate::offers::declarations(&applier.ruleset, a) {
-            let f = d.follow_up;
-            if f.on.is_none() && f.becomes.is_none() {
+    for Found {
+        id,
+        pack,
+        on,
+        becomes,
+        activation: a,
+    } in found
+    {
+        {
+            if !seen.insert((id.clone(), a.entry.clone(), a.item.clone())) {
                 continue;
             }
-            if !seen.insert((d.id.clone(), a.entry.clone(), a.item.clone())) {
-                continue;
-            }
-            let mut scope = Scope::in_pack(d.pack.to_owned());
+            let mut scope = Scope::in_pack(pack);
             scope.self_ref = match (a.copy, a.applied_entry) {
                 (Some(copy), _) => OwnedSelf::Copy(copy),
                 (None, Some(i)) => match applier.file.applied.get(i) {
@@ -98,11 +126,11 @@ fn triggers(applier: &Applier<'_, '_>) -> Vec<Trigger> {
             };
             scope.item = Some((a.item.clone(), a.templates.clone()));
             out.push(Trigger {
-                id: d.id.clone(),
+                id,
                 source: Some(a.item.clone()),
                 entry: a.entry.clone(),
-                on: f.on.clone(),
-                becomes: f.becomes.clone(),
+                on,
+                becomes,
                 scope,
             });
         }

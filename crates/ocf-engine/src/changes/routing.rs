@@ -428,8 +428,15 @@ impl Applier<'_, '_> {
         let mut amount = amount.clone();
         let mut passed = 0usize;
         let zero = Value::Int(0);
+        // Fields saved by this adjust: one reached again (an overflow chain that loops back) is
+        // read after the session is brought to the file.
+        let mut saved: Vec<String> = Vec::new();
         loop {
             passed += 1;
+            if saved.contains(&field) {
+                self.sync();
+                saved.clear();
+            }
             if passed > MAX_OVERFLOW_CHAIN {
                 return Err(ChangeError::new(
                     "safety-limit-exceeded",
@@ -471,6 +478,7 @@ impl Applier<'_, '_> {
                     let take = from_millionths(take, &have);
                     let to = sub(&have, &take, path)?;
                     self.save(&absorber, to.to_json());
+                    saved.push(absorber.clone());
                     amount = add(&amount, &take, path)?;
                     out.push(json!({
                         "field": absorber,
@@ -503,6 +511,7 @@ impl Applier<'_, '_> {
                     path,
                 )?;
                 self.save(&field, landed.to_json());
+                saved.push(field.clone());
                 out.push(json!({
                     "field": field,
                     "by": sub(&landed, &have, path)?.to_json(),
