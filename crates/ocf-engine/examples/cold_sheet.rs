@@ -1,5 +1,5 @@
 //! Cold sheets of the generated character of [`ocf_engine::synthetic`], for callgrind: each is the
-//! function `cold`, a new session (and database) on a clone of one ruleset. A session computes on a
+//! function `cold`, a new session (and database) sharing one ruleset (`Session::shared`). A session computes on a
 //! thread of its own, which callgrind's `--toggle-collect` does not follow, so
 //! `scripts/callgrind-counts` counts whole runs and subtracts: `--sheets 2` minus `--sheets 1` is a
 //! cold sheet on a ruleset already used (its formulas parsed), `--sheets 1` minus `--sheets 0` the
@@ -10,6 +10,7 @@
 //! sheet, and their peak, per field.
 
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use ocf_engine::Session;
@@ -40,8 +41,8 @@ static ALLOCATOR: Counting = Counting;
 /// The scenario: a session over the ruleset, the character opened, its sheet computed. The
 /// session is kept (its drop is not part of a sheet).
 #[inline(never)]
-fn cold(rules: &Ruleset, character: &Character) -> usize {
-    let mut session = Session::new(rules.clone());
+fn cold(rules: &Arc<Ruleset>, character: &Character) -> usize {
+    let mut session = Session::shared(rules.clone());
     let pc = session.open(character, &[]);
     let fields = session.sheet(pc).unwrap().fields.len();
     std::mem::forget(session);
@@ -66,7 +67,7 @@ fn main() {
         }
     }
     let big = Synthetic::with_fields(fields).expect("a valid size");
-    let rules = big.ruleset();
+    let rules = Arc::new(big.ruleset());
     let character = big.character(14);
     for _ in 1..sheets {
         std::hint::black_box(cold(&rules, &character));

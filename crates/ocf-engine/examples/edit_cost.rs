@@ -17,16 +17,16 @@ fn main() {
     let edits: usize = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(0);
     let mode = args.get(2).map(String::as_str).unwrap_or("sheet");
     let size = Synthetic::with_fields(fields).expect("a size");
-    let rules = size.ruleset();
+    let rules = std::sync::Arc::new(size.ruleset());
     if mode == "cold" {
         for _ in 0..edits {
-            let mut session = Session::new(rules.clone());
+            let mut session = Session::shared(rules.clone());
             let pc = session.open(&size.character(14), &[]);
             std::hint::black_box(session.sheet(pc).expect("open"));
         }
         return;
     }
-    let mut session = Session::new(rules.clone());
+    let mut session = Session::shared(rules.clone());
     let pc = session.open(&size.character(14), &[]);
     let read = |session: &mut Session| read(session, pc, mode);
     read(&mut session);

@@ -137,6 +137,18 @@ impl<'db> SheetContext<'db> {
         bindings: Bindings<'db>,
     ) -> SheetContext<'db> {
         let ruleset = character.ruleset(db).ruleset(db);
+        SheetContext::with_ruleset(db, character, ruleset, mode, bindings)
+    }
+
+    /// [`SheetContext::new`] with the character's ruleset already read: a field's computation
+    /// makes several contexts, and each read of the ruleset input is a salsa lookup.
+    pub fn with_ruleset(
+        db: &'db dyn salsa::Database,
+        character: CharacterInput,
+        ruleset: &'db Ruleset,
+        mode: Mode,
+        bindings: Bindings<'db>,
+    ) -> SheetContext<'db> {
         SheetContext {
             db,
             character,

@@ -185,6 +185,8 @@ fn compute_field<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> Field
     let mut work = Work {
         db,
         key,
+        character,
+        ruleset,
         decl,
         settings: &ruleset.settings,
         out: &mut out,
@@ -308,6 +310,9 @@ pub fn field_key_text(
 struct Work<'a, 'db> {
     db: &'db dyn salsa::Database,
     key: FieldKey<'db>,
+    /// The key's character and its ruleset, read once: each is a salsa lookup.
+    character: CharacterInput,
+    ruleset: &'db ocf_model::Ruleset,
     decl: &'db Declared<FieldDecl>,
     settings: &'db ocf_model::Settings,
     out: &'a mut FieldValue,
@@ -321,7 +326,7 @@ struct Counted {
 
 impl<'db> Work<'_, 'db> {
     fn character(&self) -> CharacterInput {
-        self.key.character(self.db)
+        self.character
     }
 
     fn ty(&self) -> FieldType {
@@ -330,9 +335,10 @@ impl<'db> Work<'_, 'db> {
 
     /// A context for the field's own formulas (`formula`, `min`, `max`, limits, tags).
     fn own_context(&self) -> SheetContext<'db> {
-        SheetContext::new(
+        SheetContext::with_ruleset(
             self.db,
-            self.character(),
+            self.character,
+            self.ruleset,
             Mode::Sheet,
             Bindings::rules(&self.decl.pack),
         )
@@ -344,8 +350,7 @@ impl<'db> Work<'_, 'db> {
         let self_ref = match (instance.copy, instance.applied_entry) {
             (Some(copy), _) => SelfRef::Copy(copy),
             (None, Some(i)) => {
-                let rules = character.ruleset(self.db).ruleset(self.db);
-                SelfRef::Value(applied_self(rules, &character.applied(self.db)[i]))
+                SelfRef::Value(applied_self(self.ruleset, &character.applied(self.db)[i]))
             }
             (None, None) => SelfRef::None,
         };
@@ -357,9 +362,10 @@ impl<'db> Work<'_, 'db> {
                 instance.templates.clone(),
             )
         });
-        SheetContext::new(
+        SheetContext::with_ruleset(
             self.db,
             character,
+            self.ruleset,
             Mode::Sheet,
             Bindings {
                 pack: &instance.pack,
@@ -480,11 +486,7 @@ impl<'db> Work<'_, 'db> {
             default_value(&self.decl.decl).unwrap_or_default()
         };
 
-        let ruleset = self
-            .key
-            .character(self.db)
-            .ruleset(self.db)
-            .ruleset(self.db);
+        let ruleset = self.ruleset;
         let instances: Vec<&Arc<Instance>> = field_effects(self.db, self.key)
             .iter()
             .filter(|i| crate::effects::stands_on_tags(ruleset, i, &self.out.tags))

@@ -160,6 +160,12 @@ impl Session {
         Session::build(Database::default(), Arc::new(ruleset))
     }
 
+    /// A session on a ruleset shared with other sessions: no copy of it is made (a ruleset's
+    /// clone copies every declaration; issue 11).
+    pub fn shared(ruleset: Arc<Ruleset>) -> Session {
+        Session::build(Database::default(), ruleset)
+    }
+
     /// A session whose database logs every query it runs ([`Session::take_executed`]).
     pub fn with_execution_log(ruleset: Ruleset) -> Session {
         Session::build(Database::with_execution_log(), Arc::new(ruleset))
