@@ -9,15 +9,15 @@ use std::path::PathBuf;
 
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
 use lsp_types::notification::{
-    DidChangeTextDocument, DidCloseTextDocument, DidOpenTextDocument, DidSaveTextDocument,
-    Notification as _, PublishDiagnostics,
+    DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument, DidOpenTextDocument,
+    DidSaveTextDocument, Notification as _, PublishDiagnostics,
 };
 use lsp_types::request::{
     Completion, DocumentSymbolRequest, Formatting, GotoDefinition, HoverRequest, RangeFormatting,
     References, Request as _,
 };
 use lsp_types::{
-    CompletionOptions, Diagnostic, DiagnosticSeverity, DocumentSymbolResponse,
+    CompletionOptions, Diagnostic, DiagnosticSeverity, DocumentSymbolResponse, FileChangeType,
     GotoDefinitionResponse, InitializeParams, NumberOrString, OneOf, Position,
     PublishDiagnosticsParams, ServerCapabilities, TextDocumentContentChangeEvent,
     TextDocumentSyncCapability, TextDocumentSyncKind, Url,
@@ -51,6 +51,13 @@ pub fn serve(connection: &Connection) -> Result<(), String> {
     let caps = serde_json::to_value(capabilities()).map_err(|e| e.to_string())?;
     let params = connection.initialize(caps).map_err(|e| e.to_string())?;
     let params: InitializeParams = serde_json::from_value(params).unwrap_or_default();
+    let watches = params
+        .capabilities
+        .workspace
+        .as_ref()
+        .and_then(|w| w.did_change_watched_files.as_ref())
+        .and_then(|w| w.dynamic_registration)
+        == Some(true);
     let mut server = Server {
         world: World::new(Database::default()),
         published: BTreeMap::new(),
@@ -72,6 +79,19 @@ pub fn serve(connection: &Connection) -> Result<(), String> {
     for folder in folders {
         let _span = tracing::info_span!("load_folder", folder = %folder.display()).entered();
         server.world.add_folder(&folder);
+    }
+    if watches {
+        // Files changed by other programs are sent to the server only if it asks for them. The
+        // client's answer is not waited for: without it the server still works on what is open.
+        let register = watch_registration();
+        connection
+            .sender
+            .send(Message::Request(Request::new(
+                "watch-pack-files".to_owned().into(),
+                "client/registerCapability".to_owned(),
+                register,
+            )))
+            .map_err(|e| e.to_string())?;
     }
     for message in &connection.receiver {
         match message {
@@ -97,6 +117,24 @@ pub fn serve(connection: &Connection) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The registration of `workspace/didChangeWatchedFiles` for the files the build reads.
+fn watch_registration() -> lsp_types::RegistrationParams {
+    let watcher = |glob: &str| lsp_types::FileSystemWatcher {
+        glob_pattern: lsp_types::GlobPattern::String(glob.to_owned()),
+        kind: None,
+    };
+    let options = lsp_types::DidChangeWatchedFilesRegistrationOptions {
+        watchers: vec![watcher("**/pack.yaml"), watcher("**/*.yaml")],
+    };
+    lsp_types::RegistrationParams {
+        registrations: vec![lsp_types::Registration {
+            id: "ocf-pack-files".to_owned(),
+            method: DidChangeWatchedFiles::METHOD.to_owned(),
+            register_options: serde_json::to_value(options).ok(),
+        }],
+    }
 }
 
 pub struct Server {
@@ -267,7 +305,11 @@ impl Server {
         let _entered = span.enter();
         let outcome = catch_unwind(AssertUnwindSafe(|| self.notify(notification)));
         match outcome {
-            Ok(changed) => changed.map_or_else(Vec::new, |pack| self.publish(pack)),
+            Ok(changed) => changed
+                .into_iter()
+                .flatten()
+                .flat_map(|pack| self.publish(pack))
+                .collect(),
             Err(_) => {
                 tracing::error!("a notification panicked");
                 Vec::new()
@@ -275,8 +317,8 @@ impl Server {
         }
     }
 
-    /// Applies a notification; gives the pack whose files changed.
-    fn notify(&mut self, notification: Notification) -> Option<Pack> {
+    /// Applies a notification; gives the packs whose files changed.
+    fn notify(&mut self, notification: Notification) -> Option<Vec<Pack>> {
         match notification.method.as_str() {
             DidOpenTextDocument::METHOD => {
                 let p: lsp_types::DidOpenTextDocumentParams =
@@ -284,7 +326,7 @@ impl Server {
                 let path = path_of(&p.text_document.uri)?;
                 self.world.open.insert(path.clone());
                 let (pack, _) = self.world.set_text(&path, p.text_document.text)?;
-                Some(pack)
+                Some(vec![pack])
             }
             DidChangeTextDocument::METHOD => {
                 let p: lsp_types::DidChangeTextDocumentParams =
@@ -296,7 +338,7 @@ impl Server {
                     apply(&mut text, change);
                 }
                 let (pack, _) = self.world.set_text(&path, text)?;
-                Some(pack)
+                Some(vec![pack])
             }
             DidCloseTextDocument::METHOD => {
                 let p: lsp_types::DidCloseTextDocumentParams =
@@ -307,11 +349,49 @@ impl Server {
                 // The file is what is on disk again.
                 let text = std::fs::read_to_string(&path).unwrap_or_default();
                 let (pack, _) = self.world.set_text(&path, text)?;
-                Some(pack)
+                Some(vec![pack])
+            }
+            DidChangeWatchedFiles::METHOD => {
+                let p: lsp_types::DidChangeWatchedFilesParams =
+                    serde_json::from_value(notification.params).ok()?;
+                Some(self.watched(p.changes))
             }
             DidSaveTextDocument::METHOD => None,
             _ => None,
         }
+    }
+
+    /// Files changed on disk (created, changed or deleted by another program, or by a `git
+    /// checkout`): a file the editor has open keeps the editor's text; another is read again,
+    /// added to its pack or taken out of it. Gives the packs whose files changed.
+    fn watched(&mut self, changes: Vec<lsp_types::FileEvent>) -> Vec<Pack> {
+        let mut changed = Vec::new();
+        for event in changes {
+            let Some(path) = path_of(&event.uri) else {
+                continue;
+            };
+            if self.world.open.contains(&path) {
+                continue;
+            }
+            let pack = if event.typ == FileChangeType::DELETED {
+                self.world.remove(&path)
+            } else {
+                // A file over the read limit is read as empty here; the build, which reads the
+                // folder itself in `ocf check`, is what reports it.
+                let limit = ocf_load::build::ReadLimits::default().max_file_bytes;
+                let text = ocf_load::build::source::read_bounded(&path, "", limit)
+                    .ok()
+                    .and_then(|bytes| String::from_utf8(bytes).ok())
+                    .unwrap_or_default();
+                self.world.set_text(&path, text).map(|(pack, _)| pack)
+            };
+            if let Some(pack) = pack
+                && !changed.contains(&pack)
+            {
+                changed.push(pack);
+            }
+        }
+        changed
     }
 
     /// The diagnostics of the open files of the pack and of the packs depending on it, for each

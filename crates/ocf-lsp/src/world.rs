@@ -144,6 +144,23 @@ impl World {
         Some((pack, file))
     }
 
+    /// Takes a deleted file out of its pack; gives the pack.
+    pub fn remove(&mut self, path: &Path) -> Option<Pack> {
+        let (pack, file) = self.files.remove(path)?;
+        let files: Vec<SourceFile> = pack
+            .files(&self.db)
+            .iter()
+            .copied()
+            .filter(|f| *f != file)
+            .collect();
+        let manifest = file.name(&self.db) == "pack.yaml";
+        pack.set_files(&mut self.db).to(files);
+        if manifest {
+            self.resolve_dependencies();
+        }
+        Some(pack)
+    }
+
     pub fn path_of(&self, file: SourceFile) -> Option<&Path> {
         self.files
             .iter()

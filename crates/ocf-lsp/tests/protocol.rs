@@ -843,3 +843,80 @@ fn every_prefix_of_a_file_is_answered() {
         c.open(file);
     }
 }
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn files_changed_on_disk_are_read_again() {
+    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("lsp-watched-files");
+    let _ = std::fs::remove_dir_all(&root);
+    copy_dir(&fixtures(), &root);
+    let mut c = Client::start_in(root.clone());
+    c.open("homebrew/rules/attack.yaml");
+    c.take_published();
+
+    // The dependency's file declaring `str.mod` (and the `weapon` type its sword is) is deleted by
+    // another program: the dependency no longer builds, so what reads its fields is not checked
+    // (`unchecked-dependency`, in homebrew's pack.yaml, which is not open).
+    let abilities = root.join("base/rules/abilities.yaml");
+    let text = std::fs::read_to_string(&abilities).unwrap();
+    std::fs::remove_file(&abilities).unwrap();
+    let uri = c.uri("base/rules/abilities.yaml");
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({ "changes": [{ "uri": uri, "type": 3 }] }),
+    );
+    check(
+        c.take_published(),
+        expect![[r#"
+        homebrew/rules/attack.yaml:
+    "#]],
+    );
+
+    // It comes back (created), then a field is renamed in it (changed).
+    std::fs::write(&abilities, &text).unwrap();
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({ "changes": [{ "uri": uri, "type": 1 }] }),
+    );
+    check(
+        c.take_published(),
+        expect![[r#"
+        homebrew/rules/attack.yaml:
+          6:14-6:26 error formula-error: type-mismatch: max() takes at least 2 arguments, found 1
+    "#]],
+    );
+    std::fs::write(&abilities, text.replace("str.mod", "str.modifier")).unwrap();
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({ "changes": [{ "uri": uri, "type": 2 }] }),
+    );
+    check(
+        c.take_published(),
+        expect![[r#"
+        homebrew/rules/attack.yaml:
+          3:13-3:20 error formula-error: unknown-name: no field `str.mod`
+          6:18-6:25 error formula-error: unknown-name: no field `str.mod`
+    "#]],
+    );
+
+    // An open file keeps the editor's text whatever happens on disk.
+    std::fs::write(root.join("homebrew/rules/attack.yaml"), "fields: {}\n").unwrap();
+    let uri = c.uri("homebrew/rules/attack.yaml");
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({ "changes": [{ "uri": uri, "type": 2 }] }),
+    );
+    check(c.take_published(), expect![[r#""#]]);
+}

@@ -27,7 +27,7 @@ pub mod walk;
 use std::path::Path;
 use std::sync::Arc;
 
-use ocf_model::{ContentItem, Keyed, PackRelease, Ruleset};
+use ocf_model::{ContentItem, Keyed, PackRelease, RulesDocument, Ruleset};
 
 pub use self::limits::ReadLimits;
 pub use self::locations::Locations;
@@ -155,7 +155,7 @@ fn build_parsed(
                 manifest = Some((doc.clone(), locations.clone()));
             }
             Ok(ReadDocument::Rules(doc, locations)) => {
-                rules.push((name, doc.clone(), locations.clone()));
+                rules.push((name, RulesDocument::clone(doc), locations.clone()));
             }
             Ok(ReadDocument::Content {
                 items,

@@ -24,7 +24,8 @@ pub struct FileRead {
 #[derive(Debug, Clone)]
 pub enum ReadDocument {
     Manifest(PackManifest, Locations),
-    Rules(RulesDocument, Locations),
+    /// Boxed: a rules document is much larger than the other variants.
+    Rules(Box<RulesDocument>, Locations),
     /// A content file's items; `listed` when the file is a list of items rather than one item
     /// (its items' pointers then start with their index).
     Content {
@@ -41,7 +42,7 @@ impl FileRead {
             Role::Manifest => read::document::<PackManifest>(text, name, limits)
                 .map(|doc| ReadDocument::Manifest(doc.value, doc.locations)),
             Role::Rules => read::document::<RulesDocument>(text, name, limits)
-                .map(|doc| ReadDocument::Rules(doc.value, doc.locations)),
+                .map(|doc| ReadDocument::Rules(Box::new(doc.value), doc.locations)),
             Role::Content => read::document::<ContentFile>(text, name, limits).map(|doc| {
                 let listed = matches!(doc.value, ContentFile::Many(_));
                 ReadDocument::Content {
