@@ -189,6 +189,11 @@ fn name_new_copies_with(
         let Some(item) = entry.get("item").and_then(Json::as_str) else {
             continue;
         };
+        // `item` is passed on as a string formula (`resolve_entry`): the ID is its literal's text.
+        let item = item
+            .strip_prefix('\'')
+            .and_then(|i| i.strip_suffix('\''))
+            .unwrap_or(item);
         let id = ocf_engine::changes::made_id(item, |id| taken.iter().any(|t| t == id));
         taken.push(id.clone());
         entry.insert("id".into(), json!(id));
