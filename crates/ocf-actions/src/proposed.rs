@@ -115,7 +115,8 @@ impl Sheets {
             None => {
                 let ruleset = given.ruleset(db).ruleset(db);
                 let file = given_file(db, given, ruleset);
-                let mut session = ocf_engine::Session::new((**ruleset).clone());
+                // The given sheet's ruleset, shared: a ruleset's clone copies every declaration.
+                let mut session = ocf_engine::Session::shared(ruleset.clone());
                 let id = session.open(&file, &[]);
                 let _ = session.set_links(id, self.links.clone());
                 self.session.insert(Private {

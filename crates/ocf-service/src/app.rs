@@ -438,7 +438,7 @@ impl App {
         let session = open
             .sessions
             .entry(key.clone())
-            .or_insert_with(|| Session::new((*ruleset).clone()));
+            .or_insert_with(|| Session::shared(ruleset.clone()));
         let cid = session.open(&character, &[]);
         let sheet = sheet_json(session, cid)?;
         let (events, _) = broadcast::channel(64);
