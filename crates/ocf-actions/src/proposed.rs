@@ -114,7 +114,7 @@ impl Sheets {
             Some(p) => p,
             None => {
                 let ruleset = given.ruleset(db).ruleset(db);
-                let file = given_file(db, given, ruleset);
+                let file = given.to_file(db, ruleset);
                 // The given sheet's ruleset, shared: a ruleset's clone copies every declaration.
                 let mut session = ocf_engine::Session::shared(ruleset.clone());
                 let id = session.open(&file, &[]);
@@ -172,51 +172,6 @@ fn own(proposed: &[Json]) -> Vec<Json> {
         .filter(|p| p.get("character").is_none())
         .filter_map(|p| p.get("change").cloned())
         .collect()
-}
-
-/// The given character's file, as its inputs hold it (its standard copies as saved).
-fn given_file(
-    db: &dyn salsa::Database,
-    input: CharacterInput,
-    ruleset: &ocf_model::Ruleset,
-) -> Character {
-    let mut values = ocf_model::Keyed::default();
-    let mut saved: Vec<(&String, _)> = input.saved(db).iter().collect();
-    saved.sort_by(|a, b| a.0.cmp(b.0));
-    for (field, handle) in saved {
-        if let Some(v) = handle.value(db) {
-            values.0.insert(field.clone(), v.clone());
-        }
-    }
-    let spec = ruleset
-        .packs
-        .first()
-        .map(|p| p.spec_version.clone())
-        .unwrap_or_else(|| "1.0.0".into());
-    Character {
-        id: input.id(db).clone(),
-        spec_version: spec,
-        packs: Vec::new(),
-        creating: input.creating(db).then_some(true),
-        values,
-        features: input.features(db).iter().map(|c| c.to_entry(db)).collect(),
-        inventory: input.inventory(db).iter().map(|c| c.to_entry(db)).collect(),
-        applied: (**input.applied(db)).clone(),
-        choices: (**input.choices(db)).clone(),
-        competing: (**input.competing(db)).clone(),
-        links: {
-            let mut links: Vec<(&String, &String)> = input.saved_links(db).iter().collect();
-            links.sort();
-            let mut keyed = ocf_model::Keyed::default();
-            for (k, v) in links {
-                keyed.0.insert(k.clone(), v.clone());
-            }
-            keyed
-        },
-        follow_ups: (**input.follow_ups(db)).clone(),
-        homebrew: None,
-        extensions: Default::default(),
-    }
 }
 
 /// `self` on the step's sheet: the action's own copy as it is on `character` (absent if a change

@@ -264,6 +264,47 @@ pub struct EffectsOverlay {
 }
 
 impl CharacterInput {
+    /// The character's file as its inputs hold it (its standard copies as saved, its saved links),
+    /// in `ruleset`'s spec version: for a character whose file no one holds.
+    pub fn to_file(self, db: &dyn salsa::Database, ruleset: &Ruleset) -> Character {
+        let mut saved: Vec<(&String, _)> = self.saved(db).iter().collect();
+        saved.sort_by(|a, b| a.0.cmp(b.0));
+        let mut values = ocf_model::Keyed::default();
+        for (field, handle) in saved {
+            if let Some(v) = handle.value(db) {
+                values.0.insert(field.clone(), v.clone());
+            }
+        }
+        let mut links: Vec<(&String, &String)> = self.saved_links(db).iter().collect();
+        links.sort();
+        let spec = ruleset
+            .packs
+            .first()
+            .map(|p| p.spec_version.clone())
+            .unwrap_or_else(|| "1.0.0".into());
+        Character {
+            id: self.id(db).clone(),
+            spec_version: spec,
+            packs: Vec::new(),
+            creating: self.creating(db).then_some(true),
+            values,
+            features: self.features(db).iter().map(|c| c.to_entry(db)).collect(),
+            inventory: self.inventory(db).iter().map(|c| c.to_entry(db)).collect(),
+            applied: (**self.applied(db)).clone(),
+            choices: (**self.choices(db)).clone(),
+            competing: (**self.competing(db)).clone(),
+            links: ocf_model::Keyed(
+                links
+                    .into_iter()
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
+            ),
+            follow_ups: (**self.follow_ups(db)).clone(),
+            homebrew: None,
+            extensions: Default::default(),
+        }
+    }
+
     /// Splits `character` into inputs of `db`.
     pub fn load(
         db: &dyn salsa::Database,

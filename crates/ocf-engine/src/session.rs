@@ -922,36 +922,10 @@ impl Session {
         if let Some(file) = open.and_then(|i| self.files[i].as_ref().map(|held| &held.file)) {
             return file.clone();
         }
-        let db = &self.db;
-        let mut values = ocf_model::Keyed::default();
-        let mut saved: Vec<(&String, _)> = input.saved(db).iter().collect();
-        saved.sort_by(|a, b| a.0.cmp(b.0));
-        for (field, handle) in saved {
-            if let Some(v) = handle.value(db) {
-                values.0.insert(field.clone(), v.clone());
-            }
-        }
-        let spec = self
-            .ruleset
-            .packs
-            .first()
-            .map(|p| p.spec_version.clone())
-            .unwrap_or_else(|| "1.0.0".into());
+        // As before: a file rebuilt here carries no links (the call passes them).
         Character {
-            id: input.id(db).clone(),
-            spec_version: spec,
-            packs: Vec::new(),
-            creating: input.creating(db).then_some(true),
-            values,
-            features: input.features(db).iter().map(|c| c.to_entry(db)).collect(),
-            inventory: input.inventory(db).iter().map(|c| c.to_entry(db)).collect(),
-            applied: (**input.applied(db)).clone(),
-            choices: (**input.choices(db)).clone(),
-            competing: (**input.competing(db)).clone(),
             links: Default::default(),
-            follow_ups: (**input.follow_ups(db)).clone(),
-            homebrew: None,
-            extensions: Default::default(),
+            ..input.to_file(&self.db, &self.ruleset)
         }
     }
 }
