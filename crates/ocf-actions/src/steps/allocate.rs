@@ -396,7 +396,7 @@ fn drawn<'db>(
             }
         }
         Mode::Budget { budget, .. } => {
-            let mut spent = 0;
+            let mut spent: i64 = 0;
             let mut draws = 0;
             loop {
                 // Each draw is a die: bounded as steps are (an untrusted budget).
@@ -415,9 +415,11 @@ fn drawn<'db>(
                     if f.most.is_some_and(|m| next > m) {
                         continue;
                     }
-                    let more =
-                        cost(run, frame, at, f, next)? - cost(run, frame, at, f, amounts[i])?;
-                    if spent + more <= *budget {
+                    // Costs are the pack's formulas: any integer, so the sums saturate as the
+                    // answer's check does.
+                    let more = cost(run, frame, at, f, next)?
+                        .saturating_sub(cost(run, frame, at, f, amounts[i])?);
+                    if spent.saturating_add(more) <= *budget {
                         can.push((i, more));
                     }
                 }
@@ -427,7 +429,7 @@ fn drawn<'db>(
                 let among: Vec<String> = can.iter().map(|(i, _)| fields[*i].id.clone()).collect();
                 let (i, more) = can[super::draw::draw(run, frame, at, tags, &among)?];
                 amounts[i] += 1;
-                spent += more;
+                spent = spent.saturating_add(more);
             }
         }
     }
