@@ -40,8 +40,14 @@ fn an_edit_reruns_that_files_queries_and_the_checks_that_read_it() {
     world.set_text(&path, text);
     assert_eq!(all(&world), 0);
     expect![[r#"
-        build
+        pack_layout
         file_read(rules/r007.yaml)
+        build
+        pack_families
+        file_expanded(rules/r007.yaml)
+        expansion_spent(rules/r007.yaml)
+        file_declared(rules/r007.yaml)
+        file_checks(rules/r007.yaml)
         pack_problems
         file_diagnostics
         file_index(rules/r007.yaml)
@@ -53,8 +59,14 @@ fn an_edit_reruns_that_files_queries_and_the_checks_that_read_it() {
     world.set_text(&path, text);
     assert_eq!(all(&world), 1);
     expect![[r#"
-        build
+        pack_layout
         file_read(rules/r007.yaml)
+        build
+        pack_families
+        file_expanded(rules/r007.yaml)
+        expansion_spent(rules/r007.yaml)
+        file_declared(rules/r007.yaml)
+        file_checks(rules/r007.yaml)
         pack_problems
         file_diagnostics
         file_index(rules/r007.yaml)
