@@ -169,6 +169,9 @@ thread_local! {
     /// build would make; the memo is emptied when it grows past [`MAX_KEPT_FORMULAS`] (formulas
     /// typed and gone).
     static FORMULAS: std::cell::RefCell<ocf_load::parsed::Memo> = Default::default();
+    /// The formulas' type checks, kept between builds in the same way (for the same visible
+    /// fields; bounded in [`ocf_load::formulas::Kept`]).
+    static CHECKS: std::cell::RefCell<ocf_load::formulas::Kept> = Default::default();
 }
 const MAX_KEPT_FORMULAS: usize = 200_000;
 
@@ -342,13 +345,18 @@ pub fn build(db: &dyn salsa::Database, pack: Pack) -> Arc<Built> {
         if memo.len() > MAX_KEPT_FORMULAS {
             memo.clear();
         }
-        ocf_load::parsed::scope_in(&mut memo, || {
-            build_steps(
-                layout.files.len(),
-                layout.problems.clone(),
-                &mut queries,
-                &options,
-            )
+        CHECKS.with(|checks| {
+            let mut checks = checks.borrow_mut();
+            ocf_load::parsed::scope_in(&mut memo, || {
+                ocf_load::formulas::kept(&mut checks, || {
+                    build_steps(
+                        layout.files.len(),
+                        layout.problems.clone(),
+                        &mut queries,
+                        &options,
+                    )
+                })
+            })
         })
     });
     Arc::new(Built {
