@@ -486,47 +486,19 @@ fn names_a_set(actions: &[Action]) -> bool {
 /// key or an `id`). A scan of the serialised text is much cheaper than expanding a document that
 /// has nothing to expand, as most are.
 fn mentions_placeholder<T: serde::Serialize>(value: &T) -> bool {
-    let mut scan = PlaceholderScan::default();
-    // The scan stops the serialisation at the first placeholder (an error from the writer).
-    let _ = serde_json::to_writer(&mut scan, value);
-    scan.found
-}
-
-/// The scan of [`mentions_placeholder`] as the serialised text is written, without keeping it:
-/// the text of a whole release is large, and only the two bytes before each `{` matter.
-#[derive(Default)]
-struct PlaceholderScan {
-    /// The bytes written so far, and the last two.
-    written: usize,
-    last: [u8; 2],
-    found: bool,
-}
-
-impl std::io::Write for PlaceholderScan {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        for &b in buf {
-            // Outside strings a `{` follows `":` (a key's end), `[` or `,` (serde_json writes no
-            // spaces); inside one, anything else.
-            if b == b'{' && self.written > 0 {
-                let structural = match self.last[1] {
-                    b'[' | b',' => true,
-                    b':' => self.written >= 2 && self.last[0] == b'"',
-                    _ => false,
-                };
-                if !structural {
-                    self.found = true;
-                    return Err(std::io::Error::other("a placeholder"));
-                }
-            }
-            self.last = [self.last[1], b];
-            self.written += 1;
-        }
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
+    let text = serde_json::to_string(value).unwrap_or_default();
+    let bytes = text.as_bytes();
+    // Outside strings a `{` follows `":` (a key's end), `[` or `,` (serde_json writes no spaces);
+    // inside one, anything else.
+    let structural = |i: usize| match bytes[i - 1] {
+        b'[' | b',' => true,
+        b':' => i >= 2 && bytes[i - 2] == b'"',
+        _ => false,
+    };
+    bytes
+        .iter()
+        .enumerate()
+        .any(|(i, &b)| b == b'{' && i > 0 && !structural(i))
 }
 
 /// Expands `release` (whose names resolve in `scope`): `None` when it has nothing to expand.

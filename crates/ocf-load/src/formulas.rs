@@ -11,12 +11,12 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use ocf_formula::{Env, ErrorCode, Root, Ty};
-use rustc_hash::FxHashMap;
 use ocf_model::{
     Action, Change, Choice, ChoiceOptions, ChoiceSource, Computed, ContentItem, ContentTypeDecl,
     Effect, EffectValue, FieldType, FollowUp, Formula, GrantValue, PackRelease, PickCount, Query,
     Step, StepOptions, StepRecommend, Target,
 };
+use rustc_hash::FxHashMap;
 
 use crate::error::LoadErrorRecord;
 
@@ -337,7 +337,11 @@ impl<'a> Envs<'a> {
             let env = Rc::new(env(fields, roots));
             if let Some(slot) = self.slot {
                 KEPT.with(|kept| {
-                    if let Some(s) = kept.borrow_mut().as_mut().and_then(|k| k.slots.get_mut(slot)) {
+                    if let Some(s) = kept
+                        .borrow_mut()
+                        .as_mut()
+                        .and_then(|k| k.slots.get_mut(slot))
+                    {
                         s.envs.push((roots, env.clone()));
                     }
                 });
@@ -362,7 +366,12 @@ impl<'a> Envs<'a> {
         if let Some(slot) = self.slot {
             let known = KEPT.with(|kept| {
                 let kept = kept.borrow();
-                kept.as_ref()?.slots.get(slot)?.checked.get(&key(slot)).cloned()
+                kept.as_ref()?
+                    .slots
+                    .get(slot)?
+                    .checked
+                    .get(&key(slot))
+                    .cloned()
             });
             if let Some(known) = known {
                 return known;
@@ -372,7 +381,11 @@ impl<'a> Envs<'a> {
         let checked = check_one(text, &env, expected);
         if let Some(slot) = self.slot {
             KEPT.with(|kept| {
-                if let Some(s) = kept.borrow_mut().as_mut().and_then(|k| k.slots.get_mut(slot)) {
+                if let Some(s) = kept
+                    .borrow_mut()
+                    .as_mut()
+                    .and_then(|k| k.slots.get_mut(slot))
+                {
                     if s.checked.len() >= MAX_KEPT_CHECKS {
                         s.checked.clear();
                     }

@@ -102,12 +102,9 @@ pub fn build_files(files: &[(String, String)], options: &BuildOptions) -> BuildR
         .map(|file| {
             Arc::new(match &file.too_large {
                 Some(problem) => FileRead::unread(&file.name, file.role, problem.clone()),
-                None => FileRead::read(
-                    &file.name,
-                    file.role,
-                    &files[file.index].1,
-                    &options.limits,
-                ),
+                None => {
+                    FileRead::read(&file.name, file.role, &files[file.index].1, &options.limits)
+                }
             })
         })
         .collect();
@@ -143,8 +140,9 @@ impl Layout {
         sorted.sort_by(|a, b| (a.2, a.1).cmp(&(b.2, b.1)));
         let mut problems = Vec::new();
         if !sorted.iter().any(|(_, _, role, _)| *role == Role::Manifest) {
-            problems
-                .push(Problem::error("unreadable-file", "the file is missing").in_file("pack.yaml"));
+            problems.push(
+                Problem::error("unreadable-file", "the file is missing").in_file("pack.yaml"),
+            );
         }
         let mut total = 0;
         let files = sorted

@@ -61,16 +61,29 @@ impl Declared {
             ..Declared::default()
         };
         let keyed = [
-            (RefKind::BandSet, rules.bands.iter().map(|(id, _)| id).collect::<Vec<_>>()),
-            (RefKind::Situational, rules.situational.iter().map(|(id, _)| id).collect()),
-            (RefKind::LinkSlot, rules.links.iter().map(|(id, _)| id).collect()),
+            (
+                RefKind::BandSet,
+                rules.bands.iter().map(|(id, _)| id).collect::<Vec<_>>(),
+            ),
+            (
+                RefKind::Situational,
+                rules.situational.iter().map(|(id, _)| id).collect(),
+            ),
+            (
+                RefKind::LinkSlot,
+                rules.links.iter().map(|(id, _)| id).collect(),
+            ),
         ];
         for (kind, ids) in keyed {
             out.keyed
                 .extend(ids.into_iter().map(|id| (kind, id.to_owned())));
         }
-        out.listed
-            .extend(rules.follow_ups.iter().map(|f| (RefKind::FollowUp, f.id.clone())));
+        out.listed.extend(
+            rules
+                .follow_ups
+                .iter()
+                .map(|f| (RefKind::FollowUp, f.id.clone())),
+        );
         out.listed.extend(
             rules
                 .actions

@@ -137,7 +137,8 @@ pub fn expand(read: &FileRead, families: &Families, spent: usize) -> ExpandedFil
             listed,
             locations,
         }) => {
-            let (mut items, mut listed, mut locations) = (items.clone(), *listed, locations.clone());
+            let (mut items, mut listed, mut locations) =
+                (items.clone(), *listed, locations.clone());
             families.expand_content(
                 (name, &mut items, &mut listed, &mut locations),
                 &budget,
