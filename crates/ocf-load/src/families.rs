@@ -83,7 +83,7 @@ pub fn records(errors: Vec<FamilyError>) -> Vec<LoadErrorRecord> {
 
 /// Every loaded family, by qualified name, with its values in load order, and every `viewFields`
 /// set by qualified name.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct FamilyIndex {
     pub families: Keyed<Family>,
     view_fields: IndexMap<String, ViewFieldSet>,
@@ -327,6 +327,19 @@ pub struct Site<'a> {
 /// can't add up past it (decisions.md, "Safety limit on expansion").
 #[derive(Debug, Default)]
 pub struct Budget(std::cell::Cell<usize>);
+
+impl Budget {
+    /// A budget of which `used` nodes are already spent: the expansion of one file after the
+    /// files before it (the language server expands each file on its own).
+    pub fn spent(used: usize) -> Budget {
+        Budget(std::cell::Cell::new(used))
+    }
+
+    /// The nodes produced so far.
+    pub fn used(&self) -> usize {
+        self.0.get()
+    }
+}
 
 /// Expands a rules document's family keys and named `viewFields` sets. With errors, the document
 /// is expanded as far as it could be (a key that failed is left out), for the build to go on

@@ -7,12 +7,16 @@
 //! chapters fix one (conditions are booleans). [`check_pack`] parses and checks them against an
 //! [`Env`] of the fields visible from the pack. The build calls the same two functions.
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
 use ocf_formula::{Env, ErrorCode, Root, Ty};
 use ocf_model::{
     Action, Change, Choice, ChoiceOptions, ChoiceSource, Computed, ContentItem, ContentTypeDecl,
     Effect, EffectValue, FieldType, FollowUp, Formula, GrantValue, PackRelease, PickCount, Query,
     Step, StepOptions, StepRecommend, Target,
 };
+use rustc_hash::FxHashMap;
 
 use crate::error::LoadErrorRecord;
 
@@ -289,37 +293,173 @@ pub fn env(fields: &[(String, Ty)], roots: &[Root]) -> Env {
 }
 
 /// The checking environments of one pack, one per set of roots rather than one per formula: each
-/// holds every visible field, which is most of the cost of making one.
+/// holds every visible field, which is most of the cost of making one. Inside a [`kept`] scope
+/// (the language server's builds) the environments and each formula's check are kept between
+/// builds for the same visible fields: checking is pure, so a kept result is the check's own.
 pub struct Envs<'a> {
     fields: &'a [(String, Ty)],
-    built: Vec<(&'static [Root], Env)>,
+    built: Vec<(&'static [Root], Rc<Env>)>,
+    /// The kept checks for these fields, when a scope keeps them.
+    slot: Option<usize>,
 }
 
 impl<'a> Envs<'a> {
     pub fn new(fields: &'a [(String, Ty)]) -> Envs<'a> {
+        let slot = KEPT.with(|kept| Some(kept.borrow_mut().as_mut()?.slot(fields)));
         Envs {
             fields,
             built: Vec::new(),
+            slot,
         }
     }
 
     /// The environment where `roots` are bound. A content-only query (`ITEM_ONLY`) sees no field
     /// (EC step 4: standard copies' queries read nothing but `item`).
-    pub fn get(&mut self, roots: &'static [Root]) -> &Env {
-        let index = match self.built.iter().position(|(r, _)| std::ptr::eq(*r, roots)) {
-            Some(i) => i,
-            None => {
-                let fields = if roots == ITEM_ONLY {
-                    &[][..]
-                } else {
-                    self.fields
-                };
-                self.built.push((roots, env(fields, roots)));
-                self.built.len() - 1
+    pub fn get(&mut self, roots: &'static [Root]) -> Rc<Env> {
+        if let Some((_, env)) = self.built.iter().find(|(r, _)| std::ptr::eq(*r, roots)) {
+            return env.clone();
+        }
+        let kept = self.slot.and_then(|slot| {
+            KEPT.with(|kept| {
+                let kept = kept.borrow();
+                let envs = &kept.as_ref()?.slots.get(slot)?.envs;
+                envs.iter()
+                    .find(|(r, _)| std::ptr::eq(*r, roots))
+                    .map(|(_, env)| env.clone())
+            })
+        });
+        let env = kept.unwrap_or_else(|| {
+            let fields = if roots == ITEM_ONLY {
+                &[][..]
+            } else {
+                self.fields
+            };
+            let env = Rc::new(env(fields, roots));
+            if let Some(slot) = self.slot {
+                KEPT.with(|kept| {
+                    if let Some(s) = kept
+                        .borrow_mut()
+                        .as_mut()
+                        .and_then(|k| k.slots.get_mut(slot))
+                    {
+                        s.envs.push((roots, env.clone()));
+                    }
+                });
             }
-        };
-        &self.built[index].1
+            env
+        });
+        self.built.push((roots, env.clone()));
+        env
     }
+
+    /// [`check_one`] of `text` where `roots` are bound.
+    pub fn check(
+        &mut self,
+        text: &str,
+        roots: &'static [Root],
+        expected: Option<&Ty>,
+    ) -> Result<Ty, (ErrorCode, String)> {
+        let key = |slot: usize| {
+            let roots = (roots.as_ptr() as usize, roots.len());
+            (slot, roots, expected.cloned(), text.into())
+        };
+        if let Some(slot) = self.slot {
+            let known = KEPT.with(|kept| {
+                let kept = kept.borrow();
+                kept.as_ref()?
+                    .slots
+                    .get(slot)?
+                    .checked
+                    .get(&key(slot))
+                    .cloned()
+            });
+            if let Some(known) = known {
+                return known;
+            }
+        }
+        let env = self.get(roots);
+        let checked = check_one(text, &env, expected);
+        if let Some(slot) = self.slot {
+            KEPT.with(|kept| {
+                if let Some(s) = kept
+                    .borrow_mut()
+                    .as_mut()
+                    .and_then(|k| k.slots.get_mut(slot))
+                {
+                    if s.checked.len() >= MAX_KEPT_CHECKS {
+                        s.checked.clear();
+                    }
+                    s.checked.insert(key(slot), checked.clone());
+                }
+            });
+        }
+        checked
+    }
+}
+
+/// What a [`kept`] scope keeps: per set of visible fields (the build's and loadRuleset's lists,
+/// a few packs), its environments and its formulas' checks.
+#[derive(Default)]
+pub struct Kept {
+    slots: Vec<Slot>,
+}
+
+struct Slot {
+    fields: Vec<(String, Ty)>,
+    envs: Vec<(&'static [Root], Rc<Env>)>,
+    /// By slot, roots, expected type and text.
+    checked: FxHashMap<CheckKey, Result<Ty, (ErrorCode, String)>>,
+}
+
+type CheckKey = (usize, (usize, usize), Option<Ty>, Box<str>);
+
+/// How many sets of visible fields are kept, and how many checks each: a set that changes (a
+/// field declared or its type changed) replaces the oldest.
+const MAX_KEPT_SLOTS: usize = 8;
+const MAX_KEPT_CHECKS: usize = 200_000;
+
+impl Kept {
+    fn slot(&mut self, fields: &[(String, Ty)]) -> usize {
+        if let Some(i) = self.slots.iter().position(|s| s.fields == fields) {
+            return i;
+        }
+        if self.slots.len() >= MAX_KEPT_SLOTS {
+            self.slots.remove(0);
+        }
+        self.slots.push(Slot {
+            fields: fields.to_vec(),
+            envs: Vec::new(),
+            checked: FxHashMap::default(),
+        });
+        self.slots.len() - 1
+    }
+}
+
+thread_local! {
+    static KEPT: RefCell<Option<Kept>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` with `kept`'s environments and checks in use, and what `f` checks kept in it after
+/// (a scope inside another uses the outer's).
+pub fn kept<T>(kept: &mut Kept, f: impl FnOnce() -> T) -> T {
+    struct GiveBack<'a>(Option<&'a mut Kept>);
+    impl Drop for GiveBack<'_> {
+        fn drop(&mut self) {
+            if let Some(owner) = self.0.take() {
+                *owner = KEPT.with(|k| k.borrow_mut().take()).unwrap_or_default();
+            }
+        }
+    }
+    let installed = KEPT.with(|slot| {
+        let mut slot = slot.borrow_mut();
+        if slot.is_some() {
+            return false;
+        }
+        *slot = Some(std::mem::take(kept));
+        true
+    });
+    let _give_back = GiveBack(installed.then_some(kept));
+    f()
 }
 
 /// Parses and checks every formula of `release` against the `fields` visible from it; one
@@ -344,7 +484,8 @@ pub fn check_pack_with(
     let mut errors = Vec::new();
     let mut envs = Envs::new(fields);
     for found in collect_with(release, item_field_type) {
-        let checked = check_one(&found.text, envs.get(found.roots), found.expected.as_ref())
+        let checked = envs
+            .check(&found.text, found.roots, found.expected.as_ref())
             .and_then(|ty| {
                 if found.activation {
                     derived_read(&found.text, field_is_input)?;

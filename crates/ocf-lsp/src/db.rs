@@ -1,15 +1,28 @@
-//! The language server's salsa database. Each source file's text is an input; the queries are the
-//! file's index and symbols (its own text only), the build's read of the file (ocf-load's per-file
-//! step, its own text only), the pack's build (every file's read and its dependencies' releases:
-//! the pack-wide checks), and each file's diagnostics, read from the build through a firewall
-//! (`pack_problems`) whose unchanged value stops a re-check from spreading.
+//! The language server's salsa database. Each source file's text is an input; the queries are
+//! ocf-load's build steps ([`ocf_load::build::steps`]), split by what they read:
+//!
+//! - a file's own: its read (`file_read`), its index and symbols (`file_index`), its expansion and
+//!   walk (`file_expanded`), what it declares (`file_declared`), the budget the expansion spent up
+//!   to it (`expansion_spent`), and its document checks (`file_checks`, which also read the
+//!   pack's scope);
+//! - the pack's: its files in path order with their size limits (`pack_layout`), its dependencies'
+//!   releases (`given`), its families (`pack_families`), its scope (`pack_scope`: what every file
+//!   declares), and the rest of the build (`build`: merge, content checks, the formula type check
+//!   and loadRuleset's agreement).
+//!
+//! The pack queries that read every file compare their value with the last, so a keystroke that
+//! changes no declaration stops at them: the other files' expansions and checks are kept. Each
+//! file's diagnostics are read from the build through a firewall (`pack_problems`) whose unchanged
+//! value stops a re-check from spreading.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use ocf_load::build::source::{Role, role_of};
-use ocf_load::build::steps::FileRead;
-use ocf_load::build::{BuildOptions, Problem, ReadLimits, build_files_with};
+use ocf_load::build::steps::{
+    self, ExpandedFile, Families, FileDeclared, FileRead, PackScope, ReadDocument, Steps,
+};
+use ocf_load::build::{BuildOptions, Layout, Problem, ReadLimits, build_steps};
 use ocf_model::PackRelease;
 use salsa::{DatabaseKeyIndex, Event, EventKind, Setter};
 
@@ -64,7 +77,15 @@ impl Database {
             .map(|key| {
                 let name = salsa::Database::ingredient_debug_name(self, key.ingredient_index());
                 // A file's own queries name the file; the others are counted by name.
-                if name == "file_index" || name == "file_read" {
+                const PER_FILE: &[&str] = &[
+                    "file_index",
+                    "file_read",
+                    "file_expanded",
+                    "expansion_spent",
+                    "file_declared",
+                    "file_checks",
+                ];
+                if PER_FILE.contains(&&*name) {
                     use salsa::plumbing::FromId;
                     let file = SourceFile::from_id(key.key_index());
                     return format!("{name}({})", file.name(self));
@@ -87,13 +108,14 @@ pub struct Pack {
     pub dependencies: Vec<Pack>,
 }
 
-/// One source file: its name in the pack (`rules/abilities.yaml`) and its text.
+/// One source file: its name in the pack (`rules/abilities.yaml`), its text and its pack.
 #[salsa::input(debug)]
 pub struct SourceFile {
     #[returns(ref)]
     pub name: String,
     #[returns(ref)]
     pub text: String,
+    pub pack: Pack,
 }
 
 /// The file's tolerant YAML index and its line index.
@@ -110,8 +132,16 @@ pub fn file_index(db: &dyn salsa::Database, file: SourceFile) -> Arc<Indexed> {
     let role = role_of(file.name(db)).unwrap_or(Role::Content);
     let limits = ocf_load::build::ReadLimits::default();
     let yaml = yaml::index(text, limits.max_nesting);
-    let typed = symbols::read_typed(role, text);
-    let symbols = symbols::collect(role, &yaml, typed.as_ref());
+    // The build's read of the file: its typed document, read once for both.
+    let read = file_read(db, file);
+    let typed = match &read.read {
+        Ok(ReadDocument::Rules(doc, _)) => Some(symbols::Typed::Rules(doc)),
+        Ok(ReadDocument::Content { items, listed, .. }) => {
+            Some(symbols::Typed::Content(items, *listed))
+        }
+        _ => None,
+    };
+    let symbols = symbols::collect(role, &yaml, typed);
     Arc::new(Indexed {
         yaml,
         lines: LineIndex::new(text),
@@ -139,6 +169,9 @@ thread_local! {
     /// build would make; the memo is emptied when it grows past [`MAX_KEPT_FORMULAS`] (formulas
     /// typed and gone).
     static FORMULAS: std::cell::RefCell<ocf_load::parsed::Memo> = Default::default();
+    /// The formulas' type checks, kept between builds in the same way (for the same visible
+    /// fields; bounded in [`ocf_load::formulas::Kept`]).
+    static CHECKS: std::cell::RefCell<ocf_load::formulas::Kept> = Default::default();
 }
 const MAX_KEPT_FORMULAS: usize = 200_000;
 
@@ -149,31 +182,182 @@ pub struct Built {
     pub release: Option<Arc<PackRelease>>,
 }
 
+/// The pack's files the build reads, in path order, with the size limits' problems: only a
+/// file's length is read, so an edit that keeps every file within the limits keeps it.
 #[salsa::tracked(returns(ref))]
-pub fn build(db: &dyn salsa::Database, pack: Pack) -> Arc<Built> {
-    let files: Vec<(String, String)> = pack
+pub fn pack_layout(db: &dyn salsa::Database, pack: Pack) -> Arc<Layout> {
+    let sizes: Vec<(&str, u64)> = pack
         .files(db)
         .iter()
-        .map(|f| (f.name(db).clone(), f.text(db).clone()))
+        .map(|f| (f.name(db).as_str(), f.text(db).len() as u64))
         .collect();
-    let dependencies = pack
-        .dependencies(db)
+    Arc::new(Layout::of(&sizes, &ReadLimits::default()))
+}
+
+/// The releases of the pack's dependencies that build.
+#[salsa::tracked(returns(ref))]
+pub fn given(db: &dyn salsa::Database, pack: Pack) -> Arc<Vec<PackRelease>> {
+    Arc::new(
+        pack.dependencies(db)
+            .iter()
+            .filter_map(|dep| release(db, *dep).clone())
+            .map(|r| (*r).clone())
+            .collect(),
+    )
+}
+
+/// The file's place in its pack's path order.
+fn place(db: &dyn salsa::Database, file: SourceFile) -> Option<(Pack, Arc<Layout>, usize)> {
+    let pack = *file.pack(db);
+    let layout = pack_layout(db, pack).clone();
+    let files = pack.files(db);
+    let at = layout.files.iter().position(|f| files[f.index] == file)?;
+    Some((pack, layout, at))
+}
+
+/// The file's read as the build takes it: not read when it is over the size limits.
+fn loaded(db: &dyn salsa::Database, file: SourceFile) -> Arc<FileRead> {
+    match place(db, file) {
+        Some((_, layout, at)) => match &layout.files[at].too_large {
+            Some(problem) => {
+                let laid = &layout.files[at];
+                Arc::new(FileRead::unread(&laid.name, laid.role, problem.clone()))
+            }
+            None => file_read(db, file).clone(),
+        },
+        None => file_read(db, file).clone(),
+    }
+}
+
+/// The pack's families: the manifest and the rules files' `families` and `viewFields`. It reads
+/// every file's read; a keystroke that changes no family leaves it equal.
+#[salsa::tracked(returns(ref))]
+pub fn pack_families(db: &dyn salsa::Database, pack: Pack) -> Arc<Families> {
+    let files = pack.files(db);
+    let reads: Vec<Arc<FileRead>> = pack_layout(db, pack)
+        .files
         .iter()
-        .filter_map(|dep| release(db, *dep).clone())
-        .map(|r| (*r).clone())
+        .map(|f| loaded(db, files[f.index]))
         .collect();
+    let reads: Vec<&FileRead> = reads.iter().map(|r| &**r).collect();
+    Arc::new(steps::families(&reads, given(db, pack)))
+}
+
+/// The file expanded with its pack's families and walked.
+#[salsa::tracked(returns(ref), no_eq)]
+pub fn file_expanded(db: &dyn salsa::Database, file: SourceFile) -> Arc<ExpandedFile> {
+    let read = loaded(db, file);
+    let pack = *file.pack(db);
+    let spent = match place(db, file) {
+        Some((pack, layout, at)) if at > 0 => {
+            *expansion_spent(db, pack.files(db)[layout.files[at - 1].index])
+        }
+        _ => 0,
+    };
+    Arc::new(steps::expand(&read, pack_families(db, pack), spent))
+}
+
+/// The pack's expansion budget spent up to and including the file: what the next file's
+/// expansion starts from.
+#[salsa::tracked]
+pub fn expansion_spent(db: &dyn salsa::Database, file: SourceFile) -> usize {
+    file_expanded(db, file).spent
+}
+
+/// What the file declares (after expansion): equal after a keystroke inside a formula.
+#[salsa::tracked(returns(ref))]
+pub fn file_declared(db: &dyn salsa::Database, file: SourceFile) -> Arc<FileDeclared> {
+    Arc::new(steps::declared(&loaded(db, file), file_expanded(db, file)))
+}
+
+/// Where the pack's references resolve: what every file declares, and its dependencies.
+#[salsa::tracked(returns(ref))]
+pub fn pack_scope(db: &dyn salsa::Database, pack: Pack) -> Arc<PackScope> {
+    let files = pack.files(db);
+    let declared: Vec<&FileDeclared> = pack_layout(db, pack)
+        .files
+        .iter()
+        .map(|f| &**file_declared(db, files[f.index]))
+        .collect();
+    Arc::new(PackScope::of(&declared, given(db, pack)))
+}
+
+/// The file's document checks: its references, tags, formulas' syntax and activation reads.
+#[salsa::tracked(returns(ref))]
+pub fn file_checks(db: &dyn salsa::Database, file: SourceFile) -> Arc<Vec<Problem>> {
+    Arc::new(steps::checks(
+        file_expanded(db, file),
+        pack_scope(db, *file.pack(db)),
+    ))
+}
+
+/// The build's steps as the queries above give them.
+struct Queries<'a> {
+    db: &'a dyn salsa::Database,
+    pack: Pack,
+    layout: Arc<Layout>,
+}
+
+impl Queries<'_> {
+    fn file(&self, at: usize) -> SourceFile {
+        self.pack.files(self.db)[self.layout.files[at].index]
+    }
+}
+
+impl Steps for Queries<'_> {
+    fn read(&mut self, at: usize) -> Arc<FileRead> {
+        loaded(self.db, self.file(at))
+    }
+
+    fn families(&mut self) -> Arc<Families> {
+        pack_families(self.db, self.pack).clone()
+    }
+
+    fn expanded(&mut self, at: usize) -> Arc<ExpandedFile> {
+        file_expanded(self.db, self.file(at)).clone()
+    }
+
+    fn scope(&mut self) -> Arc<PackScope> {
+        pack_scope(self.db, self.pack).clone()
+    }
+
+    fn checks(&mut self, at: usize) -> Arc<Vec<Problem>> {
+        file_checks(self.db, self.file(at)).clone()
+    }
+}
+
+/// The rest of the pack's build, from its files' steps: merge, content checks, the formula type
+/// check and loadRuleset's agreement.
+#[salsa::tracked(returns(ref))]
+pub fn build(db: &dyn salsa::Database, pack: Pack) -> Arc<Built> {
+    let layout = pack_layout(db, pack).clone();
     let options = BuildOptions {
-        dependencies,
+        dependencies: given(db, pack).to_vec(),
         ..BuildOptions::default()
     };
-    let sources = pack.files(db);
-    let read = |index: usize, _: &str, _: Role, _: &str| file_read(db, sources[index]).clone();
+    let mut queries = Queries {
+        db,
+        pack,
+        layout: layout.clone(),
+    };
     let report = FORMULAS.with(|memo| {
         let mut memo = memo.borrow_mut();
         if memo.len() > MAX_KEPT_FORMULAS {
             memo.clear();
         }
-        ocf_load::parsed::scope_in(&mut memo, || build_files_with(&files, &options, read))
+        CHECKS.with(|checks| {
+            let mut checks = checks.borrow_mut();
+            ocf_load::parsed::scope_in(&mut memo, || {
+                ocf_load::formulas::kept(&mut checks, || {
+                    build_steps(
+                        layout.files.len(),
+                        layout.problems.clone(),
+                        &mut queries,
+                        &options,
+                    )
+                })
+            })
+        })
     });
     Arc::new(Built {
         problems: report.problems,

@@ -6,7 +6,7 @@
 
 use ocf_load::build::source::Role;
 use ocf_load::build::walk::{self, RefKind, Uses};
-use ocf_model::{ContentFile, RulesDocument};
+use ocf_model::RulesDocument;
 use rustc_hash::FxHashMap;
 
 use crate::yaml::{NodeKind, Span, YamlIndex, unescape};
@@ -93,37 +93,21 @@ pub struct FileSymbols {
 }
 
 /// The typed document, when the file reads as its role's type.
-pub enum Typed {
-    Rules(Box<RulesDocument>),
-    Content(Vec<ocf_model::ContentItem>, bool),
+pub enum Typed<'a> {
+    Rules(&'a RulesDocument),
+    Content(&'a [ocf_model::ContentItem], bool),
 }
 
-pub fn read_typed(role: Role, text: &str) -> Option<Typed> {
-    let limits = ocf_load::build::ReadLimits::default();
-    match role {
-        Role::Rules => ocf_load::build::read::document::<RulesDocument>(text, "", &limits)
-            .ok()
-            .map(|d| Typed::Rules(Box::new(d.value))),
-        Role::Content => ocf_load::build::read::document::<ContentFile>(text, "", &limits)
-            .ok()
-            .map(|d| {
-                let listed = matches!(d.value, ContentFile::Many(_));
-                Typed::Content(d.value.into_items(), listed)
-            }),
-        Role::Manifest => None,
-    }
-}
-
-pub fn collect(role: Role, index: &YamlIndex, typed: Option<&Typed>) -> FileSymbols {
+pub fn collect(role: Role, index: &YamlIndex, typed: Option<Typed<'_>>) -> FileSymbols {
     let mut out = FileSymbols::default();
     declarations(role, index, &mut out.decls);
     let uses = match typed {
         Some(Typed::Rules(doc)) => walk::rules(doc),
-        Some(Typed::Content(items, listed)) => walk::content(items, *listed),
+        Some(Typed::Content(items, listed)) => walk::content(items, listed),
         None => Uses::default(),
     };
     let span_of = |pointer: &str| index.get(pointer).map(|n| n.span);
-    let roots = typed.map(roots_by_pointer).unwrap_or_default();
+    let roots = typed.as_ref().map(roots_by_pointer).unwrap_or_default();
     for used in &uses.refs {
         if let Some(span) = span_of(&used.pointer) {
             out.refs.push(Ref {
@@ -163,7 +147,7 @@ pub fn collect(role: Role, index: &YamlIndex, typed: Option<&Typed>) -> FileSymb
 
 /// Where each formula of the document is and the roots bound there, as loadRuleset's checker
 /// finds them ([`ocf_load::formulas::collect`]), on a release holding just this document.
-fn roots_by_pointer(typed: &Typed) -> FxHashMap<String, &'static [ocf_formula::Root]> {
+fn roots_by_pointer(typed: &Typed<'_>) -> FxHashMap<String, &'static [ocf_formula::Root]> {
     let mut release = ocf_model::PackRelease {
         id: "file".into(),
         version: "0.0.0".into(),
@@ -174,11 +158,11 @@ fn roots_by_pointer(typed: &Typed) -> FxHashMap<String, &'static [ocf_formula::R
     };
     let listed = match typed {
         Typed::Rules(doc) => {
-            release.rules = (**doc).clone();
+            release.rules = (*doc).clone();
             false
         }
         Typed::Content(items, listed) => {
-            release.content = items.clone();
+            release.content = items.to_vec();
             *listed
         }
     };

@@ -78,7 +78,7 @@ impl World {
         for file in found {
             // An unreadable file is the build's to report; the server sees it as empty.
             let text = source::read(&file, &limits, &mut total).unwrap_or_default();
-            let input = SourceFile::new(&self.db, file.name.clone(), text);
+            let input = SourceFile::new(&self.db, file.name.clone(), text, pack);
             self.files.insert(file.path.clone(), (pack, input));
             files.push(input);
         }
@@ -95,7 +95,7 @@ impl World {
             .into_iter()
             .map(|(name, text)| {
                 let path = root.join(&name);
-                let input = SourceFile::new(&self.db, name, text);
+                let input = SourceFile::new(&self.db, name, text, pack);
                 self.files.insert(path, (pack, input));
                 input
             })
@@ -126,7 +126,7 @@ impl World {
             .collect::<Vec<_>>()
             .join("/");
         role_of(&name)?;
-        let input = SourceFile::new(&self.db, name, String::new());
+        let input = SourceFile::new(&self.db, name, String::new(), pack);
         let mut files = pack.files(&self.db).clone();
         files.push(input);
         pack.set_files(&mut self.db).to(files);

@@ -10,56 +10,95 @@ use ocf_model::{ContentItem, Keyed, PackManifest, PackRelease, RulesDocument};
 use super::locations::Locations;
 use super::locations::escape;
 use super::problem::Problem;
-use crate::families::{self, FamilyError, Site};
+use crate::families::{self, FamilyError, FamilyIndex, Site};
 use crate::ruleset::scope_of;
 
-/// A read rules file: its name, document and positions.
-pub type RulesSource<'a> = (&'a str, RulesDocument, Locations);
-/// A read content file: its name, items, whether it is a list, and positions.
-pub type ContentSource<'a> = (&'a str, Vec<ContentItem>, bool, Locations);
+/// The families a pack's files are expanded with: the index of the pack's own (from its rules
+/// files) and its given dependencies', with the index's problems. A pack without a manifest is not
+/// expanded.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Families {
+    expansion: Option<Expansion>,
+    /// `invalid-family` problems of the index, in the files they are about.
+    pub problems: Vec<Problem>,
+}
 
-/// Expands every file in place; problems are `invalid-family`, in the file they are about.
-pub fn expand(
-    (manifest, manifest_locations): (&PackManifest, &Locations),
-    dependencies: &[PackRelease],
-    rules: &mut [RulesSource<'_>],
-    content: &mut [ContentSource<'_>],
-    problems: &mut Vec<Problem>,
-) {
-    let pack = manifest.id.as_str();
-    let mut own = PackRelease {
-        id: manifest.id.clone(),
-        version: manifest.version.clone(),
-        spec_version: manifest.spec_version.clone(),
-        dependencies: manifest.dependencies.clone(),
-        rules: RulesDocument::default(),
-        content: Vec::new(),
-    };
-    for (_, doc, _) in rules.iter() {
-        // A name two files declare is the merge's `duplicate-id`; the first is used here.
-        extend(&mut own.rules.families, &doc.families);
-        extend(&mut own.rules.view_fields, &doc.view_fields);
+#[derive(Debug, Clone, PartialEq)]
+struct Expansion {
+    pack: String,
+    scope: Vec<String>,
+    index: FamilyIndex,
+}
+
+impl Families {
+    /// The families of the pack whose manifest is `manifest` and whose rules files are `rules`
+    /// (name, document and positions, in path order), with `dependencies` given.
+    pub fn of(
+        manifest: Option<(&PackManifest, &Locations)>,
+        dependencies: &[PackRelease],
+        rules: &[(&str, &RulesDocument, &Locations)],
+    ) -> Families {
+        let Some((manifest, manifest_locations)) = manifest else {
+            return Families::default();
+        };
+        let pack = manifest.id.as_str();
+        let mut own = PackRelease {
+            id: manifest.id.clone(),
+            version: manifest.version.clone(),
+            spec_version: manifest.spec_version.clone(),
+            dependencies: manifest.dependencies.clone(),
+            rules: RulesDocument::default(),
+            content: Vec::new(),
+        };
+        for (_, doc, _) in rules {
+            // A name two files declare is the merge's `duplicate-id`; the first is used here.
+            extend(&mut own.rules.families, &doc.families);
+            extend(&mut own.rules.view_fields, &doc.view_fields);
+        }
+        let mut releases: Vec<PackRelease> = dependencies
+            .iter()
+            .filter(|d| d.id != own.id)
+            .cloned()
+            .collect();
+        releases.push(own);
+        let (index, errors) = families::index(&releases);
+        let problems = errors
+            .into_iter()
+            .map(|error| index_problem(error, pack, rules, manifest_locations))
+            .collect();
+        Families {
+            expansion: Some(Expansion {
+                pack: pack.to_owned(),
+                scope: scope_of(pack, &releases),
+                index,
+            }),
+            problems,
+        }
     }
-    let mut releases: Vec<PackRelease> = dependencies
-        .iter()
-        .filter(|d| d.id != own.id)
-        .cloned()
-        .collect();
-    releases.push(own);
-    let (index, errors) = families::index(&releases);
-    for error in errors {
-        problems.push(index_problem(error, pack, rules, manifest_locations));
+
+    fn site<'a>(&'a self, budget: &'a families::Budget) -> Option<(Site<'a>, &'a FamilyIndex)> {
+        let expansion = self.expansion.as_ref()?;
+        let site = Site {
+            pack: &expansion.pack,
+            scope: &expansion.scope,
+            path: "",
+            budget,
+        };
+        Some((site, &expansion.index))
     }
-    let scope = scope_of(pack, &releases);
-    let budget = families::Budget::default();
-    let site = Site {
-        pack,
-        scope: &scope,
-        path: "",
-        budget: &budget,
-    };
-    for (file, doc, locations) in rules.iter_mut() {
-        let (expanded, errors) = families::expand_rules(doc, site, &index);
+
+    /// Expands a rules file in place, the pack's expansion having produced `budget` nodes
+    /// before it (one budget for the pack's files, in path order); problems are `invalid-family`.
+    pub fn expand_rules(
+        &self,
+        (file, doc, locations): (&str, &mut RulesDocument, &mut Locations),
+        budget: &families::Budget,
+        problems: &mut Vec<Problem>,
+    ) {
+        let Some((site, index)) = self.site(budget) else {
+            return;
+        };
+        let (expanded, errors) = families::expand_rules(doc, site, index);
         for error in errors {
             problems.push(problem(error, file, locations, None));
         }
@@ -68,8 +107,19 @@ pub fn expand(
             *doc = expanded.value;
         }
     }
-    for (file, items, listed, locations) in content.iter_mut() {
-        let (expanded, errors) = families::expand_items(items, site, &|_| String::new(), &index);
+
+    /// Expands a content file's items in place (`listed` becomes true when one written item
+    /// becomes several), as [`Families::expand_rules`].
+    pub fn expand_content(
+        &self,
+        (file, items, listed, locations): (&str, &mut Vec<ContentItem>, &mut bool, &mut Locations),
+        budget: &families::Budget,
+        problems: &mut Vec<Problem>,
+    ) {
+        let Some((site, index)) = self.site(budget) else {
+            return;
+        };
+        let (expanded, errors) = families::expand_items(items, site, &|_| String::new(), index);
         for error in errors {
             // Written pointers are into the list of written items; a file of one item is that
             // item, at ``.
@@ -80,31 +130,29 @@ pub fn expand(
             };
             problems.push(problem(error, file, locations, pointer));
         }
-        {
-            if expanded.changed {
-                // A file of one item is that item at ``: written pointers are `/0`-relative.
-                let mut renames: Vec<(String, String)> = Vec::new();
-                if !*listed && expanded.value.len() > 1 {
-                    // The one written item becomes a list: its first copy is `/0`.
-                    renames.push((String::new(), "/0".to_owned()));
-                }
-                renames.extend(expanded.renames.into_iter().map(|(written, to)| {
-                    let written = match *listed {
-                        true => written,
-                        false => written.strip_prefix("/0").unwrap_or(&written).to_owned(),
-                    };
-                    let to = match (*listed, expanded.value.len()) {
-                        (false, 1) => to.strip_prefix("/0").unwrap_or(&to).to_owned(),
-                        _ => to,
-                    };
-                    (written, to)
-                }));
-                locations.alias(&renames);
-                if expanded.value.len() != 1 {
-                    *listed = true;
-                }
-                *items = expanded.value;
+        if expanded.changed {
+            // A file of one item is that item at ``: written pointers are `/0`-relative.
+            let mut renames: Vec<(String, String)> = Vec::new();
+            if !*listed && expanded.value.len() > 1 {
+                // The one written item becomes a list: its first copy is `/0`.
+                renames.push((String::new(), "/0".to_owned()));
             }
+            renames.extend(expanded.renames.into_iter().map(|(written, to)| {
+                let written = match *listed {
+                    true => written,
+                    false => written.strip_prefix("/0").unwrap_or(&written).to_owned(),
+                };
+                let to = match (*listed, expanded.value.len()) {
+                    (false, 1) => to.strip_prefix("/0").unwrap_or(&to).to_owned(),
+                    _ => to,
+                };
+                (written, to)
+            }));
+            locations.alias(&renames);
+            if expanded.value.len() != 1 {
+                *listed = true;
+            }
+            *items = expanded.value;
         }
     }
 }
@@ -124,7 +172,7 @@ fn extend<V: Clone>(into: &mut Keyed<V>, from: &Keyed<V>) {
 fn index_problem(
     error: FamilyError,
     pack: &str,
-    rules: &[RulesSource<'_>],
+    rules: &[(&str, &RulesDocument, &Locations)],
     manifest: &Locations,
 ) -> Problem {
     let own = error.record.data.get("pack").and_then(|p| p.as_str()) == Some(pack);

@@ -27,19 +27,18 @@ pub mod walk;
 use std::path::Path;
 use std::sync::Arc;
 
-use ocf_model::{ContentItem, Keyed, PackRelease, RulesDocument, Ruleset};
+use ocf_model::{ContentItem, Keyed, PackRelease, Ruleset};
 
 pub use self::limits::ReadLimits;
 pub use self::locations::Locations;
 pub use self::problem::{Position, Problem, Severity};
 
-use self::checks::DocumentChecks;
 use self::content::Placed;
 use self::locations::escape;
 use self::merge::RulesFile;
-use self::names::{Declarations, Scope};
+use self::names::Scope;
 use self::source::Role;
-use self::steps::{FileRead, ReadDocument};
+use self::steps::{Direct, ExpandedFile, FileRead, ReadDocument, Steps};
 
 /// What the build is given besides the folder.
 #[derive(Debug, Clone, Default)]
@@ -74,113 +73,138 @@ pub fn build_report(dir: &Path, options: &BuildOptions) -> BuildReport {
     let mut problems = Vec::new();
     let files = source::discover(dir, &options.limits, &mut problems);
     let mut total = 0;
-    let reads: Vec<FileRead> = files
+    let reads: Vec<Arc<FileRead>> = files
         .into_iter()
-        .map(
-            |file| match source::read(&file, &options.limits, &mut total) {
+        .map(|file| {
+            Arc::new(match source::read(&file, &options.limits, &mut total) {
                 Ok(text) => FileRead::read(&file.name, file.role, &text, &options.limits),
                 Err(problem) => FileRead::unread(&file.name, file.role, problem),
-            },
-        )
+            })
+        })
         .collect();
-    let reads: Vec<&FileRead> = reads.iter().collect();
-    build_reads(&reads, problems, options)
+    let count = reads.len();
+    let mut steps = Direct::new(reads, &options.dependencies);
+    build_steps(count, problems, &mut steps, options)
 }
 
 /// Builds a pack from its files' texts, named as in a folder (`pack.yaml`, `rules/...`,
 /// `content/...`): the same build without the file system, for tests and editors. Other names are
 /// ignored.
 pub fn build_files(files: &[(String, String)], options: &BuildOptions) -> BuildReport {
-    let read = |_: usize, name: &str, role: Role, text: &str| {
-        Arc::new(FileRead::read(name, role, text, &options.limits))
-    };
-    build_files_with(files, options, read)
-}
-
-/// [`build_files`], with each file's read step ([`FileRead::read`] of the file's name, role and
-/// text, the file given by its index in `files`) made by `read`: a caller that keeps the reads of
-/// files whose text did not change gives them again instead of reading them again.
-pub fn build_files_with(
-    files: &[(String, String)],
-    options: &BuildOptions,
-    mut read: impl FnMut(usize, &str, Role, &str) -> Arc<FileRead>,
-) -> BuildReport {
-    let mut sorted: Vec<_> = files
+    let sizes: Vec<(&str, u64)> = files
         .iter()
-        .enumerate()
-        .filter_map(|(index, (name, text))| Some((index, name, source::role_of(name)?, text)))
+        .map(|(name, text)| (name.as_str(), text.len() as u64))
         .collect();
-    sorted.sort_by(|a, b| (a.2, a.1).cmp(&(b.2, b.1)));
-    let mut problems = Vec::new();
-    if !sorted.iter().any(|(_, _, role, _)| *role == Role::Manifest) {
-        problems
-            .push(Problem::error("unreadable-file", "the file is missing").in_file("pack.yaml"));
-    }
-    let mut total = 0;
-    let reads: Vec<Arc<FileRead>> = sorted
-        .into_iter()
-        .map(|(index, name, role, text)| {
-            match source::check_size(name, text.len() as u64, &options.limits, &mut total) {
-                Ok(()) => read(index, name, role, text),
-                Err(problem) => Arc::new(FileRead::unread(name, role, problem)),
-            }
+    let layout = Layout::of(&sizes, &options.limits);
+    let reads = layout
+        .files
+        .iter()
+        .map(|file| {
+            Arc::new(match &file.too_large {
+                Some(problem) => FileRead::unread(&file.name, file.role, problem.clone()),
+                None => {
+                    FileRead::read(&file.name, file.role, &files[file.index].1, &options.limits)
+                }
+            })
         })
         .collect();
-    let reads: Vec<&FileRead> = reads.iter().map(|r| &**r).collect();
-    build_reads(&reads, problems, options)
+    let mut steps = Direct::new(reads, &options.dependencies);
+    build_steps(layout.files.len(), layout.problems, &mut steps, options)
 }
 
-/// The build of the files read, in path order. Its steps, and the load at its end, share one
-/// parse of each formula.
-fn build_reads(reads: &[&FileRead], problems: Vec<Problem>, options: &BuildOptions) -> BuildReport {
-    crate::parsed::scope(|| build_parsed(reads, problems, options))
+/// The files of a pack given by name and size: those the build reads, in path order, each with
+/// the size limit's problem when it is over it, and the folder's own problems.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Layout {
+    pub files: Vec<LaidOut>,
+    pub problems: Vec<Problem>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct LaidOut {
+    /// The file's index in the files given.
+    pub index: usize,
+    pub name: String,
+    pub role: Role,
+    /// `safety-limit-exceeded`: the file is not read.
+    pub too_large: Option<Box<Problem>>,
+}
+
+impl Layout {
+    pub fn of(files: &[(&str, u64)], limits: &ReadLimits) -> Layout {
+        let mut sorted: Vec<_> = files
+            .iter()
+            .enumerate()
+            .filter_map(|(index, (name, size))| Some((index, *name, source::role_of(name)?, *size)))
+            .collect();
+        sorted.sort_by(|a, b| (a.2, a.1).cmp(&(b.2, b.1)));
+        let mut problems = Vec::new();
+        if !sorted.iter().any(|(_, _, role, _)| *role == Role::Manifest) {
+            problems.push(
+                Problem::error("unreadable-file", "the file is missing").in_file("pack.yaml"),
+            );
+        }
+        let mut total = 0;
+        let files = sorted
+            .into_iter()
+            .map(|(index, name, role, size)| LaidOut {
+                index,
+                name: name.to_owned(),
+                role,
+                too_large: source::check_size(name, size, limits, &mut total).err(),
+            })
+            .collect();
+        Layout { files, problems }
+    }
+}
+
+/// The build of `count` files (in path order) whose steps `steps` gives. Its steps, and the load
+/// at its end, share one parse of each formula.
+pub fn build_steps(
+    count: usize,
+    problems: Vec<Problem>,
+    steps: &mut dyn Steps,
+    options: &BuildOptions,
+) -> BuildReport {
+    crate::parsed::scope(|| build_parsed(count, problems, steps, options))
 }
 
 fn build_parsed(
-    reads: &[&FileRead],
+    count: usize,
     mut problems: Vec<Problem>,
+    steps: &mut dyn Steps,
     options: &BuildOptions,
 ) -> BuildReport {
     let limits = &options.limits;
+    let reads: Vec<Arc<FileRead>> = (0..count).map(|i| steps.read(i)).collect();
     let order: Vec<String> = reads.iter().map(|file| file.name.clone()).collect();
 
     let mut manifest = None;
-    let mut rules = Vec::new();
-    let mut content = Vec::new();
-    let (mut rules_complete, mut content_complete) = (true, true);
-    for file in reads {
-        let name = file.name.as_str();
+    for file in &reads {
         match &file.read {
-            Ok(ReadDocument::Manifest(doc, locations)) => {
-                manifest = Some((doc.clone(), locations.clone()));
-            }
-            Ok(ReadDocument::Rules(doc, locations)) => {
-                rules.push((name, RulesDocument::clone(doc), locations.clone()));
-            }
-            Ok(ReadDocument::Content {
-                items,
-                listed,
-                locations,
-            }) => content.push((name, items.clone(), *listed, locations.clone())),
-            Err(problem) => {
-                problems.push((**problem).clone());
-                match file.role {
-                    Role::Manifest => {}
-                    Role::Rules => rules_complete = false,
-                    Role::Content => content_complete = false,
-                }
-            }
+            Ok(ReadDocument::Manifest(doc, locations)) => manifest = Some((doc, locations)),
+            Ok(_) => {}
+            Err(problem) => problems.push((**problem).clone()),
         }
     }
 
-    if let Some((manifest, locations)) = &manifest {
-        expand::expand(
-            (manifest, locations),
-            &options.dependencies,
-            &mut rules,
-            &mut content,
-            &mut problems,
-        );
+    problems.extend(steps.families().problems.iter().cloned());
+    let expanded: Vec<Arc<ExpandedFile>> = (0..count).map(|i| steps.expanded(i)).collect();
+    let mut rules = Vec::new();
+    let mut content = Vec::new();
+    for file in &expanded {
+        problems.extend(file.problems.iter().cloned());
+        match &file.doc {
+            Some(ReadDocument::Rules(doc, locations)) => {
+                rules.push((file.name.as_str(), &**doc, locations))
+            }
+            Some(ReadDocument::Content {
+                items,
+                listed,
+                locations,
+            }) => content.push((file.name.as_str(), items, *listed, locations)),
+            _ => {}
+        }
     }
 
     let rules_files: Vec<RulesFile<'_>> = rules
@@ -198,49 +222,19 @@ fn build_parsed(
         .flat_map(|(_, items, _, _)| items.iter().cloned())
         .collect();
 
-    let pack = manifest
-        .as_ref()
-        .map_or(String::new(), |(m, _)| m.id.as_str().to_owned());
-    let own = Declarations::of(&pack, &merged, &items);
-    let given: Vec<Declarations> = options
-        .dependencies
-        .iter()
-        .map(|dep| Declarations::of(dep.id.as_str(), &dep.rules, &dep.content))
-        .collect();
-    let declared: Vec<String> = manifest.as_ref().map_or_else(Vec::new, |(m, _)| {
-        m.dependencies.iter().map(|(id, _)| id.to_owned()).collect()
-    });
-    let scope = Scope {
-        own: &own,
-        given: declared
-            .iter()
-            .filter_map(|id| given.iter().find(|d| &d.pack == id))
-            .collect(),
-        missing: declared
-            .iter()
-            .filter(|id| !given.iter().any(|d| &d.pack == *id))
-            .cloned()
-            .collect(),
-        declared: declared.clone(),
-    };
-    if let Some((manifest, locations)) = &manifest {
+    let pack = manifest.map_or(String::new(), |(m, _)| m.id.as_str().to_owned());
+    let pack_scope = steps.scope();
+    let scope = pack_scope.scope();
+    if let Some((manifest, locations)) = manifest {
         manifest::check(manifest, locations, &options.dependencies, &mut problems);
         unchecked_dependencies(&scope, &manifest.dependencies, locations, &mut problems);
     }
 
-    let checks = |file, locations| DocumentChecks {
-        file,
-        locations,
-        scope: &scope,
-        rules_complete,
-        content_complete,
-    };
-    for (name, doc, locations) in &rules {
-        checks(name, locations).run(&walk::rules(doc), &mut problems);
+    for file in 0..count {
+        problems.extend(steps.checks(file).iter().cloned());
     }
     let mut placed = Vec::new();
     for (name, items, listed, locations) in &content {
-        checks(name, locations).run(&walk::content(items, *listed), &mut problems);
         for (index, item) in items.iter().enumerate() {
             placed.push(Placed {
                 item,
@@ -259,15 +253,12 @@ fn build_parsed(
     content::extends(&pack, &placed, limits.max_extends_depth, &mut problems);
 
     // The release as it would be, to type-check its formulas with loadRuleset's checker.
-    let (manifest, manifest_locations) = match manifest {
-        Some((manifest, locations)) => (Some(manifest), Some(locations)),
-        None => (None, None),
-    };
-    let mut release = manifest.map(|manifest| PackRelease {
-        id: manifest.id,
-        version: manifest.version,
-        spec_version: manifest.spec_version,
-        dependencies: manifest.dependencies,
+    let manifest_locations = manifest.map(|(_, locations)| locations);
+    let mut release = manifest.map(|(manifest, _)| PackRelease {
+        id: manifest.id.clone(),
+        version: manifest.version.clone(),
+        spec_version: manifest.spec_version.clone(),
+        dependencies: manifest.dependencies.clone(),
         rules: merged,
         content: items,
     });
@@ -303,7 +294,7 @@ fn build_parsed(
                     prefix: p.pointer.clone(),
                 })
                 .collect(),
-            names_incomplete: !rules_complete || !scope.missing.is_empty(),
+            names_incomplete: !pack_scope.rules_complete || !scope.missing.is_empty(),
         }
         .run(&mut problems);
         // What loadRuleset would still refuse, when the build has found nothing and could load
@@ -313,10 +304,10 @@ fn build_parsed(
                 origins: &origins,
                 rules: rules
                     .iter()
-                    .map(|(file, _, locations)| (*file, locations))
+                    .map(|(file, _, locations)| (*file, *locations))
                     .collect(),
                 content: &placed,
-                manifest: manifest_locations.as_ref(),
+                manifest: manifest_locations,
             };
             let given: Vec<&PackRelease> = options
                 .dependencies

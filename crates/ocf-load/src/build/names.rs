@@ -8,7 +8,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::walk::RefKind;
 
 /// One pack's declarations.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq, Eq)]
 pub struct Declarations {
     pub pack: String,
     names: FxHashMap<RefKind, FxHashSet<String>>,
@@ -21,69 +21,165 @@ pub struct Declarations {
     type_follow_ups: FxHashSet<String>,
 }
 
+/// What one document declares, as the pack's declarations take it: a rules file's keyed entries
+/// (of which the pack keeps the first file's, as the merge does), its listed IDs and tags, a
+/// content file's items. A keystroke that changes no declaration leaves it equal.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Declared {
+    /// Keyed sections: field ID and whether it is an input.
+    fields: Vec<(String, bool)>,
+    /// Content type name and the IDs of its follow-ups.
+    content_types: Vec<(String, Vec<String>)>,
+    /// Other keyed sections, by kind.
+    keyed: Vec<(RefKind, String)>,
+    /// Listed sections' IDs, by kind (all of them stay in the merged document).
+    listed: Vec<(RefKind, String)>,
+    tags: Vec<String>,
+    /// Content items' IDs, their inline actions' and follow-ups' IDs.
+    items: Vec<(String, Vec<String>, Vec<String>)>,
+}
+
+impl Declared {
+    pub fn rules(rules: &RulesDocument) -> Declared {
+        let mut out = Declared {
+            fields: rules
+                .fields
+                .iter()
+                .map(|(id, field)| (id.to_owned(), field.input == Some(true)))
+                .collect(),
+            content_types: rules
+                .content_types
+                .iter()
+                .map(|(name, ty)| {
+                    (
+                        name.to_owned(),
+                        ty.follow_ups.iter().map(|f| f.id.clone()).collect(),
+                    )
+                })
+                .collect(),
+            tags: rules.tags.iter().map(|t| t.as_str().to_owned()).collect(),
+            ..Declared::default()
+        };
+        let keyed = [
+            (
+                RefKind::BandSet,
+                rules.bands.iter().map(|(id, _)| id).collect::<Vec<_>>(),
+            ),
+            (
+                RefKind::Situational,
+                rules.situational.iter().map(|(id, _)| id).collect(),
+            ),
+            (
+                RefKind::LinkSlot,
+                rules.links.iter().map(|(id, _)| id).collect(),
+            ),
+        ];
+        for (kind, ids) in keyed {
+            out.keyed
+                .extend(ids.into_iter().map(|id| (kind, id.to_owned())));
+        }
+        out.listed.extend(
+            rules
+                .follow_ups
+                .iter()
+                .map(|f| (RefKind::FollowUp, f.id.clone())),
+        );
+        out.listed.extend(
+            rules
+                .actions
+                .iter()
+                .filter_map(|a| Some((RefKind::Action, a.id.clone()?))),
+        );
+        out.listed.extend(
+            rules
+                .creation
+                .iter()
+                .map(|start| (RefKind::CreationStart, start.id.clone())),
+        );
+        out
+    }
+
+    pub fn content(content: &[ContentItem]) -> Declared {
+        let items = content
+            .iter()
+            .filter_map(|item| {
+                let id = item.id.as_ref()?.as_str().to_owned();
+                let actions = item.actions.iter().filter_map(|a| a.id.clone()).collect();
+                let follow_ups = item.follow_ups.iter().map(|f| f.id.clone()).collect();
+                Some((id, actions, follow_ups))
+            })
+            .collect();
+        Declared {
+            items,
+            ..Declared::default()
+        }
+    }
+}
+
 impl Declarations {
     pub fn of(pack: &str, rules: &RulesDocument, content: &[ContentItem]) -> Declarations {
+        Declarations::combine(pack, [&Declared::rules(rules), &Declared::content(content)])
+    }
+
+    /// The declarations of a pack whose documents declare `documents`, in path order: a keyed
+    /// entry a later rules file declares again is the first file's (the merge keeps it).
+    pub fn combine<'a>(
+        pack: &str,
+        documents: impl IntoIterator<Item = &'a Declared>,
+    ) -> Declarations {
         let mut out = Declarations {
             pack: pack.to_owned(),
             ..Declarations::default()
         };
+        let mut content_types: FxHashSet<&str> = FxHashSet::default();
+        let documents: Vec<&Declared> = documents.into_iter().collect();
+        let mut names: FxHashMap<RefKind, FxHashSet<String>> = FxHashMap::default();
+        let mut type_follow_ups = FxHashSet::default();
         let mut add = |kind: RefKind, name: &str| {
-            out.names.entry(kind).or_default().insert(name.to_owned());
+            names.entry(kind).or_default().insert(name.to_owned());
         };
-        for item in content {
-            if let Some(id) = &item.id {
-                add(RefKind::Content, id.as_str());
+        for document in &documents {
+            for (id, actions, follow_ups) in &document.items {
+                add(RefKind::Content, id);
                 // Inline actions and follow-ups are named `<item>#<id>` outside the item.
-                for action in &item.actions {
-                    if let Some(action) = &action.id {
-                        add(RefKind::Action, &format!("{id}#{action}"));
+                for action in actions {
+                    add(RefKind::Action, &format!("{id}#{action}"));
+                }
+                for f in follow_ups {
+                    add(RefKind::FollowUp, &format!("{id}#{f}"));
+                }
+            }
+            for (name, follow_ups) in &document.content_types {
+                add(RefKind::ContentType, name);
+                if !content_types.insert(name) {
+                    continue;
+                }
+                for f in follow_ups {
+                    add(RefKind::FollowUp, &format!("{name}#{f}"));
+                    type_follow_ups.insert(f.clone());
+                }
+            }
+            for (kind, id) in document.keyed.iter().chain(&document.listed) {
+                add(*kind, id);
+            }
+            for (id, _) in &document.fields {
+                add(RefKind::Field, id);
+            }
+        }
+        out.names = names;
+        out.type_follow_ups = type_follow_ups;
+        for document in &documents {
+            for (id, input) in &document.fields {
+                out.inputs.entry(id.clone()).or_insert(*input);
+            }
+            for tag in &document.tags {
+                let mut tag = tag.as_str();
+                loop {
+                    out.tags.insert(tag.to_owned());
+                    match tag.rfind('.') {
+                        Some(dot) => tag = &tag[..dot],
+                        None => break,
                     }
-                }
-                for f in &item.follow_ups {
-                    add(RefKind::FollowUp, &format!("{id}#{}", f.id));
-                }
-            }
-        }
-        for (name, ty) in rules.content_types.iter() {
-            add(RefKind::ContentType, name);
-            for f in &ty.follow_ups {
-                add(RefKind::FollowUp, &format!("{name}#{}", f.id));
-                out.type_follow_ups.insert(f.id.clone());
-            }
-        }
-        for f in &rules.follow_ups {
-            add(RefKind::FollowUp, &f.id);
-        }
-        for (id, _) in rules.fields.iter() {
-            add(RefKind::Field, id);
-        }
-        for action in &rules.actions {
-            if let Some(id) = &action.id {
-                add(RefKind::Action, id);
-            }
-        }
-        for (id, _) in rules.bands.iter() {
-            add(RefKind::BandSet, id);
-        }
-        for (id, _) in rules.situational.iter() {
-            add(RefKind::Situational, id);
-        }
-        for (id, _) in rules.links.iter() {
-            add(RefKind::LinkSlot, id);
-        }
-        for start in &rules.creation {
-            add(RefKind::CreationStart, &start.id);
-        }
-        for (id, field) in rules.fields.iter() {
-            out.inputs.insert(id.to_owned(), field.input == Some(true));
-        }
-        for tag in &rules.tags {
-            let mut tag = tag.as_str();
-            loop {
-                out.tags.insert(tag.to_owned());
-                match tag.rfind('.') {
-                    Some(dot) => tag = &tag[..dot],
-                    None => break,
                 }
             }
         }

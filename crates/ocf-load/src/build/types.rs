@@ -57,9 +57,8 @@ impl TypeCheck<'_> {
             if !item_value && crate::parsed::parse(&found.text).is_err() {
                 continue;
             }
-            let env = envs.get(found.roots);
             let Err((code, message)) =
-                formulas::check_one(&found.text, env, found.expected.as_ref())
+                envs.check(&found.text, found.roots, found.expected.as_ref())
             else {
                 continue;
             };

@@ -1,0 +1,79 @@
+//! The server's build, made of memoized steps, reports what `ocf check` reports: for each build
+//! fixture and the 5E pack, the problems of the pack as loaded, then after each edit of each file
+//! (a line deleted, which breaks the file's YAML, a declaration or a reference) and after it is
+//! put back, equal to a fresh build of the same texts (`ocf_load::build::build_files`).
+
+use std::path::Path;
+
+use ocf_load::build::{BuildOptions, build_files};
+use ocf_lsp::db::{Database, Pack, build, given};
+use ocf_lsp::world::World;
+
+fn fresh(world: &World, pack: Pack) -> Vec<ocf_load::build::Problem> {
+    let files: Vec<(String, String)> = pack
+        .files(&world.db)
+        .iter()
+        .map(|f| (f.name(&world.db).clone(), f.text(&world.db).clone()))
+        .collect();
+    let options = BuildOptions {
+        dependencies: given(&world.db, pack).to_vec(),
+        ..BuildOptions::default()
+    };
+    build_files(&files, &options).problems
+}
+
+fn agrees(world: &World, pack: Pack, what: &str) {
+    let served = &build(&world.db, pack).problems;
+    assert_eq!(served, &fresh(world, pack), "{what}");
+}
+
+fn check(dir: &Path) {
+    let dir = dir.canonicalize().unwrap();
+    let mut world = World::new(Database::default());
+    world.add_folder(&dir);
+    let (pack, _) = world.file(&dir.join("pack.yaml")).unwrap();
+    agrees(&world, pack, "as loaded");
+    let files = pack.files(&world.db).clone();
+    for file in files {
+        let name = file.name(&world.db).clone();
+        let text = file.text(&world.db).clone();
+        let path = dir.join(&name);
+        let lines: Vec<&str> = text.lines().collect();
+        for cut in [2, lines.len() / 2] {
+            if cut >= lines.len() {
+                continue;
+            }
+            let mut edited: Vec<&str> = lines.clone();
+            edited.remove(cut);
+            world.set_text(&path, edited.join("\n") + "\n");
+            agrees(&world, pack, &format!("{name} without line {}", cut + 1));
+            world.set_text(&path, text.clone());
+            agrees(&world, pack, &format!("{name} put back"));
+        }
+    }
+}
+
+fn testdata(path: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata")
+        .join(path)
+}
+
+#[test]
+fn the_build_fixtures_agree_edit_by_edit() {
+    for fixture in [
+        "base",
+        "broken",
+        "unreadable",
+        "loops",
+        "families",
+        "family-problems",
+    ] {
+        check(&testdata("build").join(fixture));
+    }
+}
+
+#[test]
+fn the_5e_pack_agrees_edit_by_edit() {
+    check(&testdata("packs/5e-srd-5.1"));
+}
