@@ -45,7 +45,10 @@ fn own_pick(a: &Activation) -> Option<serde_json::Map<String, serde_json::Value>
     pick.insert("path".into(), serde_json::Value::Object(path));
     pick.insert(
         "option".into(),
-        serde_json::json!(format!("'{}'", option.replace('\\', "\\\\").replace('\'', "\\'"))),
+        serde_json::json!(format!(
+            "'{}'",
+            option.replace('\\', "\\\\").replace('\'', "\\'")
+        )),
     );
     Some(pick)
 }

@@ -72,7 +72,11 @@ fn main() {
             }
             _ => {
                 session
-                    .apply(pc, &[adjust(Synthetic::EDITED, by)], ApplyOptions::default())
+                    .apply(
+                        pc,
+                        &[adjust(Synthetic::EDITED, by)],
+                        ApplyOptions::default(),
+                    )
                     .expect("an adjust");
                 std::hint::black_box(session.sheet(pc).expect("a sheet"));
             }

@@ -154,11 +154,10 @@ pub(crate) fn triggered(
                 // see it: a rule judged on one damage split over several changes (5E instant
                 // death) sums them (decisions.md, issue 12 part 3).
                 let so_far = serde_json::Value::Array(applier.records[..=i].to_vec());
-                let scope = t
-                    .scope
-                    .clone()
-                    .with_root(Root::Change, change)
-                    .with_root(Root::Batch, Value::from_json(&so_far).unwrap_or(Value::Null));
+                let scope = t.scope.clone().with_root(Root::Change, change).with_root(
+                    Root::Batch,
+                    Value::from_json(&so_far).unwrap_or(Value::Null),
+                );
                 let at = format!("/followUps/{}/on", t.id);
                 if applier.eval_bool(on, &scope, &at)? {
                     fired.push((t.id.clone(), t.source.clone(), json!({ "on": i })));
