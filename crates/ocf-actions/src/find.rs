@@ -24,6 +24,33 @@ pub struct Found<'db> {
     pub item: Option<ItemKey<'db>>,
     pub entry: Option<String>,
     pub source: Option<String>,
+    /// For an action of picked content, the pick that activated it as a `pick: self` change
+    /// names it: `{ path: { entry?, choice }, option }` (DA, "The action's own pick").
+    pub pick: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+/// The pick that activated `a`, when it is a pick: its choice path (the choice's key last, the
+/// owner copy as `entry`) and its option as a string literal, as applyChanges reads them.
+fn own_pick(a: &Activation) -> Option<serde_json::Map<String, serde_json::Value>> {
+    if a.via != Via::Pick {
+        return None;
+    }
+    let (option, choice) = a.path.as_ref()?.split_last()?;
+    let mut path = serde_json::Map::new();
+    if let Some(entry) = &a.entry {
+        path.insert("entry".into(), serde_json::json!(entry));
+    }
+    path.insert("choice".into(), serde_json::json!(choice));
+    let mut pick = serde_json::Map::new();
+    pick.insert("path".into(), serde_json::Value::Object(path));
+    pick.insert(
+        "option".into(),
+        serde_json::json!(format!(
+            "'{}'",
+            option.replace('\\', "\\\\").replace('\'', "\\'")
+        )),
+    );
+    Some(pick)
 }
 
 /// The `source` computeSheet lists an activation's actions with (as ocf-engine's listing does):
@@ -93,6 +120,7 @@ pub fn find<'db>(
             item: None,
             entry: None,
             source: None,
+            pick: None,
         });
     }
     let acts = activations(db, character);
@@ -162,6 +190,7 @@ pub fn find<'db>(
                 item: bindings.item,
                 entry: entry.map(str::to_owned),
                 source: source.map(str::to_owned),
+                pick: own_pick(a),
             });
         }
     }

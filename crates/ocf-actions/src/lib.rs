@@ -96,6 +96,7 @@ pub(crate) fn make_frame<'db>(
         item: found.item,
         entry: found.entry,
         source: found.source,
+        pick: found.pick,
         params: bound,
         situational: situ.values,
         selected: situ.selected,

@@ -525,13 +525,30 @@ impl Session {
     #[tracing::instrument(name = "session.edit", level = "info", skip_all, fields(edit = "update", character = id.0))]
     pub fn update(&mut self, id: CharacterId, file: &Character) -> Result<(), EditError> {
         let c = self.input(id)?;
+        let ruleset = c.ruleset(&self.db).ruleset(&self.db).clone();
         let held = self.held_mut(id)?;
         if held.file.homebrew != file.homebrew || held.file.spec_version != file.spec_version {
             self.reload_homebrew(id, c, file);
             return Ok(());
         }
+        if let Some(changed) = values_only_edit(&ruleset, &held.file, file) {
+            // The same file (a batch's closing sync after its last change's): nothing to set.
+            if changed.is_empty() {
+                return Ok(());
+            }
+            held.file = file.clone();
+            for (field, new) in changed {
+                let now = c
+                    .saved(&self.db)
+                    .get(&field)
+                    .and_then(|h| h.value(&self.db).clone());
+                if now != new {
+                    c.save_value(&mut self.db, &field, new);
+                }
+            }
+            return Ok(());
+        }
         held.file = file.clone();
-        let ruleset = c.ruleset(&self.db).ruleset(&self.db).clone();
         // Saved values: every field saved before or now.
         let mut wanted: rustc_hash::FxHashMap<String, Literal> = Default::default();
         for (field, value) in file.values.iter() {
@@ -974,4 +991,80 @@ fn sync_copy(db: &mut Database, copy: CopyInput, entry: &CopyEntry) {
     if **copy.choices(db) != entry.choices {
         copy.set_choices(db).to(Arc::new(entry.choices.clone()));
     }
+}
+
+/// When `new` differs from the held file `old` only in saved values, each of them a value the
+/// engines take before and after (so the file's errors and everything but those values stay as
+/// they are): the changed fields, qualified, with their new values. `None` when the edit needs
+/// [`Session::update`]'s full diff: anything else changed, or a changed key shares its field with
+/// another key of the file (the full diff decides which one counts). An applyChanges batch of
+/// adjusts and sets edits this way, so its cost follows the values it touched (issue 12).
+fn values_only_edit(
+    ruleset: &Ruleset,
+    old: &Character,
+    new: &Character,
+) -> Option<Vec<(String, Option<Literal>)>> {
+    let Character {
+        id,
+        spec_version,
+        packs,
+        creating,
+        values: _,
+        features,
+        inventory,
+        applied,
+        choices,
+        competing,
+        links,
+        follow_ups,
+        homebrew,
+        extensions,
+    } = new;
+    let same = *id == old.id
+        && *spec_version == old.spec_version
+        && *packs == old.packs
+        && *creating == old.creating
+        && *features == old.features
+        && *inventory == old.inventory
+        && *applied == old.applied
+        && *choices == old.choices
+        && *competing == old.competing
+        && *links == old.links
+        && *follow_ups == old.follow_ups
+        && *homebrew == old.homebrew
+        && *extensions == old.extensions;
+    if !same {
+        return None;
+    }
+    let keys = old
+        .values
+        .0
+        .keys()
+        .filter(|k| new.values.0.get(*k) != old.values.0.get(*k))
+        .chain(
+            new.values
+                .0
+                .keys()
+                .filter(|k| !old.values.0.contains_key(*k)),
+        );
+    let mut changed = Vec::new();
+    for key in keys {
+        let field = crate::input::qualify_saved(ruleset, new, key);
+        let alias = match field.split_once(':') {
+            Some((_, local)) if *key == field => local,
+            _ => field.as_str(),
+        };
+        if alias != key && (old.values.0.contains_key(alias) || new.values.0.contains_key(alias)) {
+            return None;
+        }
+        let value = new.values.0.get(key);
+        let takes = |v: Option<&Literal>| {
+            v.is_none_or(|v| crate::file_check::takes_saved(ruleset, &field, v))
+        };
+        if !takes(old.values.0.get(key)) || !takes(value) {
+            return None;
+        }
+        changed.push((field, value.cloned()));
+    }
+    Some(changed)
 }

@@ -136,6 +136,7 @@ pub fn run<'db>(
             item: frame.item,
             entry: frame.entry.clone(),
             source: frame.source.clone(),
+            pick: frame.pick.clone(),
         }
     };
     let nested_participants =

@@ -559,6 +559,15 @@ fn resolve(
             None => out.remove("source"),
         };
     }
+    // `pick: self` names the pick that activated the action's content: "the returned change
+    // carries its path and option" (DA, "The action's own pick"). Outside picked content it is
+    // passed on as written, and the receiver fails it (`schema-error` at `/pick`).
+    if change.pick.as_deref() == Some("self")
+        && change.path.is_none()
+        && let Some(pick) = &frame.pick
+    {
+        out.extend(pick.clone());
+    }
     let Some(split) = &change.split else {
         return Ok(vec![Json::Object(out)]);
     };

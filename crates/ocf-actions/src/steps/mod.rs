@@ -88,6 +88,8 @@ pub struct Frame<'db> {
     pub item: Option<ItemKey<'db>>,
     pub entry: Option<String>,
     pub source: Option<String>,
+    /// The pick that activated the action's content, as a `pick: self` change carries it.
+    pub pick: Option<serde_json::Map<String, Json>>,
     pub params: Value,
     pub situational: Value,
     /// Qualified IDs of the selected situational choices.

@@ -1,7 +1,7 @@
 //! Follow-ups a batch triggers (reconstructed; decisions.md, issue 12). A follow-up with `on` is
 //! triggered by the first change of the batch for which `on` holds (once per batch), `change`
 //! bound to what the change did (its record: `type`, `field`, `amount`, `tags`, …; a `forEach`
-//! change's each element); one with `becomes` is triggered when its condition is false on the
+//! change's each element) and `batch` to the records up to and including it; one with `becomes` is triggered when its condition is false on the
 //! sheet before the batch and true after it. Both are looked for among the rules' follow-ups and
 //! those of the active content (its content type's, its item's, a copy's templates'; EA: "one the
 //! content declares (or its content type)"), each activation's with its `self` and `item`; content
@@ -150,7 +150,14 @@ pub(crate) fn triggered(
                     continue;
                 }
                 let change = Value::from_json(&record).unwrap_or(Value::Null);
-                let scope = t.scope.clone().with_root(Root::Change, change);
+                // `batch` is what the batch did up to this change, as a change's own formulas
+                // see it: a rule judged on one damage split over several changes (5E instant
+                // death) sums them (decisions.md, issue 12 part 3).
+                let so_far = serde_json::Value::Array(applier.records[..=i].to_vec());
+                let scope = t.scope.clone().with_root(Root::Change, change).with_root(
+                    Root::Batch,
+                    Value::from_json(&so_far).unwrap_or(Value::Null),
+                );
                 let at = format!("/followUps/{}/on", t.id);
                 if applier.eval_bool(on, &scope, &at)? {
                     fired.push((t.id.clone(), t.source.clone(), json!({ "on": i })));
