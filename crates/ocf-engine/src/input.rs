@@ -526,12 +526,48 @@ pub(crate) struct Slots {
     saved: Vec<SavedValue>,
     characters: Vec<CharacterInput>,
     rulesets: Vec<RulesetInput>,
+    /// Closed characters' effect overlays ([`EffectsOverlay`]), each holding `None` at `LOW`:
+    /// the next listOptions' handles, so that opening, listing and closing characters doesn't
+    /// grow the database by one input per field each time.
+    overlays: Vec<EffectsOverlay>,
 }
 
 impl Slots {
     /// How many slots are free, for [`crate::Session::stored`]'s callers to tell apart.
     pub(crate) fn free(&self) -> usize {
-        self.copies.len() + self.saved.len() + self.characters.len() + self.rulesets.len()
+        self.copies.len()
+            + self.saved.len()
+            + self.characters.len()
+            + self.rulesets.len()
+            + self.overlays.len()
+    }
+
+    /// An effect overlay holding `None`: a closed character's, or a new one.
+    pub(crate) fn overlay(&mut self, db: &dyn salsa::Database) -> EffectsOverlay {
+        self.overlays
+            .pop()
+            .unwrap_or_else(|| EffectsOverlay::builder(None).durability(STRUCTURE).new(db))
+    }
+
+    /// Keeps a character's effect overlays for the next listOptions, and empties its map of
+    /// them: a closed character's, or an open one's made for another ruleset's fields.
+    pub(crate) fn free_overlays(
+        &mut self,
+        db: &mut dyn salsa::Database,
+        input: CharacterInput,
+        d: Durability,
+    ) {
+        let overlays = input.overlays(&*db).clone();
+        if overlays.is_empty() {
+            return;
+        }
+        for handle in overlays.values() {
+            if handle.list(&*db).is_some() || d == Durability::LOW {
+                handle.set_list(db).with_durability(d).to(None);
+            }
+            self.overlays.push(*handle);
+        }
+        input.set_overlays(db).with_durability(d).to(Arc::default());
     }
 
     /// A copy of `entry`: a removed copy's input refilled, or a new one.
@@ -735,6 +771,7 @@ impl Slots {
             .with_durability(low)
             .to(Arc::default());
         input.set_kept(db).with_durability(low).to(Arc::default());
+        self.free_overlays(db, input, low);
         self.characters.push(input);
     }
 }

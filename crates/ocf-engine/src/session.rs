@@ -323,6 +323,19 @@ impl Session {
         }
     }
 
+    /// An effect overlay for listOptions' trials ([`crate::options::trial`]): a closed
+    /// character's, or a new one.
+    pub(crate) fn overlay(&mut self) -> crate::input::EffectsOverlay {
+        self.slots.overlay(&self.db)
+    }
+
+    /// Gives back an open character's effect overlays (its map of them made for other fields),
+    /// for [`Session::overlay`] to hand out again.
+    pub(crate) fn free_overlays(&mut self, input: CharacterInput) {
+        self.slots
+            .free_overlays(&mut self.db, input, crate::input::STRUCTURE);
+    }
+
     /// The database input of an open character, for queries run through [`Session::deep`].
     pub fn character_input(&self, id: CharacterId) -> Option<CharacterInput> {
         self.input(id).ok()

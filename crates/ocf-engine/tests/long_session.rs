@@ -121,3 +121,36 @@ fn opening_a_character_in_a_closed_ones_place_costs_the_others_no_check() {
     );
     assert_eq!(session.take_executed(), Vec::<String>::new());
 }
+
+#[test]
+fn listing_options_on_characters_opened_and_closed_holds_the_records_of_one_listing() {
+    use ocf_engine::options::path::ChoicePath;
+    let size = Synthetic::with_fields(200).unwrap();
+    let mut session = Session::new(size.ruleset_with_choice(5));
+    let path = ChoicePath {
+        entry: None,
+        choice: vec![Synthetic::CHOICE.into()],
+    };
+    let pc = session.open(&size.character(14), &[]);
+    let cycle = |session: &mut Session, round: usize| {
+        // The open character's overlays are made once and kept; each closed one's are given
+        // back to the session for the next character's listing.
+        let listed = session.list_options(pc, &path).unwrap();
+        assert_eq!(listed.options.len(), 5);
+        let other = session.open(&size.character(10 + (round % 3) as i64), &[]);
+        let listed = session.list_options(other, &path).unwrap();
+        assert_eq!(listed.options.len(), 5);
+        session.changes(other).unwrap();
+        session.close(other);
+        session.changes(pc).unwrap();
+    };
+    cycle(&mut session, 0);
+    cycle(&mut session, 1);
+    let baseline = session.records();
+    for round in 2..2 + CYCLES {
+        cycle(&mut session, round);
+        assert_eq!(session.records(), baseline, "after cycle {round}");
+    }
+    // The closed character's overlays wait among the free slots.
+    assert!(baseline.free_slots >= 200, "{baseline:?}");
+}

@@ -90,21 +90,22 @@ impl Trials {
             ),
         };
         let original = tree.get(db);
-        // One handle per field, made at the character's first listOptions and kept.
-        if input.overlays(db).len() != ruleset.fields.len() {
-            let db = session.db_mut();
+        // One handle per field, made at the character's first listOptions and kept until it
+        // closes (or its ruleset's fields change), then given back to the session's free slots.
+        let fits = {
+            let overlays = input.overlays(db);
+            overlays.len() == ruleset.fields.len()
+                && ruleset.fields.iter().all(|(f, _)| overlays.contains_key(f))
+        };
+        if !fits {
+            session.free_overlays(input);
             let handles: FxHashMap<String, EffectsOverlay> = ruleset
                 .fields
                 .iter()
-                .map(|(f, _)| {
-                    let handle = EffectsOverlay::builder(None)
-                        .durability(STRUCTURE)
-                        .new(&*db);
-                    (f.to_owned(), handle)
-                })
+                .map(|(f, _)| (f.to_owned(), session.overlay()))
                 .collect();
             input
-                .set_overlays(db)
+                .set_overlays(session.db_mut())
                 .with_durability(STRUCTURE)
                 .to(Arc::new(handles));
         }
