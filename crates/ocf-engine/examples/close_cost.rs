@@ -28,7 +28,8 @@ fn main() {
     let mut small = size.character(15);
     small.id = "other".into();
     if mode.starts_with("homebrew") {
-        small.homebrew = Some(serde_json::from_value(json!({ "content": [] })).expect("a homebrew"));
+        small.homebrew =
+            Some(serde_json::from_value(json!({ "content": [] })).expect("a homebrew"));
     }
     let kept = session.open(&small, &[]);
     std::hint::black_box(session.sheet(kept).expect("open"));
