@@ -68,7 +68,7 @@ pub fn start_on(store: Box<dyn ocf_service::store::Store>, limits: Limits) -> So
 /// by its `Content-Length` (or its chunks), not to the connection's end: a server may keep the
 /// connection open whatever the request asks.
 pub fn request(addr: SocketAddr, method: &str, path: &str, body: Option<&str>) -> (u16, Value) {
-    let mut stream = TcpStream::connect(addr).unwrap();
+    let mut stream = connect(addr);
     stream
         .set_read_timeout(Some(Duration::from_secs(120)))
         .unwrap();
@@ -269,4 +269,23 @@ fn postgres_bin() -> Option<PathBuf> {
         versions.sort();
         versions.pop()
     })
+}
+
+/// A connection to `addr`, tried again for a few seconds while it is refused: a freshly started
+/// server (chromedriver on a fresh machine, say) may accept one connection and refuse the next
+/// while it finishes starting.
+fn connect(addr: SocketAddr) -> TcpStream {
+    let started = std::time::Instant::now();
+    loop {
+        match TcpStream::connect(addr) {
+            Ok(stream) => return stream,
+            Err(e)
+                if e.kind() == std::io::ErrorKind::ConnectionRefused
+                    && started.elapsed() < Duration::from_secs(10) =>
+            {
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            Err(e) => panic!("connecting to {addr}: {e}"),
+        }
+    }
 }
