@@ -313,21 +313,29 @@ impl<'a> Envs<'a> {
         }
     }
 
+    /// `f` of the kept checks for these fields, when a scope keeps them (`None` otherwise).
+    fn kept<R>(&self, f: impl FnOnce(&mut Slot) -> R) -> Option<R> {
+        let slot = self.slot?;
+        KEPT.with(|kept| {
+            let mut kept = kept.borrow_mut();
+            kept.as_mut()?.slots.get_mut(slot).map(f)
+        })
+    }
+
     /// The environment where `roots` are bound. A content-only query (`ITEM_ONLY`) sees no field
     /// (EC step 4: standard copies' queries read nothing but `item`).
     pub fn get(&mut self, roots: &'static [Root]) -> Rc<Env> {
         if let Some((_, env)) = self.built.iter().find(|(r, _)| std::ptr::eq(*r, roots)) {
             return env.clone();
         }
-        let kept = self.slot.and_then(|slot| {
-            KEPT.with(|kept| {
-                let kept = kept.borrow();
-                let envs = &kept.as_ref()?.slots.get(slot)?.envs;
-                envs.iter()
+        let kept = self
+            .kept(|s| {
+                s.envs
+                    .iter()
                     .find(|(r, _)| std::ptr::eq(*r, roots))
                     .map(|(_, env)| env.clone())
             })
-        });
+            .flatten();
         let env = kept.unwrap_or_else(|| {
             let fields = if roots == ITEM_ONLY {
                 &[][..]
@@ -335,17 +343,7 @@ impl<'a> Envs<'a> {
                 self.fields
             };
             let env = Rc::new(env(fields, roots));
-            if let Some(slot) = self.slot {
-                KEPT.with(|kept| {
-                    if let Some(s) = kept
-                        .borrow_mut()
-                        .as_mut()
-                        .and_then(|k| k.slots.get_mut(slot))
-                    {
-                        s.envs.push((roots, env.clone()));
-                    }
-                });
-            }
+            self.kept(|s| s.envs.push((roots, env.clone())));
             env
         });
         self.built.push((roots, env.clone()));
@@ -363,34 +361,19 @@ impl<'a> Envs<'a> {
             let roots = (roots.as_ptr() as usize, roots.len());
             (slot, roots, expected.cloned(), text.into())
         };
-        if let Some(slot) = self.slot {
-            let known = KEPT.with(|kept| {
-                let kept = kept.borrow();
-                kept.as_ref()?
-                    .slots
-                    .get(slot)?
-                    .checked
-                    .get(&key(slot))
-                    .cloned()
-            });
-            if let Some(known) = known {
-                return known;
-            }
+        if let Some(slot) = self.slot
+            && let Some(Some(known)) = self.kept(|s| s.checked.get(&key(slot)).cloned())
+        {
+            return known;
         }
         let env = self.get(roots);
         let checked = check_one(text, &env, expected);
         if let Some(slot) = self.slot {
-            KEPT.with(|kept| {
-                if let Some(s) = kept
-                    .borrow_mut()
-                    .as_mut()
-                    .and_then(|k| k.slots.get_mut(slot))
-                {
-                    if s.checked.len() >= MAX_KEPT_CHECKS {
-                        s.checked.clear();
-                    }
-                    s.checked.insert(key(slot), checked.clone());
+            self.kept(|s| {
+                if s.checked.len() >= MAX_KEPT_CHECKS {
+                    s.checked.clear();
                 }
+                s.checked.insert(key(slot), checked.clone());
             });
         }
         checked
