@@ -20,7 +20,12 @@ struct Driver {
     process: Child,
     addr: SocketAddr,
     session: String,
+    /// One browser at a time: two Chromiums starting at once on a two-core machine slowed
+    /// ChromeDriver's first answers past what it would wait for.
+    _alone: std::sync::MutexGuard<'static, ()>,
 }
+
+static ONE_BROWSER: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 impl Driver {
     /// ChromeDriver with a headless Chromium, or `None` when they are not installed (`.ci/run`
@@ -35,6 +40,7 @@ impl Driver {
             eprintln!("skipped: chromium and chromium-driver are not installed");
             return None;
         }
+        let alone = ONE_BROWSER.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
@@ -63,13 +69,27 @@ impl Driver {
                          "--disable-dev-shm-usage", "--window-size=1200,1400"]
             }
         }}});
-        let (status, answer) = request(addr, "POST", "/session", Some(&capabilities.to_string()));
+        // ChromeDriver listens before it is ready: its first connections can be reset (seen on CI's
+        // first run of a fresh machine), so the session is asked for again a few times.
+        let mut attempt = 0;
+        let (status, answer) = loop {
+            match try_request(addr, "POST", "/session", Some(&capabilities.to_string())) {
+                Ok(answer) => break answer,
+                Err(error) if attempt < 10 => {
+                    eprintln!("asking ChromeDriver for a session again: {error}");
+                    attempt += 1;
+                    std::thread::sleep(Duration::from_millis(500));
+                }
+                Err(error) => panic!("a browser session: {error}"),
+            }
+        };
         assert_eq!(status, 200, "a browser session: {answer}");
         let session = answer["value"]["sessionId"].as_str().unwrap().to_owned();
         Some(Driver {
             process,
             addr,
             session,
+            _alone: alone,
         })
     }
 
@@ -144,7 +164,7 @@ impl Driver {
 
 impl Drop for Driver {
     fn drop(&mut self) {
-        let _ = request(
+        let _ = try_request(
             self.addr,
             "DELETE",
             &format!("/session/{}", self.session),

@@ -68,30 +68,46 @@ pub fn start_on(store: Box<dyn ocf_service::store::Store>, limits: Limits) -> So
 /// by its `Content-Length` (or its chunks), not to the connection's end: a server may keep the
 /// connection open whatever the request asks.
 pub fn request(addr: SocketAddr, method: &str, path: &str, body: Option<&str>) -> (u16, Value) {
+    try_request(addr, method, path, body)
+        .unwrap_or_else(|error| panic!("{method} {path}: {error}"))
+}
+
+/// [`request`], with the connection's errors returned: for a caller that may retry (a program
+/// that has just started listening can still reset its first connections).
+pub fn try_request(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: Option<&str>,
+) -> std::io::Result<(u16, Value)> {
     let mut stream = connect(addr);
-    stream
-        .set_read_timeout(Some(Duration::from_secs(120)))
-        .unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(120)))?;
     let body = body.unwrap_or("");
     write!(
         stream,
         "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
         body.len()
-    )
-    .unwrap();
+    )?;
+    let broken = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, what.to_owned());
     let mut reader = std::io::BufReader::new(stream);
     let mut status = 0;
     let mut length = None;
     let mut chunked = false;
     loop {
         let mut line = String::new();
-        std::io::BufRead::read_line(&mut reader, &mut line).unwrap();
+        if std::io::BufRead::read_line(&mut reader, &mut line)? == 0 {
+            return Err(std::io::ErrorKind::UnexpectedEof.into());
+        }
         let line = line.trim_end();
         if line.is_empty() {
             break;
         }
         if status == 0 {
-            status = line.split(' ').nth(1).unwrap().parse().unwrap();
+            status = line
+                .split(' ')
+                .nth(1)
+                .and_then(|code| code.parse().ok())
+                .ok_or_else(|| broken(line))?;
         } else if let Some((name, value)) = line.split_once(':') {
             match name.to_ascii_lowercase().as_str() {
                 "content-length" => length = value.trim().parse::<usize>().ok(),
@@ -104,10 +120,10 @@ pub fn request(addr: SocketAddr, method: &str, path: &str, body: Option<&str>) -
     if chunked {
         loop {
             let mut size = String::new();
-            std::io::BufRead::read_line(&mut reader, &mut size).unwrap();
-            let size = usize::from_str_radix(size.trim(), 16).unwrap();
+            std::io::BufRead::read_line(&mut reader, &mut size)?;
+            let size = usize::from_str_radix(size.trim(), 16).map_err(|_| broken(&size))?;
             let mut chunk = vec![0; size + 2];
-            reader.read_exact(&mut chunk).unwrap();
+            reader.read_exact(&mut chunk)?;
             if size == 0 {
                 break;
             }
@@ -115,15 +131,15 @@ pub fn request(addr: SocketAddr, method: &str, path: &str, body: Option<&str>) -
         }
     } else if let Some(length) = length {
         bytes.resize(length, 0);
-        reader.read_exact(&mut bytes).unwrap();
+        reader.read_exact(&mut bytes)?;
     } else {
-        reader.read_to_end(&mut bytes).unwrap();
+        reader.read_to_end(&mut bytes)?;
     }
-    let text = String::from_utf8(bytes).unwrap();
-    (
+    let text = String::from_utf8(bytes).map_err(|_| broken("the body is not UTF-8"))?;
+    Ok((
         status,
         serde_json::from_str(&text).unwrap_or(Value::String(text)),
-    )
+    ))
 }
 
 pub fn post_fighter(addr: SocketAddr, id: &str) -> Value {
