@@ -549,7 +549,9 @@ impl Session {
             if changed.is_empty() {
                 return Ok(());
             }
-            held.file = file.clone();
+            // Everything but the values is the same (values_only_edit compared it): the held file
+            // takes the new values alone, not a copy of the whole file (its copies, applied entries).
+            held.file.values = file.values.clone();
             for (field, new) in changed {
                 let now = c
                     .saved(&self.db)

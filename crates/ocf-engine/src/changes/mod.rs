@@ -274,8 +274,13 @@ impl<'s, 'd> Applier<'s, 'd> {
             self.records.push(record);
             self.batch.push(written);
         }
+        // Each change brought the session to the file; what the triggers add is stored offers
+        // alone, so only a trigger that stored one leaves the session behind the file.
+        let offers = self.file.follow_ups.len();
         follow_ups::triggered(&mut self, &before)?;
-        self.sync();
+        if self.file.follow_ups.len() != offers {
+            self.sync();
+        }
         Ok(Applied {
             character: self.file,
             batch: self.batch,
