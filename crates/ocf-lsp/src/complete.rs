@@ -49,6 +49,12 @@ pub fn complete(world: &World, pack: Pack, file: SourceFile, offset: usize) -> V
             };
             let mut full = path.clone();
             full.push(Step::Key(key.clone()));
+            // An `id` item field's value names what its declaration's `of` says.
+            if let Some(names) = item_field(world, pack, index, role, &path, &key, offset)
+                .filter(|f| f.r#type == "id")
+            {
+                return names.complete(world, pack, file, &prefix, word);
+            }
             if let Some(kind) = reference_kind(role, &path, &key, index, offset) {
                 // `extends` and `override` name an item of the item's own type, when it has one;
                 // `template` a template.
@@ -101,6 +107,15 @@ pub fn complete(world: &World, pack: Pack, file: SourceFile, offset: usize) -> V
                 }
                 Some(Step::Key(key)) if key == "hides" || key == "items" => {
                     return names_of(world, pack, file, Kind::Content, &prefix, word, None);
+                }
+                Some(Step::Key(key)) => {
+                    // A `set` item field's elements name what its declaration's `of` says.
+                    let parent = &path[..path.len() - 1];
+                    if let Some(names) = item_field(world, pack, index, role, parent, key, offset)
+                        .filter(|f| f.r#type == "set")
+                    {
+                        return names.complete(world, pack, file, &prefix, word);
+                    }
                 }
                 _ => {}
             }
@@ -181,6 +196,94 @@ fn reference_kind(
     }
 }
 
+/// The declaration of the item field whose value the cursor is in: a content item's `fields: {
+/// name: … }`, declared by the item's content type, else a template field (a template's values
+/// name both, as loadRuleset qualifies them).
+struct ItemField {
+    r#type: String,
+    of: Option<String>,
+}
+
+impl ItemField {
+    /// What the value may name: fields for `of: field`, else content items of that type.
+    fn complete(
+        &self,
+        world: &World,
+        pack: Pack,
+        file: SourceFile,
+        prefix: &str,
+        word: Span,
+    ) -> Vec<CompletionItem> {
+        match self.of.as_deref() {
+            Some("field") => names_of(world, pack, file, Kind::Field, prefix, word, None),
+            Some(of) => {
+                let filter = ContentFilter::OfType(of.to_owned());
+                names_of(
+                    world,
+                    pack,
+                    file,
+                    Kind::Content,
+                    prefix,
+                    word,
+                    Some(&filter),
+                )
+            }
+            None => names_of(world, pack, file, Kind::Content, prefix, word, None),
+        }
+    }
+}
+
+fn item_field(
+    world: &World,
+    pack: Pack,
+    index: &crate::db::Indexed,
+    role: Role,
+    path: &[Step],
+    name: &str,
+    offset: usize,
+) -> Option<ItemField> {
+    let in_fields = matches!(
+        path,
+        [Step::Key(k)] | [Step::Item, Step::Key(k)] if k == "fields"
+    );
+    if role != Role::Content || !in_fields {
+        return None;
+    }
+    let declared = |file: SourceFile, at: &str| {
+        let index = file_index(&world.db, file);
+        let member = |key: &str| {
+            index
+                .yaml
+                .get(&format!("{at}/{key}"))
+                .and_then(|n| n.scalar.clone())
+        };
+        Some(ItemField {
+            r#type: member("type")?,
+            of: member("of"),
+        })
+    };
+    let name = crate::yaml::escape(name);
+    if let Some(ty) = item_type(index, offset) {
+        let own = names::visible(world, pack, Kind::ContentType)
+            .into_iter()
+            .filter(|t| local(&t.decl.id) == local(&ty))
+            .find_map(|t| declared(t.file, &format!("{}/fields/{name}", t.decl.pointer)));
+        if own.is_some() {
+            return own;
+        }
+    }
+    world.scope(pack).into_iter().find_map(|p| {
+        p.files(&world.db)
+            .iter()
+            .find_map(|&f| declared(f, &format!("/templateFields/{name}")))
+    })
+}
+
+/// An ID without its pack.
+fn local(id: &str) -> &str {
+    id.split_once(':').map_or(id, |(_, local)| local)
+}
+
 /// Which content items a reference takes.
 enum ContentFilter {
     OfType(String),
@@ -232,9 +335,7 @@ fn names_of(
                     .and_then(|n| n.scalar.clone())
             };
             let fits = match filter {
-                ContentFilter::OfType(ty) => {
-                    member("type").is_none_or(|t| &t == ty || t.ends_with(&format!(":{ty}")))
-                }
+                ContentFilter::OfType(ty) => member("type").is_none_or(|t| local(&t) == local(ty)),
                 ContentFilter::Templates => member("template").as_deref() == Some("true"),
             };
             if !fits {

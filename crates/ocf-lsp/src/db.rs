@@ -421,6 +421,7 @@ pub fn file_diagnostics(db: &dyn salsa::Database, pack: Pack, file: SourceFile) 
     let text = file.text(db);
     let indexed = file_index(db, file);
     let by_file = pack_problems(db, pack);
+    let field_types = |name: &str| declared_field_ty(db, pack, name);
     let mut out = Vec::new();
     for entry in by_file {
         // The folder's own problems show in its manifest.
@@ -430,11 +431,59 @@ pub fn file_diagnostics(db: &dyn salsa::Database, pack: Pack, file: SourceFile) 
                 entry
                     .problems(db)
                     .iter()
-                    .map(|p| crate::diagnostics::place(p, text, indexed)),
+                    .map(|p| crate::diagnostics::place(p, text, indexed, &field_types)),
             );
         }
     }
     out
+}
+
+/// The packs a formula of `pack` sees: itself, then its dependencies, nearest first.
+fn scope_of(db: &dyn salsa::Database, pack: Pack) -> Vec<Pack> {
+    let mut out = vec![pack];
+    let mut i = 0;
+    while i < out.len() {
+        for dep in out[i].dependencies(db) {
+            if !out.contains(dep) {
+                out.push(*dep);
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The declared type of the field a formula of `pack` reads by `name` (a local ID in the pack or
+/// its dependencies, nearest first; a qualified one in the pack of that ID), from the files'
+/// declarations as written: what a type error's place is found again with.
+fn declared_field_ty(db: &dyn salsa::Database, pack: Pack, name: &str) -> Option<ocf_formula::Ty> {
+    let (wanted_pack, local) = match name.split_once(':') {
+        Some((p, l)) => (Some(p), l),
+        None => (None, name),
+    };
+    let scalar = |file: SourceFile, pointer: &str| {
+        file_index(db, file)
+            .yaml
+            .get(pointer)
+            .and_then(|n| n.scalar.clone())
+    };
+    scope_of(db, pack).into_iter().find_map(|p| {
+        let files = p.files(db);
+        if let Some(wanted) = wanted_pack {
+            let id = files
+                .iter()
+                .find(|f| f.name(db) == "pack.yaml")
+                .and_then(|&f| scalar(f, "/id"));
+            if id.as_deref() != Some(wanted) {
+                return None;
+            }
+        }
+        files.iter().find_map(|&f| {
+            let ty = scalar(f, &format!("/fields/{}/type", yaml::escape(local)))?;
+            let ty: ocf_model::FieldType = serde_json::from_value(ty.into()).ok()?;
+            ocf_load::formulas::field_ty(ty)
+        })
+    })
 }
 
 /// Sets a file's text, when it differs (an unchanged text keeps every memo).

@@ -8,7 +8,11 @@ use ocf_load::build::Problem;
 
 use crate::db::{Diag, Indexed};
 
-pub fn place(problem: &Problem, text: &str, indexed: &Indexed) -> Diag {
+/// A field's declared type, by the name a formula reads it by (local or qualified); `None` for a
+/// name the pack's files don't declare (a family's fields, a half-typed declaration).
+pub type FieldTypes<'a> = dyn Fn(&str) -> Option<Ty> + 'a;
+
+pub fn place(problem: &Problem, text: &str, indexed: &Indexed, fields: &FieldTypes) -> Diag {
     let start = match (problem.line, problem.column) {
         (Some(line), Some(column)) => indexed.lines.offset_of(text, line, column),
         (Some(line), None) => indexed.lines.offset_of(text, line, 1),
@@ -16,7 +20,7 @@ pub fn place(problem: &Problem, text: &str, indexed: &Indexed) -> Diag {
     };
     let mut range = (start, end_of(start, text, indexed));
     if problem.code == "formula-error"
-        && let Some(inside) = inside_formula(problem, start, indexed)
+        && let Some(inside) = inside_formula(problem, start, indexed, fields)
     {
         range = inside;
     }
@@ -55,9 +59,16 @@ fn end_of(start: usize, text: &str, indexed: &Indexed) -> usize {
 
 /// A formula error's range inside its formula: a syntax error starts where the build placed it
 /// and runs to the formula's end; a checker error is found again by checking the formula with
-/// every root bound and the fields it reads of any type: an error that does not depend on their
-/// types is placed exactly; one that does covers the formula.
-fn inside_formula(problem: &Problem, start: usize, indexed: &Indexed) -> Option<(usize, usize)> {
+/// every root bound: first with the fields it reads of any type (an error that does not depend on
+/// their types), then with their declared types (the build's error is the one with its message);
+/// one found neither way (it depends on a root's members or on the formula's expected type)
+/// covers the formula.
+fn inside_formula(
+    problem: &Problem,
+    start: usize,
+    indexed: &Indexed,
+    fields: &FieldTypes,
+) -> Option<(usize, usize)> {
     let site = indexed
         .symbols
         .formulas
@@ -81,31 +92,52 @@ fn inside_formula(problem: &Problem, start: usize, indexed: &Indexed) -> Option<
         return Some((read.span.start, read.span.end));
     }
     let formula = ocf_formula::Formula::parse(&site.text).ok()?;
-    let mut env = ocf_formula::Env::new()
-        .with_sum_fields()
-        .with_families()
-        .with_copies(Ty::Dyn);
-    for root in ocf_formula::Root::ALL {
-        env = env.with_root(*root, Ty::Dyn);
-    }
-    // The fields it reads, of any type: a field's own type is the build's to know.
     let lowered = formula.lowered();
-    for (_, expr) in lowered.exprs.iter() {
-        if let ocf_formula::lowered::Expr::Field(name) = expr {
-            env = env.with_field(name, Ty::Dyn);
+    let reads: Vec<&str> = lowered
+        .exprs
+        .iter()
+        .filter_map(|(_, expr)| match expr {
+            ocf_formula::lowered::Expr::Field(name) => Some(&**name),
+            _ => None,
+        })
+        .collect();
+    let env = |typed: bool| {
+        let mut env = ocf_formula::Env::new()
+            .with_sum_fields()
+            .with_families()
+            .with_copies(Ty::Dyn);
+        for root in ocf_formula::Root::ALL {
+            env = env.with_root(*root, Ty::Dyn);
         }
-    }
-    if let Err(errors) = ocf_formula::check(lowered, &env)
-        && let Some(error) = errors.iter().find(|e| e.code.as_str() == cause)
-    {
+        for name in &reads {
+            let ty = typed.then(|| fields(name)).flatten().unwrap_or(Ty::Dyn);
+            env = env.with_field(name, ty);
+        }
+        env
+    };
+    let range = |error: &ocf_formula::FormulaError| {
         let (a, b) = (
             u32::from(error.range.start()) as usize,
             u32::from(error.range.end()) as usize,
         );
-        return Some((
+        (
             text_start + a,
             text_start + b.max(a + 1).min(site.text.len()),
-        ));
+        )
+    };
+    if let Err(errors) = ocf_formula::check(lowered, &env(false))
+        && let Some(error) = errors.iter().find(|e| e.code.as_str() == cause)
+    {
+        return Some(range(error));
+    }
+    // With the fields' declared types, the error must be the build's own: its message ends the
+    // problem's (`… at <path>: <message>`).
+    if let Err(errors) = ocf_formula::check(lowered, &env(true))
+        && let Some(error) = errors.iter().find(|e| {
+            e.code.as_str() == cause && problem.message.ends_with(&format!(": {}", e.message))
+        })
+    {
+        return Some(range(error));
     }
     Some((text_start, text_end))
 }

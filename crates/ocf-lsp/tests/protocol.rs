@@ -634,6 +634,70 @@ fn completion_in_formulas_references_and_keys() {
 }
 
 #[test]
+fn a_type_error_that_depends_on_a_fields_type_is_placed_at_its_part_of_the_formula() {
+    let mut c = Client::start();
+    // `str.score` is an integer (base's abilities): `str.score && …` is the error, not the rest.
+    c.open_text(
+        "homebrew/rules/typed.yaml",
+        "fields:\n  brave:\n    type: boolean\n    formula: 1 > 0 || (str.score && true)\n",
+    );
+    check(
+        c.take_published(),
+        expect![[r#"
+            homebrew/rules/typed.yaml:
+              3:23-3:32 error formula-error: type-mismatch: `&&` needs bool, found int
+        "#]],
+    );
+}
+
+#[test]
+fn completion_of_item_field_values_follows_their_declarations_of() {
+    let mut c = Client::start();
+    c.open_text(
+        "homebrew/rules/kits.yaml",
+        "contentTypes:\n  kit:\n    fields:\n      holds: { type: id, of: potion }\n      uses: { type: set, of: weapon }\n      stat: { type: id, of: field }\n",
+    );
+    c.open_text(
+        "homebrew/content/kit.yaml",
+        "id: medkit\ntype: kit\nfields:\n  holds: \n  stat: str\n  uses:\n    - \n",
+    );
+    let at = |c: &mut Client, line, character| {
+        let found = c.at(
+            "textDocument/completion",
+            "homebrew/content/kit.yaml",
+            line,
+            character,
+            json!({}),
+        );
+        labels(&found)
+    };
+    // `of: potion`: the potions, not the sword.
+    check(
+        at(&mut c, 3, 9),
+        expect![[r#"
+            potion.healing (content item (potion))
+            potion.template (content item (potion))
+        "#]],
+    );
+    // `of: field`: field IDs.
+    check(
+        at(&mut c, 4, 11),
+        expect![[r#"
+            str.score (field)
+            str.mod (field)
+        "#]],
+    );
+    // A `set` field's elements: `of: weapon`.
+    check(
+        at(&mut c, 6, 6),
+        expect![[r#"
+            axe (content item (weapon))
+            sword (content item (weapon))
+        "#]],
+    );
+}
+
+#[test]
 fn symbols_and_formatting() {
     let mut c = Client::start();
     c.open("base/rules/abilities.yaml");

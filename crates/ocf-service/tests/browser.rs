@@ -40,7 +40,9 @@ impl Driver {
             eprintln!("skipped: chromium and chromium-driver are not installed");
             return None;
         }
-        let alone = ONE_BROWSER.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let alone = ONE_BROWSER
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()

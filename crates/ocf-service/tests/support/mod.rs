@@ -68,8 +68,7 @@ pub fn start_on(store: Box<dyn ocf_service::store::Store>, limits: Limits) -> So
 /// by its `Content-Length` (or its chunks), not to the connection's end: a server may keep the
 /// connection open whatever the request asks.
 pub fn request(addr: SocketAddr, method: &str, path: &str, body: Option<&str>) -> (u16, Value) {
-    try_request(addr, method, path, body)
-        .unwrap_or_else(|error| panic!("{method} {path}: {error}"))
+    try_request(addr, method, path, body).unwrap_or_else(|error| panic!("{method} {path}: {error}"))
 }
 
 /// [`request`], with the connection's errors returned: for a caller that may retry (a program
