@@ -59,6 +59,11 @@ impl std::error::Error for LoadError {}
 
 /// Reads a YAML document (a pack source file, a character file) into `T`.
 pub fn from_yaml_str<T: DeserializeOwned>(text: &str, origin: &str) -> Result<T, LoadError> {
+    // Most documents read: the path of an error is tracked only when there is one, by reading the
+    // document again (tracking every key and index costs about a fifth of a read).
+    if let Ok(value) = serde_yaml::from_str(text) {
+        return Ok(value);
+    }
     let deserializer = serde_yaml::Deserializer::from_str(text);
     serde_path_to_error::deserialize(deserializer).map_err(|error| {
         let location = error.inner().location().map(|l| (l.line(), l.column()));
