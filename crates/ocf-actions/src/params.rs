@@ -34,7 +34,7 @@ fn wrong_type(name: &str, decl: &ParamDecl, got: &str) -> ActionError {
 }
 
 /// The action's `params` root: each declared parameter from `given` (a `use`'s fixed values win),
-/// checked against its declaration.
+/// checked against its declaration on the running character's sheet.
 pub fn bind_params(
     ctx: &ActionContext<'_>,
     ruleset: &Ruleset,
@@ -52,6 +52,28 @@ pub fn bind_params(
             }
         }
     }
+    bind_each(def, &given, |name, decl, v| {
+        let value = typed_value(name, decl, v)?;
+        on_sheet(ctx, ruleset, pack, name, decl, value)
+    })
+}
+
+/// A handoff's parameters typed by the used action (EA "Handoffs" 1: "types them: a missing
+/// required one is `missing-param`, a wrong type `wrong-type`"). Nothing here reads a sheet: the
+/// used action runs on the participant's character, so a field parameter's `where`, tags and value
+/// and a content parameter's `where` are that character's, checked by its own startAction (EA
+/// "Starting an action" 2), not on the actor's sheet.
+pub fn type_params(def: &Action, given: &[(String, Given)]) -> Result<(), ActionError> {
+    bind_each(def, given, typed_value).map(drop)
+}
+
+/// Each declared parameter of `def`: the given value through `check`, else its default, else
+/// absent when optional, else `missing-param`. A null counts as not given.
+fn bind_each(
+    def: &Action,
+    given: &[(String, Given)],
+    mut check: impl FnMut(&str, &ParamDecl, &Given) -> Result<Value, ActionError>,
+) -> Result<Value, ActionError> {
     let mut out: Vec<(String, Value)> = Vec::new();
     for (name, entry) in def.params.iter() {
         let ParamEntry::Declared(decl) = entry else {
@@ -63,7 +85,7 @@ pub fn bind_params(
             .map(|(_, v)| v)
             .filter(|v| !matches!(v, Given::Json(Json::Null) | Given::Value(Value::Null)));
         let value = match value {
-            Some(v) => Some(param_value(ctx, ruleset, pack, name, decl, v)?),
+            Some(v) => Some(check(name, decl, v)?),
             None => match &decl.default {
                 Some(d) => ocf_engine::view::literal_value(d, Some(decl.r#type)),
                 None if decl.optional == Some(true) => None,
@@ -83,14 +105,9 @@ pub fn bind_params(
     Ok(Value::map(out))
 }
 
-fn param_value(
-    ctx: &ActionContext<'_>,
-    ruleset: &Ruleset,
-    pack: &str,
-    name: &str,
-    decl: &ParamDecl,
-    given: &Given,
-) -> Result<Value, ActionError> {
+/// The given value read as the declared type (dice from notation, a field parameter's view by its
+/// `id`), `wrong-type` when it isn't one, or isn't one of an enum's values.
+fn typed_value(name: &str, decl: &ParamDecl, given: &Given) -> Result<Value, ActionError> {
     let value = match given {
         Given::Value(v) => v.clone(),
         Given::Json(j) => match (decl.r#type, j) {
@@ -137,6 +154,20 @@ fn param_value(
             return Err(wrong_type(name, decl, "one of its values"));
         }
     }
+    Ok(value)
+}
+
+/// A typed ID parameter checked on the running character's sheet: a field parameter becomes its
+/// view `{ id, type, tags, value }` if its field is in the `where` set, a content parameter its
+/// qualified ID if it is an item of the type matching `where` (`invalid-option` otherwise).
+fn on_sheet(
+    ctx: &ActionContext<'_>,
+    ruleset: &Ruleset,
+    pack: &str,
+    name: &str,
+    decl: &ParamDecl,
+    value: Value,
+) -> Result<Value, ActionError> {
     if decl.r#type != FieldType::Id {
         return Ok(value);
     }

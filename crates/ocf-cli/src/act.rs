@@ -271,7 +271,16 @@ impl Driver<'_> {
             );
         }
         let inner = format!("{indent}  ");
-        let result = self.drive(who, &input, &inner, depth + 1)?;
+        // The participant's run checks its params on its own sheet (a field parameter's `where`:
+        // `invalid-option`); its failure is reported at the handoff that asked for it.
+        let result = self.drive(who, &input, &inner, depth + 1).map_err(|e| {
+            format!(
+                "{e} (in {}'s own run of {}, handed off at step `{}`)",
+                self.cast.members[who].id,
+                input.action.id,
+                needs["step"].as_str().unwrap_or("")
+            )
+        })?;
         self.cast.collect(who, &result);
         let outcome = result["outcome"].as_object().cloned().unwrap_or_default();
         if !self.quiet {

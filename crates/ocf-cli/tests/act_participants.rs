@@ -92,3 +92,30 @@ fn frightful_presence_frightens_each_goblin_that_fails_in_its_own_file() {
     assert!(!file.contains("frightened"), "{file}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_handed_off_field_parameter_is_checked_on_the_participants_own_sheet() {
+    // EA "Handoffs" 1 types the params at the handoff; the field parameter's `where` is the
+    // participant's own run's (EA "Starting an action" 2): `coin` has no `check` tag there.
+    let dir = std::env::temp_dir().join(format!("ocf-act-field-param-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (pc, orc) = (dir.join("pc.yaml"), dir.join("orc.yaml"));
+    std::fs::write(&pc, "id: pc\nspecVersion: 1.0.0\n").unwrap();
+    std::fs::write(&orc, "id: orc\nspecVersion: 1.0.0\n").unwrap();
+    let (text, code) = support::ocf(&[
+        "act",
+        &pc.display().to_string(),
+        "core:challenge-check",
+        "--pack",
+        "testdata/conformance-packs/actions-core",
+        "--participant",
+        &format!("target={}", orc.display()),
+    ]);
+    assert_ne!(code, 0, "{text}");
+    assert!(text.contains("invalid-option"), "{text}");
+    assert!(
+        text.contains("in orc's own run of core:check, handed off at step `checks[0]`"),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -599,6 +599,29 @@ pub(crate) fn options_of(
     checker.candidates(&acts.choices[record])
 }
 
+/// The choice's own recommendation (its `recommend`; DA, over pending choices: "without it the
+/// choice's own recommendation applies"): the formula evaluated as the choice's other formulas are
+/// (the owner's `self` and `item`, `slot`), when it gives one of the choice's options (content
+/// qualified). A formula that fails or names no option recommends nothing.
+pub(crate) fn recommended_of(
+    db: &dyn salsa::Database,
+    character: CharacterInput,
+    acts: &Activations,
+    record: usize,
+) -> Option<Literal> {
+    let r = &acts.choices[record];
+    let formula = r.decl.recommend.as_ref()?;
+    let checker = Checker {
+        db,
+        character,
+        ruleset: character.ruleset(db).ruleset(db),
+        acts,
+    };
+    let ctx = SheetContext::new(db, character, Mode::Sheet, checker.bindings(r));
+    let value = ctx.evaluate(formula.as_str()).ok()?;
+    option_of(db, character, acts, record, &value.to_json())
+}
+
 /// Whether `option` is one of the choice's options at all, the test of a `choose`'s
 /// `invalid-option`: an inline option's ID, a listed value, a value the formula lists now, or
 /// content of the query's type (hidden content included: picking it is `content-hidden`, not an

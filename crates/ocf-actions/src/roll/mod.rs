@@ -126,7 +126,21 @@ fn again<'db>(
     let mut ctx = run.ctx(frame, Some(at));
     let result = classify::classify(run.ruleset, frame.pack, bands, &mut ctx, earlier)?;
     drop(ctx);
-    let full = format!("{}{of}", frame.prefix);
+    // The full path names the current participant's run of a per-participant first step.
+    let per_run = match (&at.role, at.index) {
+        (Some(role), Some(i))
+            if frame.per_participant.iter().any(|p| {
+                p.root != crate::steps::each::Root::Flags && p.name == segs[0] && p.role == *role
+            }) =>
+        {
+            Some(i)
+        }
+        _ => None,
+    };
+    let full = match per_run {
+        Some(i) => format!("{}{}[{i}]{}", frame.prefix, segs[0], &of[segs[0].len()..]),
+        None => format!("{}{of}", frame.prefix),
+    };
     let mut entry = serde_json::Map::new();
     entry.insert("step".into(), json!(at.path));
     entry.insert("action".into(), json!(frame.id));

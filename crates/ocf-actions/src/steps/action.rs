@@ -231,14 +231,9 @@ fn handoff<'db>(
         params.insert(name.to_owned(), passed_on(&value));
         given.push((name.to_owned(), Given::Value(value)));
     }
-    crate::params::bind_params(
-        &ctx,
-        run.ruleset,
-        &used_action.decl,
-        &used_action.pack,
-        given,
-        None,
-    )?;
+    // Typed only: a field parameter's `where`, tags and value are the participant's sheet's, which
+    // its own run checks (`invalid-option` there), not the actor's.
+    crate::params::type_params(&used_action.decl, &given)?;
     // 2. Participants: IDs of the running action's participants or the running character's own.
     let own_id = run.character.id(run.db).clone();
     let mut roles = serde_json::Map::new();

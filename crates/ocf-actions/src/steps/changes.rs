@@ -127,6 +127,7 @@ pub fn propose<'db>(
                     path: at.path.clone(),
                     participant: Some(view),
                     role: Some(role.clone()),
+                    index: None,
                 };
                 for c in &resolved {
                     route(run, frame, &one, to, c.clone(), &mut out);

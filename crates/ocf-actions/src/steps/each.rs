@@ -5,7 +5,9 @@
 //! works on the frame's own `steps` and `flags` with that view swapped in; what it sets (a branch's
 //! flags, a case's steps) is taken back out afterwards and kept per participant, so everything
 //! that reads those maps (formulas, `split`, `of`) sees the chapter's values without knowing it is
-//! inside a run.
+//! inside a run. Nested actions' step results (`frame.nested`, which `of` paths read) are kept the
+//! same way, so `of: check/roll` in a later run over the role names the current participant's run
+//! of `check` (EA "Classifying an earlier roll again" 1), not the last one.
 
 use ocf_formula::Value;
 use ocf_model::{Step, StepKind};
@@ -18,6 +20,7 @@ use crate::context::{member, set_member};
 pub enum Root {
     Steps,
     Flags,
+    Nested,
 }
 
 /// A step result or flag set per participant of `role`: `list` is the value the map holds
@@ -53,8 +56,12 @@ pub fn run_each<'db>(
     // What the runs set in `steps` and `flags`, by name: one slot per participant.
     let mut set: Vec<(Root, String, Vec<Value>)> = Vec::new();
     for (i, view) in views.into_iter().enumerate() {
-        let saved = (frame.steps.clone(), frame.flags.clone());
-        let (mut steps, flags) = current(frame, role, i);
+        let saved = (
+            frame.steps.clone(),
+            frame.flags.clone(),
+            frame.nested.clone(),
+        );
+        let (mut steps, flags, nested) = current(frame, role, i);
         // Inside run i, `steps.<id>` is the runs before it (absent in the first).
         if i > 0 {
             set_member(&mut steps, &step.id, Value::list(results.clone()));
@@ -63,17 +70,20 @@ pub fn run_each<'db>(
         }
         frame.steps = steps.clone();
         frame.flags = flags.clone();
+        frame.nested = nested.clone();
         let at = StepAt {
             step,
             path: format!("{path}[{i}]"),
             participant: Some(view),
             role: Some(role.to_owned()),
+            index: Some(i),
         };
         run.count_step(&at.path)?;
         let flow = run.run_one(frame, &at)?;
         for (root, before, after) in [
             (Root::Steps, &steps, &frame.steps),
             (Root::Flags, &flags, &frame.flags),
+            (Root::Nested, &nested, &frame.nested),
         ] {
             for (name, value) in changed(before, after) {
                 if root == Root::Steps && name == step.id {
@@ -92,7 +102,7 @@ pub fn run_each<'db>(
                 set[slot].2[i] = value;
             }
         }
-        (frame.steps, frame.flags) = saved;
+        (frame.steps, frame.flags, frame.nested) = saved;
         match flow {
             (Flow::Done(o), _) => return Ok(Flow::Done(o)),
             (Flow::Next, value) => results.push(value.unwrap_or(Value::Null)),
@@ -106,6 +116,7 @@ pub fn run_each<'db>(
         let map = match root {
             Root::Steps => &mut frame.steps,
             Root::Flags => &mut frame.flags,
+            Root::Nested => &mut frame.nested,
         };
         set_member(map, &name, list.clone());
         frame
@@ -121,14 +132,19 @@ pub fn run_each<'db>(
     Ok(Flow::Next)
 }
 
-/// The frame's `steps` and `flags` as participant `i` of `role` sees them: each value kept per
-/// participant of that role is the participant's own, absent where it is null.
-fn current(frame: &Frame<'_>, role: &str, i: usize) -> (Value, Value) {
-    let (mut steps, mut flags) = (frame.steps.clone(), frame.flags.clone());
+/// The frame's `steps`, `flags` and `nested` as participant `i` of `role` sees them: each value
+/// kept per participant of that role is the participant's own, absent where it is null.
+fn current(frame: &Frame<'_>, role: &str, i: usize) -> (Value, Value, Value) {
+    let (mut steps, mut flags, mut nested) = (
+        frame.steps.clone(),
+        frame.flags.clone(),
+        frame.nested.clone(),
+    );
     for p in frame.per_participant.iter().filter(|p| p.role == role) {
         let map = match p.root {
             Root::Steps => &mut steps,
             Root::Flags => &mut flags,
+            Root::Nested => &mut nested,
         };
         if member(map, &p.name) != Some(&p.list) {
             continue;
@@ -140,7 +156,7 @@ fn current(frame: &Frame<'_>, role: &str, i: usize) -> (Value, Value) {
             _ => remove_member(map, &p.name),
         }
     }
-    (steps, flags)
+    (steps, flags, nested)
 }
 
 /// The members of `after` that `before` lacks or holds another value for.

@@ -123,6 +123,8 @@ pub struct StepAt<'s> {
     pub participant: Option<Value>,
     /// Inside an `each` run: the role.
     pub role: Option<String>,
+    /// Inside an `each` run: the participant's place in the role.
+    pub index: Option<usize>,
 }
 
 impl<'db> Run<'db, '_> {
@@ -214,15 +216,18 @@ impl<'db> Run<'db, '_> {
                     }
                 }
                 _ => {
-                    let (view, role) = match &participant {
-                        Some((role, _, view)) => (Some(view.clone()), Some(role.to_string())),
-                        None => (None, None),
+                    let (view, role, index) = match &participant {
+                        Some((role, i, view)) => {
+                            (Some(view.clone()), Some(role.to_string()), Some(*i))
+                        }
+                        None => (None, None, None),
                     };
                     let at = StepAt {
                         step,
                         path: path.clone(),
                         participant: view,
                         role,
+                        index,
                     };
                     self.count_step(&at.path)?;
                     match self.run_one(frame, &at)? {

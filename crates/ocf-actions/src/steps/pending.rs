@@ -15,11 +15,13 @@ use super::{Flow, Frame, Run, StepAt, Stop};
 use crate::error::ActionError;
 use crate::state::Then;
 
-/// A pending choice asked: its path, `choice` (`{ path, owner, id }`) and eligible options.
+/// A pending choice asked: its path, `choice` (`{ path, owner, id }`), eligible options and its
+/// own recommendation as listOptions gives it.
 struct Asked {
     path: Json,
     choice: Json,
     options: Vec<(String, ocf_model::Literal)>,
+    own: Option<String>,
 }
 
 pub fn run<'db>(
@@ -63,7 +65,8 @@ pub fn run<'db>(
                     _ => None,
                 }
             }
-            _ => None,
+            // DA: "without it the choice's own recommendation applies".
+            _ => asked.own.clone(),
         };
         let decision = run.checkpoints.decide("choice", tags, &at.path);
         let (option, by) = match (decision, &recommended) {
@@ -195,10 +198,16 @@ fn next(
             "owner": record.map(|c| c["owner"].clone()).unwrap_or(Json::Null),
             "id": record.map(|c| c["id"].clone()).unwrap_or(Json::Null),
         });
+        let own = listed
+            .recommended
+            .as_ref()
+            .map(segment_text)
+            .filter(|r| options.iter().any(|(id, _)| id == r));
         return Ok(Some(Asked {
             path,
             choice,
             options,
+            own,
         }));
     }
     Ok(None)

@@ -35,6 +35,9 @@ pub struct Listed {
     /// The choice's picks, as the sheet lists them.
     pub picks: Vec<Literal>,
     pub options: Vec<ListedOption>,
+    /// The choice's own recommendation (its `recommend`), when it names an option listed eligible
+    /// and not picked: a recommendation the player can't take recommends nothing.
+    pub recommended: Option<Literal>,
 }
 
 /// One option of the choice.
@@ -157,7 +160,7 @@ fn trials(
     let ruleset = session.db_ruleset(input);
     // The options in the choice's order, then any pick they don't hold (hidden content, a value
     // no longer listed), so a picked option is always listed.
-    let (mut options, picks) = {
+    let (mut options, picks, recommended) = {
         let acts = acts.clone();
         session.deep(move |db| {
             let options = crate::choices::options_of(db, input, &acts, index);
@@ -166,7 +169,8 @@ fn trials(
                 .iter()
                 .map(|p| crate::choices::option_of(db, input, &acts, index, p).unwrap_or(p.clone()))
                 .collect();
-            (options, picks)
+            let recommended = crate::choices::recommended_of(db, input, &acts, index);
+            (options, picks, recommended)
         })
     };
     for p in &picks {
@@ -181,6 +185,7 @@ fn trials(
             min: record.min,
             max: record.max,
             picks,
+            recommended: takeable(recommended, &options),
             options,
         });
     }
@@ -201,12 +206,23 @@ fn trials(
     if let Some(trials) = direct {
         trials.end(session);
     }
+    let options = listed?;
     Ok(Listed {
         path: path.clone(),
         min: record.min,
         max: record.max,
         picks,
-        options: listed?,
+        recommended: takeable(recommended, &options),
+        options,
+    })
+}
+
+/// `recommended` when it is an option listed eligible and not picked.
+fn takeable(recommended: Option<Literal>, options: &[ListedOption]) -> Option<Literal> {
+    recommended.filter(|r| {
+        options
+            .iter()
+            .any(|o| o.option == *r && o.eligible && !o.picked)
     })
 }
 
@@ -542,6 +558,9 @@ impl Listed {
             "options".into(),
             self.options.iter().map(ListedOption::to_json).collect(),
         );
+        if let Some(r) = &self.recommended {
+            out.insert("recommended".into(), r.clone());
+        }
         Json::Object(out)
     }
 }
