@@ -89,12 +89,7 @@ pub fn choice_lists(
     character: CharacterInput,
     acts: &Activations,
 ) -> (Vec<Json>, Vec<Json>, Vec<RankedIssue>) {
-    let checker = Checker {
-        db,
-        character,
-        ruleset: character.ruleset(db).ruleset(db),
-        acts,
-    };
+    let checker = Checker::new(db, character, acts);
     let order = choice_order(acts);
     let groups = checker.unique_groups(&order);
     // The picked inline options by the choice they were picked in, in pick order.
@@ -277,6 +272,15 @@ struct Checker<'a> {
 }
 
 impl<'a> Checker<'a> {
+    fn new(db: &'a dyn salsa::Database, character: CharacterInput, acts: &'a Activations) -> Self {
+        Checker {
+            db,
+            character,
+            ruleset: character.ruleset(db).ruleset(db),
+            acts,
+        }
+    }
+
     /// A choice issue's `id`: the content ID of the item that declares the choice (`rules` for a
     /// rules-level one), `/`, the choice's ID (its slot key for a slot).
     fn issue_id(&self, record: &ChoiceRecord) -> String {
@@ -590,12 +594,7 @@ pub(crate) fn options_of(
     acts: &Activations,
     record: usize,
 ) -> Vec<Literal> {
-    let checker = Checker {
-        db,
-        character,
-        ruleset: character.ruleset(db).ruleset(db),
-        acts,
-    };
+    let checker = Checker::new(db, character, acts);
     checker.candidates(&acts.choices[record])
 }
 
@@ -611,12 +610,7 @@ pub(crate) fn recommended_of(
 ) -> Option<Literal> {
     let r = &acts.choices[record];
     let formula = r.decl.recommend.as_ref()?;
-    let checker = Checker {
-        db,
-        character,
-        ruleset: character.ruleset(db).ruleset(db),
-        acts,
-    };
+    let checker = Checker::new(db, character, acts);
     let ctx = SheetContext::new(db, character, Mode::Sheet, checker.bindings(r));
     let value = ctx.evaluate(formula.as_str()).ok()?;
     option_of(db, character, acts, record, &value.to_json())
@@ -634,12 +628,7 @@ pub(crate) fn option_of(
     record: usize,
     option: &Literal,
 ) -> Option<Literal> {
-    let checker = Checker {
-        db,
-        character,
-        ruleset: character.ruleset(db).ruleset(db),
-        acts,
-    };
+    let checker = Checker::new(db, character, acts);
     let r = &acts.choices[record];
     match &r.decl.options {
         ChoiceOptions::Source(ChoiceSource::Content { content }) => {
@@ -681,12 +670,7 @@ pub(crate) fn untried_reasons(
     record: usize,
     option: &Literal,
 ) -> Vec<Json> {
-    let checker = Checker {
-        db,
-        character,
-        ruleset: character.ruleset(db).ruleset(db),
-        acts,
-    };
+    let checker = Checker::new(db, character, acts);
     let r = &acts.choices[record];
     let path = path_json(r.entry.as_deref(), &r.path);
     let issue = |code: &str, data: Json| {

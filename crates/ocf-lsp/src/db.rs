@@ -438,8 +438,9 @@ pub fn file_diagnostics(db: &dyn salsa::Database, pack: Pack, file: SourceFile) 
     out
 }
 
-/// The packs a formula of `pack` sees: itself, then its dependencies, nearest first.
-fn scope_of(db: &dyn salsa::Database, pack: Pack) -> Vec<Pack> {
+/// The pack and every pack it depends on, directly or not, the pack first (nearest first): the
+/// packs a formula of `pack` sees.
+pub fn scope_of(db: &dyn salsa::Database, pack: Pack) -> Vec<Pack> {
     let mut out = vec![pack];
     let mut i = 0;
     while i < out.len() {
@@ -469,14 +470,10 @@ fn declared_field_ty(db: &dyn salsa::Database, pack: Pack, name: &str) -> Option
     };
     scope_of(db, pack).into_iter().find_map(|p| {
         let files = p.files(db);
-        if let Some(wanted) = wanted_pack {
-            let id = files
-                .iter()
-                .find(|f| f.name(db) == "pack.yaml")
-                .and_then(|&f| scalar(f, "/id"));
-            if id.as_deref() != Some(wanted) {
-                return None;
-            }
+        if let Some(wanted) = wanted_pack
+            && crate::world::manifest_id(db, p).as_deref() != Some(wanted)
+        {
+            return None;
         }
         files.iter().find_map(|&f| {
             let ty = scalar(f, &format!("/fields/{}/type", yaml::escape(local)))?;

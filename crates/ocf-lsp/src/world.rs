@@ -227,17 +227,7 @@ impl World {
 
     /// The pack and every pack it depends on, directly or not, the pack first.
     pub fn scope(&self, pack: Pack) -> Vec<Pack> {
-        let mut out = vec![pack];
-        let mut i = 0;
-        while i < out.len() {
-            for dep in out[i].dependencies(&self.db).clone() {
-                if !out.contains(&dep) {
-                    out.push(dep);
-                }
-            }
-            i += 1;
-        }
-        out
+        db::scope_of(&self.db, pack)
     }
 
     /// The packs that depend on `pack`, directly or not, and the pack.
@@ -269,7 +259,7 @@ fn reaches(edges: &FxHashMap<Pack, Vec<Pack>>, from: Pack, to: Pack) -> bool {
     false
 }
 
-fn manifest_file(db: &Database, pack: Pack) -> Option<SourceFile> {
+fn manifest_file(db: &dyn salsa::Database, pack: Pack) -> Option<SourceFile> {
     pack.files(db)
         .iter()
         .copied()
@@ -277,7 +267,7 @@ fn manifest_file(db: &Database, pack: Pack) -> Option<SourceFile> {
 }
 
 /// The manifest's `id`, read from its index (a half-typed manifest still has one).
-pub fn manifest_id(db: &Database, pack: Pack) -> Option<String> {
+pub fn manifest_id(db: &dyn salsa::Database, pack: Pack) -> Option<String> {
     let file = manifest_file(db, pack)?;
     db::file_index(db, file).yaml.get("/id")?.scalar.clone()
 }
