@@ -45,7 +45,7 @@ fn bench(c: &mut Criterion) {
     c.bench_function("weapon attack, start to finish", |b| {
         b.iter(|| {
             ocf_actions::start_action(
-                s.db(),
+                s.db(id).expect("open"),
                 ch,
                 &attack,
                 &mut SeededDice::new(7),
@@ -63,7 +63,7 @@ fn bench(c: &mut Criterion) {
     replay.policy.dice = Then::Pause;
     replay.answers = (0..20).map(|i| Answer::faces(vec![1 + i % 6])).collect();
     let finished = ocf_actions::start_action(
-        s.db(),
+        s.db(id).expect("open"),
         ch,
         &replay,
         &mut SeededDice::new(1),
@@ -74,7 +74,7 @@ fn bench(c: &mut Criterion) {
     c.bench_function("twenty rolls, one run", |b| {
         b.iter(|| {
             ocf_actions::start_action(
-                s.db(),
+                s.db(id).expect("open"),
                 ch,
                 &once,
                 &mut SeededDice::new(7),
@@ -86,7 +86,7 @@ fn bench(c: &mut Criterion) {
     c.bench_function("twenty rolls, replayed from 20 answers", |b| {
         b.iter(|| {
             ocf_actions::start_action(
-                s.db(),
+                s.db(id).expect("open"),
                 ch,
                 &replay,
                 &mut SeededDice::new(7),

@@ -51,7 +51,7 @@ fn bench(c: &mut Criterion) {
     c.bench_function("fire breath on 3 goblins, the last call", |b| {
         b.iter(|| {
             let r = ocf_actions::start_action(
-                s.db(),
+                s.db(id).expect("open"),
                 ch,
                 &last,
                 &mut SeededDice::new(7),
@@ -65,13 +65,18 @@ fn bench(c: &mut Criterion) {
     c.bench_function("fire breath on 3 goblins, start and 3 continues", |b| {
         b.iter(|| {
             let mut dice = SeededDice::new(7);
-            let mut r =
-                ocf_actions::start_action(s.db(), ch, &breath, &mut dice, Limits::default())
-                    .expect("runs");
+            let mut r = ocf_actions::start_action(
+                s.db(id).expect("open"),
+                ch,
+                &breath,
+                &mut dice,
+                Limits::default(),
+            )
+            .expect("runs");
             for answer in &answers {
                 let state: State = serde_json::from_value(r["state"].clone()).expect("state");
                 r = ocf_actions::continue_action(
-                    s.db(),
+                    s.db(id).expect("open"),
                     ch,
                     &ContinueInput {
                         state,
@@ -94,7 +99,7 @@ fn bench(c: &mut Criterion) {
     c.bench_function("multiattack on 3 goblins", |b| {
         b.iter(|| {
             ocf_actions::start_action(
-                s.db(),
+                s.db(id).expect("open"),
                 ch,
                 &multi,
                 &mut SeededDice::new(7),

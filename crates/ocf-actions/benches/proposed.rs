@@ -46,7 +46,7 @@ fn bench(c: &mut Criterion) {
     let given = call("given");
     let run = |start: &StartInput| {
         ocf_actions::start_action(
-            session.db(),
+            session.db(pc).expect("open"),
             input,
             start,
             &mut SeededDice::new(1),

@@ -68,7 +68,7 @@ fn main() {
     let ch = s.character_input(id).expect("open");
     for _ in 0..n {
         let out = ocf_actions::start_action(
-            s.db(),
+            s.db(id).expect("open"),
             ch,
             &input,
             &mut SeededDice::new(7),

@@ -41,7 +41,7 @@ fn main() {
             std::hint::black_box(s.sheet(pc).expect("the sheet"));
         } else {
             let out = ocf_actions::start_action(
-                session.db(),
+                session.db(pc).expect("open"),
                 input,
                 &call,
                 &mut SeededDice::new(1),

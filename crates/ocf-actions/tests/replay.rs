@@ -175,7 +175,7 @@ fn random_runs_replay_exactly() {
                 };
                 let mut engine = dice.clone();
                 let mut result = match ocf_actions::start_action(
-                    s.db(),
+                    s.db(*id).expect("open"),
                     c,
                     &input,
                     &mut engine,
@@ -195,7 +195,7 @@ fn random_runs_replay_exactly() {
                         serde_json::from_str(&result["state"].to_string()).expect("a state");
                     given.push(a.clone());
                     match ocf_actions::continue_action(
-                        s.db(),
+                        s.db(*id).expect("open"),
                         c,
                         &ContinueInput { state, answer: a },
                         &mut engine,
@@ -208,7 +208,7 @@ fn random_runs_replay_exactly() {
                 let mut replay = input.clone();
                 replay.answers = given;
                 let again = ocf_actions::start_action(
-                    s.db(),
+                    s.db(*id).expect("open"),
                     c,
                     &replay,
                     &mut dice.clone(),
@@ -238,7 +238,8 @@ fn safety_limits_stop_a_long_run() {
         values: vec![3],
         next: 0,
     };
-    let e = ocf_actions::start_action(s.db(), c, &input, &mut dice, limits).expect_err("two steps");
+    let e = ocf_actions::start_action(s.db(id).expect("open"), c, &input, &mut dice, limits)
+        .expect_err("two steps");
     assert_eq!(e.code, "safety-limit-exceeded");
     assert_eq!(e.data["limit"], "maxActionSteps");
 }
@@ -344,7 +345,7 @@ fn random_each_and_handoff_runs_replay_exactly() {
             };
             let mut engine = dice.clone();
             let mut result = match ocf_actions::start_action(
-                s.db(),
+                s.db(*id).expect("open"),
                 c,
                 &input,
                 &mut engine,
@@ -369,7 +370,7 @@ fn random_each_and_handoff_runs_replay_exactly() {
                     serde_json::from_str(&result["state"].to_string()).expect("a state");
                 given.push(a.clone());
                 match ocf_actions::continue_action(
-                    s.db(),
+                    s.db(*id).expect("open"),
                     c,
                     &ContinueInput { state, answer: a },
                     &mut engine,
@@ -387,9 +388,14 @@ fn random_each_and_handoff_runs_replay_exactly() {
             }
             let mut replay = input.clone();
             replay.answers = given;
-            let again =
-                ocf_actions::start_action(s.db(), c, &replay, &mut dice.clone(), Limits::default())
-                    .expect("the replay runs as the original did");
+            let again = ocf_actions::start_action(
+                s.db(*id).expect("open"),
+                c,
+                &replay,
+                &mut dice.clone(),
+                Limits::default(),
+            )
+            .expect("the replay runs as the original did");
             prop_assert_eq!(again.to_string(), result.to_string());
             Ok(())
         })
@@ -412,13 +418,15 @@ fn each_runs_count_toward_max_action_steps() {
         values: vec![3],
         next: 0,
     };
-    let e = ocf_actions::start_action(s.db(), c, &input, &mut dice, limits).expect_err("8 steps");
+    let e = ocf_actions::start_action(s.db(id).expect("open"), c, &input, &mut dice, limits)
+        .expect_err("8 steps");
     assert_eq!(e.code, "safety-limit-exceeded");
     let limits = Limits {
         max_action_steps: 8,
         max_action_depth: 16,
     };
-    ocf_actions::start_action(s.db(), c, &input, &mut dice, limits).expect("8 steps fit");
+    ocf_actions::start_action(s.db(id).expect("open"), c, &input, &mut dice, limits)
+        .expect("8 steps fit");
 }
 
 /// An allocation answer from random numbers (issue 15): the values spread over the offered fields,
@@ -555,9 +563,13 @@ fn random_choices_and_allocations_replay_exactly() {
                     next: 0,
                 };
                 let mut engine = dice.clone();
-                let Ok(mut result) =
-                    ocf_actions::start_action(s.db(), c, &input, &mut engine, Limits::default())
-                else {
+                let Ok(mut result) = ocf_actions::start_action(
+                    s.db(*id).expect("open"),
+                    c,
+                    &input,
+                    &mut engine,
+                    Limits::default(),
+                ) else {
                     return Ok(());
                 };
                 let mut given = Vec::new();
@@ -576,7 +588,7 @@ fn random_choices_and_allocations_replay_exactly() {
                         serde_json::from_str(&result["state"].to_string()).expect("a state");
                     given.push(a.clone());
                     match ocf_actions::continue_action(
-                        s.db(),
+                        s.db(*id).expect("open"),
                         c,
                         &ContinueInput { state, answer: a },
                         &mut engine,
@@ -589,7 +601,7 @@ fn random_choices_and_allocations_replay_exactly() {
                 let mut replay = input.clone();
                 replay.answers = given;
                 let again = ocf_actions::start_action(
-                    s.db(),
+                    s.db(*id).expect("open"),
                     c,
                     &replay,
                     &mut dice.clone(),

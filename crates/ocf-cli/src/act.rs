@@ -193,9 +193,14 @@ impl Driver<'_> {
         let c = session
             .character_input(cid)
             .ok_or("the character did not open")?;
-        let mut result =
-            ocf_actions::start_action(session.db(), c, input, &mut *self.dice, Limits::default())
-                .map_err(|e| e.to_string())?;
+        let mut result = ocf_actions::start_action(
+            session.db(cid).map_err(|e| e.to_string())?,
+            c,
+            input,
+            &mut *self.dice,
+            Limits::default(),
+        )
+        .map_err(|e| e.to_string())?;
         let mut shown = 0;
         while result.get("status").and_then(Json::as_str) == Some("paused") {
             if !self.quiet {
@@ -216,7 +221,7 @@ impl Driver<'_> {
                 serde_json::from_value(result["state"].clone()).map_err(|e| e.to_string())?;
             let session = self.cast.session(who);
             result = ocf_actions::continue_action(
-                session.db(),
+                session.db(cid).map_err(|e| e.to_string())?,
                 c,
                 &ContinueInput { state, answer },
                 &mut *self.dice,

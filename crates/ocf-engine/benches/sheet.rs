@@ -55,19 +55,21 @@ fn bench(c: &mut Criterion) {
         let input = session.character_input(pc).unwrap();
         b.iter(|| {
             let ids = ids.clone();
-            session.deep(move |db| {
-                ids.iter()
-                    .map(|id| {
-                        let key = ocf_engine::FieldKey::new(db, input, id.clone());
-                        ocf_engine::field_value(db, key).value.is_some()
-                    })
-                    .count()
-            })
+            session
+                .deep(pc, move |db| {
+                    ids.iter()
+                        .map(|id| {
+                            let key = ocf_engine::FieldKey::new(db, input, id.clone());
+                            ocf_engine::field_value(db, key).value.is_some()
+                        })
+                        .count()
+                })
+                .unwrap()
         })
     });
     group.bench_function("no edit, empty deep call", |b| {
-        let session = Session::new(rules.clone());
-        b.iter(|| session.deep(|_| 1))
+        let (session, pc) = warm(&rules);
+        b.iter(|| session.deep(pc, |_| 1).unwrap())
     });
     group.bench_function("edit, one field read incrementally", |b| {
         let (mut session, pc) = warm(&rules);

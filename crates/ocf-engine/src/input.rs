@@ -98,78 +98,54 @@ impl CopyInput {
         .new(db)
     }
 
-    /// Makes this free copy `entry`, a copy of the character's [`STRUCTURE`]. A removed copy's
-    /// properties are set where they differ (a copy removed and added again changes nothing). An
-    /// `emptied` one (a closed character's, waiting at `LOW`, [`Slots::free_character`]) has every
-    /// property written, equal or not, so that each is of the structure's durability again: those
-    /// writes tell salsa only that `LOW` inputs changed, which costs the other characters' memos
-    /// no check (decisions.md, "Session memory").
+    /// Makes this removed copy `entry`, a copy of the character's [`STRUCTURE`], setting the
+    /// properties that differ (a copy removed and added again changes nothing).
     pub(crate) fn refill(
         self,
         db: &mut dyn salsa::Database,
         ruleset: RulesetInput,
         list: CopyList,
         entry: &CopyEntry,
-        emptied: bool,
     ) {
         let d = STRUCTURE;
-        if emptied || self.ruleset(&*db) != ruleset {
+        if self.ruleset(&*db) != ruleset {
             self.set_ruleset(db).with_durability(d).to(ruleset);
         }
-        if emptied || self.list(&*db) != list {
+        if self.list(&*db) != list {
             self.set_list(db).with_durability(d).to(list);
         }
-        if emptied || *self.id(&*db) != entry.id {
+        if *self.id(&*db) != entry.id {
             self.set_id(db).with_durability(d).to(entry.id.clone());
         }
-        if emptied || *self.item(&*db) != entry.item.0 {
+        if *self.item(&*db) != entry.item.0 {
             self.set_item(db)
                 .with_durability(d)
                 .to(entry.item.0.clone());
         }
         let equipped = entry.equipped.unwrap_or(false);
-        if emptied || self.equipped(&*db) != equipped {
+        if self.equipped(&*db) != equipped {
             self.set_equipped(db).with_durability(d).to(equipped);
         }
         let quantity = entry.quantity.unwrap_or(1);
-        if emptied || self.quantity(&*db) != quantity {
+        if self.quantity(&*db) != quantity {
             self.set_quantity(db).with_durability(d).to(quantity);
         }
-        if emptied || **self.state(&*db) != entry.state {
+        if **self.state(&*db) != entry.state {
             self.set_state(db)
                 .with_durability(d)
                 .to(Arc::new(entry.state.clone()));
         }
         let templates: Vec<String> = entry.templates.iter().map(|t| t.0.clone()).collect();
-        if emptied || **self.templates(&*db) != templates {
+        if **self.templates(&*db) != templates {
             self.set_templates(db)
                 .with_durability(d)
                 .to(Arc::new(templates));
         }
-        if emptied || **self.choices(&*db) != entry.choices {
+        if **self.choices(&*db) != entry.choices {
             self.set_choices(db)
                 .with_durability(d)
                 .to(Arc::new(entry.choices.clone()));
         }
-    }
-
-    /// Empties this copy of a closed character, at `LOW`: the write at the copy's durability is
-    /// the close's, and its refill for the next character opened is then a `LOW` write only.
-    fn empty(self, db: &mut dyn salsa::Database) {
-        let low = Durability::LOW;
-        let ruleset = self.ruleset(&*db);
-        let list = self.list(&*db);
-        self.set_ruleset(db).with_durability(low).to(ruleset);
-        self.set_list(db).with_durability(low).to(list);
-        self.set_id(db).with_durability(low).to(String::new());
-        self.set_item(db).with_durability(low).to(String::new());
-        self.set_equipped(db).with_durability(low).to(false);
-        self.set_quantity(db).with_durability(low).to(1);
-        self.set_state(db).with_durability(low).to(Arc::default());
-        self.set_templates(db)
-            .with_durability(low)
-            .to(Arc::default());
-        self.set_choices(db).with_durability(low).to(Arc::default());
     }
 
     /// The copy as the character file writes it.
@@ -512,37 +488,25 @@ impl Fields {
     }
 }
 
-/// The input slots of removed copies and closed characters, for the next copies and characters
-/// to reuse: salsa can't delete an input, so a session that keeps adding and removing copies, or
-/// opening and closing characters, would otherwise hold every input it ever made (decisions.md,
-/// "Session memory"). A closed character's inputs are emptied at once (its lists, saved values,
-/// files' data), at [`Durability::LOW`] so that filling them again reports no write to the rest of
-/// the database.
+/// The inputs of a character's removed copies, for the next copies added to reuse: salsa can't
+/// delete an input, so a character that keeps adding and removing copies would otherwise hold
+/// every copy input it ever made (decisions.md, "Session memory"). A closed character needs no
+/// slots: its database goes with it.
 #[derive(Debug, Default)]
 pub(crate) struct Slots {
-    /// Free copies, each with whether it was emptied at `LOW` (a closed character's) or still
-    /// holds a removed copy at the structure's durability.
-    copies: Vec<(CopyInput, bool)>,
-    saved: Vec<SavedValue>,
-    characters: Vec<CharacterInput>,
-    rulesets: Vec<RulesetInput>,
-    /// Closed characters' effect overlays ([`EffectsOverlay`]), each holding `None` at `LOW`:
-    /// the next listOptions' handles, so that opening, listing and closing characters doesn't
-    /// grow the database by one input per field each time.
+    copies: Vec<CopyInput>,
+    /// Effect overlays ([`EffectsOverlay`]) given back, each holding `None`: the next
+    /// listOptions' handles, when the character's ruleset's fields changed.
     overlays: Vec<EffectsOverlay>,
 }
 
 impl Slots {
     /// How many slots are free, for [`crate::Session::stored`]'s callers to tell apart.
     pub(crate) fn free(&self) -> usize {
-        self.copies.len()
-            + self.saved.len()
-            + self.characters.len()
-            + self.rulesets.len()
-            + self.overlays.len()
+        self.copies.len() + self.overlays.len()
     }
 
-    /// An effect overlay holding `None`: a closed character's, or a new one.
+    /// An effect overlay holding `None`: one given back, or a new one.
     pub(crate) fn overlay(&mut self, db: &dyn salsa::Database) -> EffectsOverlay {
         self.overlays
             .pop()
@@ -550,7 +514,7 @@ impl Slots {
     }
 
     /// Keeps a character's effect overlays for the next listOptions, and empties its map of
-    /// them: a closed character's, or an open one's made for another ruleset's fields.
+    /// them (made for another ruleset's fields).
     pub(crate) fn free_overlays(
         &mut self,
         db: &mut dyn salsa::Database,
@@ -562,7 +526,7 @@ impl Slots {
             return;
         }
         for handle in overlays.values() {
-            if handle.list(&*db).is_some() || d == Durability::LOW {
+            if handle.list(&*db).is_some() {
                 handle.set_list(db).with_durability(d).to(None);
             }
             self.overlays.push(*handle);
@@ -579,8 +543,8 @@ impl Slots {
         entry: &CopyEntry,
     ) -> CopyInput {
         match self.copies.pop() {
-            Some((copy, emptied)) => {
-                copy.refill(db, ruleset, list, entry, emptied);
+            Some(copy) => {
+                copy.refill(db, ruleset, list, entry);
                 copy
             }
             None => CopyInput::from_entry(&*db, ruleset, list, entry),
@@ -589,190 +553,7 @@ impl Slots {
 
     /// A copy removed from its character: its input waits for the next copy added.
     pub(crate) fn free_copy(&mut self, copy: CopyInput) {
-        self.copies.push((copy, false));
-    }
-
-    /// A homebrew ruleset input holding `ruleset`: a freed one refilled, or a new one.
-    pub(crate) fn ruleset(
-        &mut self,
-        db: &mut dyn salsa::Database,
-        ruleset: Arc<Ruleset>,
-    ) -> RulesetInput {
-        match self.rulesets.pop() {
-            Some(input) => {
-                input
-                    .set_ruleset(db)
-                    .with_durability(Durability::HIGH)
-                    .to(ruleset);
-                input
-            }
-            None => RulesetInput::load(&*db, ruleset),
-        }
-    }
-
-    /// A homebrew ruleset no character computes on any more: emptied, for the next homebrew.
-    /// (Emptying a ruleset is a write at its durability, `HIGH`: the next sheet of each open
-    /// character verifies its memos once, without computing them.)
-    pub(crate) fn free_ruleset(&mut self, db: &mut dyn salsa::Database, input: RulesetInput) {
-        input
-            .set_ruleset(db)
-            .with_durability(Durability::LOW)
-            .to(Arc::new(Ruleset::default()));
-        self.rulesets.push(input);
-    }
-
-    /// `character`'s inputs (as it is, its standard copies added) on `ruleset`: a closed
-    /// character's refilled, or new ones.
-    pub(crate) fn character(
-        &mut self,
-        db: &mut dyn salsa::Database,
-        ruleset: RulesetInput,
-        character: &Character,
-        errors: Vec<serde_json::Value>,
-        kept: Vec<(String, String)>,
-    ) -> CharacterInput {
-        let rules = ruleset.ruleset(&*db).clone();
-        let fields = Fields::of(&rules, character, &[], errors, kept, |new| match new {
-            New::Saved(value) => Made::Saved(match self.saved.pop() {
-                Some(handle) => {
-                    handle.set_value(db).with_durability(STRUCTURE).to(value);
-                    handle
-                }
-                None => SavedValue::loaded(&*db, value),
-            }),
-            New::Copy(list, entry) => Made::Copy(match self.copies.pop() {
-                Some((copy, emptied)) => {
-                    copy.refill(db, ruleset, list, entry, emptied);
-                    copy
-                }
-                None => CopyInput::from_entry(&*db, ruleset, list, entry),
-            }),
-        });
-        let Some(input) = self.characters.pop() else {
-            return CharacterInput::builder(
-                ruleset,
-                fields.id,
-                fields.creating,
-                fields.saved,
-                fields.features,
-                fields.inventory,
-                fields.applied,
-                fields.choices,
-                fields.competing,
-                fields.saved_links,
-                Arc::new(FxHashMap::default()),
-                fields.errors,
-                fields.follow_ups,
-                fields.kept,
-                Arc::new(FxHashMap::default()),
-            )
-            .durability(STRUCTURE)
-            .new(&*db);
-        };
-        let d = STRUCTURE;
-        input.set_ruleset(db).with_durability(d).to(ruleset);
-        input.set_id(db).with_durability(d).to(fields.id);
-        input
-            .set_creating(db)
-            .with_durability(d)
-            .to(fields.creating);
-        input.set_saved(db).with_durability(d).to(fields.saved);
-        input
-            .set_features(db)
-            .with_durability(d)
-            .to(fields.features);
-        input
-            .set_inventory(db)
-            .with_durability(d)
-            .to(fields.inventory);
-        input.set_applied(db).with_durability(d).to(fields.applied);
-        input.set_choices(db).with_durability(d).to(fields.choices);
-        input
-            .set_competing(db)
-            .with_durability(d)
-            .to(fields.competing);
-        input
-            .set_saved_links(db)
-            .with_durability(d)
-            .to(fields.saved_links);
-        input
-            .set_passed_links(db)
-            .with_durability(d)
-            .to(Arc::new(FxHashMap::default()));
-        input.set_errors(db).with_durability(d).to(fields.errors);
-        input
-            .set_follow_ups(db)
-            .with_durability(d)
-            .to(fields.follow_ups);
-        input.set_kept(db).with_durability(d).to(fields.kept);
-        if !input.overlays(&*db).is_empty() {
-            input
-                .set_overlays(db)
-                .with_durability(d)
-                .to(Arc::new(FxHashMap::default()));
-        }
-        input
-    }
-
-    /// A closed character: its inputs emptied and kept for the next character opened. Its
-    /// memos stay until that character's are computed in their place (or salsa's LRU and
-    /// interned-key expiry drop them).
-    pub(crate) fn free_character(&mut self, db: &mut dyn salsa::Database, input: CharacterInput) {
-        let saved = input.saved(&*db).clone();
-        let features = input.features(&*db).clone();
-        let inventory = input.inventory(&*db).clone();
-        let low = Durability::LOW;
-        for handle in saved.values() {
-            handle.set_value(db).with_durability(low).to(None);
-            self.saved.push(*handle);
-        }
-        for copy in features.iter().chain(inventory.iter()) {
-            copy.empty(db);
-            self.copies.push((*copy, true));
-        }
-        // Every field goes to `LOW`, the ruleset too (kept as it is): the next character opened
-        // here then writes `LOW` inputs only.
-        let ruleset = input.ruleset(&*db);
-        input.set_ruleset(db).with_durability(low).to(ruleset);
-        input.set_id(db).with_durability(low).to(String::new());
-        input.set_creating(db).with_durability(low).to(false);
-        input.set_saved(db).with_durability(low).to(Arc::default());
-        input
-            .set_features(db)
-            .with_durability(low)
-            .to(Arc::default());
-        input
-            .set_inventory(db)
-            .with_durability(low)
-            .to(Arc::default());
-        input
-            .set_applied(db)
-            .with_durability(low)
-            .to(Arc::default());
-        input
-            .set_choices(db)
-            .with_durability(low)
-            .to(Arc::default());
-        input
-            .set_competing(db)
-            .with_durability(low)
-            .to(Arc::default());
-        input
-            .set_saved_links(db)
-            .with_durability(low)
-            .to(Arc::default());
-        input
-            .set_passed_links(db)
-            .with_durability(low)
-            .to(Arc::default());
-        input.set_errors(db).with_durability(low).to(Arc::default());
-        input
-            .set_follow_ups(db)
-            .with_durability(low)
-            .to(Arc::default());
-        input.set_kept(db).with_durability(low).to(Arc::default());
-        self.free_overlays(db, input, low);
-        self.characters.push(input);
+        self.copies.push(copy);
     }
 }
 

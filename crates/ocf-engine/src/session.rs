@@ -1,12 +1,13 @@
 //! A long-running engine: load a ruleset once, open characters, apply edits, read the sheet or one
 //! field. Each edit sets one input, so the next read recomputes only what the edit reaches.
 //!
-//! Memory: salsa can't delete an input. The session keeps the inputs of removed copies and closed
-//! characters ([`crate::input::Slots`]), emptied, and fills them again for the next copy added or
-//! character opened, so what it holds follows what is open, not how many edits were made;
-//! a closed character's memos are replaced by the next one's, salsa expires interned keys no
-//! query reads, and `field_value` keeps at most [`crate::field::FIELD_VALUE_LRU`] values
-//! (decisions.md, "Session memory").
+//! Memory: each open character has a database of its own, so closing it frees everything it held
+//! at once (its inputs, memos and interned keys go with its database), and an edit of one
+//! character costs the others nothing: no memo of theirs is checked again. What the characters
+//! share is the ruleset (one `Arc`, its formulas parsed once). Within a character, the inputs of
+//! removed copies are reused by the next copies added ([`crate::input::Slots`]), salsa expires
+//! interned keys no query reads, and `field_value` keeps at most
+//! [`crate::field::FIELD_VALUE_LRU`] values (decisions.md, "Session memory").
 
 use std::sync::Arc;
 
@@ -22,9 +23,8 @@ use crate::sheet_changes::SheetChanges;
 /// nested field computations in a debug build (reserved, not committed, until used).
 pub const DEEP_STACK: usize = 1 << 30;
 
-/// How many characters the database's rebuild waited for before input slots were reused; a close
-/// no longer rebuilds anything (it frees the character's inputs for the next one opened). Kept as
-/// the length of the open/close cycles tests and benchmarks run.
+/// How many open/close rounds the tests and benchmarks of long sessions run per cycle (once the
+/// number of closes before the database was rebuilt; a close now drops the character's database).
 pub const TRIM_AFTER_CLOSED: usize = 16;
 
 /// A character opened in a [`Session`]: its place in the session's lists, and which character
@@ -96,31 +96,35 @@ impl Drop for Worker {
 
 pub struct Session {
     worker: Worker,
-    db: Database,
     ruleset: Arc<Ruleset>,
-    ruleset_input: RulesetInput,
-    /// Each opened character's input, and the file it was opened from (to rebuild); `None` once
-    /// closed.
-    characters: Vec<Option<CharacterInput>>,
-    /// Each opened character's `homebrew-error`s (or its `spec-version-unsupported`): a homebrew
-    /// that fails to load leaves the character on the session's ruleset and its sheet empty but for
-    /// these errors.
-    homebrew_errors: Vec<Vec<serde_json::Value>>,
-    /// Each opened character's file ([`Held`]); `None` once closed.
-    files: Vec<Option<Held>>,
-    /// Each open character's sheet as last reported by [`Session::changes`], with the input it
-    /// was computed on (a character reloaded on a new input is reported whole).
-    reported: Vec<Option<(CharacterInput, crate::sheet::Parts)>>,
+    /// Whether each character's database logs the queries it runs ([`Session::take_executed`]).
+    logged: bool,
+    /// Each place's open character; `None` once closed.
+    open: Vec<Option<Open>>,
     /// How many characters each place has held before the one it holds.
     generations: Vec<usize>,
-    /// Inputs of removed copies and closed characters, for the next ones.
+}
+
+/// An open character: its own database, with the ruleset it computes on (the session's, or its
+/// homebrew's loaded on top), its inputs and the file they were brought to.
+struct Open {
+    db: Database,
+    input: CharacterInput,
+    /// The character's `homebrew-error`s (or its `spec-version-unsupported`): a homebrew that
+    /// fails to load leaves the character on the session's ruleset and its sheet empty but for
+    /// these errors.
+    homebrew_errors: Vec<serde_json::Value>,
+    held: Held,
+    /// The sheet as last reported by [`Session::changes`].
+    reported: Option<crate::sheet::Parts>,
+    /// Inputs of removed copies, for the next copies added.
     slots: Slots,
 }
 
 /// The file a character holds: as opened (its `competing` and the call's), with the session's
 /// edits. It is what a player would save: its homebrew, pins, links, follow-ups and extensions as
 /// opened, and no unsaved standard copy or kept template. Every edit changes it first; the inputs
-/// are then brought to it with its standard copies ([`Session::sync_structure`]), so the sheet is
+/// are then brought to it with its standard copies ([`Open::sync_structure`]), so the sheet is
 /// always the sheet of this file (decisions.md, "Standard copies through a session's edits").
 #[derive(Debug, Clone)]
 struct Held {
@@ -157,33 +161,27 @@ impl std::error::Error for EditError {}
 
 impl Session {
     pub fn new(ruleset: Ruleset) -> Session {
-        Session::build(Database::default(), Arc::new(ruleset))
+        Session::build(Arc::new(ruleset), false)
     }
 
     /// A session on a ruleset shared with other sessions: no copy of it is made (a ruleset's
     /// clone copies every declaration; issue 11).
     pub fn shared(ruleset: Arc<Ruleset>) -> Session {
-        Session::build(Database::default(), ruleset)
+        Session::build(ruleset, false)
     }
 
-    /// A session whose database logs every query it runs ([`Session::take_executed`]).
+    /// A session whose databases log every query they run ([`Session::take_executed`]).
     pub fn with_execution_log(ruleset: Ruleset) -> Session {
-        Session::build(Database::with_execution_log(), Arc::new(ruleset))
+        Session::build(Arc::new(ruleset), true)
     }
 
-    fn build(db: Database, ruleset: Arc<Ruleset>) -> Session {
-        let ruleset_input = RulesetInput::load(&db, ruleset.clone());
+    fn build(ruleset: Arc<Ruleset>, logged: bool) -> Session {
         Session {
             worker: Worker::start(),
-            db,
             ruleset,
-            ruleset_input,
-            characters: Vec::new(),
-            homebrew_errors: Vec::new(),
-            files: Vec::new(),
-            reported: Vec::new(),
+            logged,
+            open: Vec::new(),
             generations: Vec::new(),
-            slots: Slots::default(),
         }
     }
 
@@ -191,14 +189,17 @@ impl Session {
         &self.ruleset
     }
 
-    pub fn db(&self) -> &Database {
-        &self.db
+    /// The database of an open character, to run queries on its input
+    /// ([`Session::character_input`]) through [`Session::deep`] or directly.
+    pub fn db(&self, id: CharacterId) -> Result<&Database, EditError> {
+        self.get(id).map(|open| &open.db)
     }
 
-    /// The database, to set inputs directly: listOptions' trials ([`crate::options::trial`]),
-    /// which set a choice's picks and the fields' effect overlays and put them back themselves.
-    pub(crate) fn db_mut(&mut self) -> &mut Database {
-        &mut self.db
+    /// The database of an open character, to set inputs directly: listOptions' trials
+    /// ([`crate::options::trial`]), which set a choice's picks and the fields' effect overlays
+    /// and put them back themselves.
+    pub(crate) fn db_mut(&mut self, id: CharacterId) -> Result<&mut Database, EditError> {
+        self.get_mut(id).map(|open| &mut open.db)
     }
 
     /// Opens `character`, its homebrew loaded on top of the session's ruleset (EC, "A character's
@@ -206,29 +207,41 @@ impl Session {
     /// `values` and its `homebrew-error`s ([`Session::sheet_json`]).
     #[tracing::instrument(name = "session.open", level = "info", skip_all, fields(character = %character.id))]
     pub fn open(&mut self, character: &Character, competing: &[String]) -> CharacterId {
-        let (ruleset, errors) = self.load_homebrew(character);
         let mut file = character.clone();
         file.competing.extend(competing.iter().cloned());
-        self.open_on(ruleset, file, errors)
+        let open = self.load(file);
+        // A closed character's place in the list is taken first, so it stays as long as the most
+        // characters ever open at once.
+        let free = self.open.iter().position(Option::is_none);
+        let index = match free {
+            Some(index) => {
+                self.generations[index] += 1;
+                index
+            }
+            None => {
+                self.open.push(None);
+                self.generations.push(0);
+                self.open.len() - 1
+            }
+        };
+        self.open[index] = Some(open);
+        CharacterId::new(index, self.generations[index])
     }
 
     /// The ruleset `character` computes on: the session's with its homebrew loaded on top, or the
     /// session's and the `homebrew-error`s when the homebrew fails to load.
     /// A file written for a newer spec is refused as a homebrew that fails is: nothing is
     /// computed but the error (decisions.md, "Character files").
-    fn load_homebrew(&mut self, character: &Character) -> (RulesetInput, Vec<serde_json::Value>) {
+    fn rules_of(&self, character: &Character) -> (Arc<Ruleset>, Vec<serde_json::Value>) {
         if let Some(error) = crate::file_check::spec_version_error(character) {
-            return (self.ruleset_input, vec![error]);
+            return (self.ruleset.clone(), vec![error]);
         }
         match &character.homebrew {
-            None => (self.ruleset_input, Vec::new()),
+            None => (self.ruleset.clone(), Vec::new()),
             Some(_) => match ocf_load::load_homebrew(&self.ruleset, character) {
-                Ok(ruleset) => (
-                    self.slots.ruleset(&mut self.db, Arc::new(ruleset)),
-                    Vec::new(),
-                ),
+                Ok(ruleset) => (Arc::new(ruleset), Vec::new()),
                 Err(errors) => (
-                    self.ruleset_input,
+                    self.ruleset.clone(),
                     errors
                         .iter()
                         .map(|e| serde_json::to_value(e).unwrap_or_default())
@@ -238,115 +251,82 @@ impl Session {
         }
     }
 
-    /// Opens `file` (its `competing` holding the call's too) on `ruleset`.
-    fn open_on(
-        &mut self,
-        ruleset: RulesetInput,
-        file: Character,
-        homebrew_errors: Vec<serde_json::Value>,
-    ) -> CharacterId {
-        let (input, held) = self.load(ruleset, file);
-        // A closed character's place in the lists is taken first, so they stay as long as the
-        // most characters ever open at once.
-        let free = self.characters.iter().position(Option::is_none);
-        let index = free.unwrap_or(self.characters.len());
-        match free {
-            Some(index) => self.generations[index] += 1,
-            None => {
-                self.characters.push(None);
-                self.homebrew_errors.push(Vec::new());
-                self.files.push(None);
-                self.reported.push(None);
-                self.generations.push(0);
-            }
-        }
-        self.characters[index] = Some(input);
-        self.homebrew_errors[index] = homebrew_errors;
-        self.files[index] = Some(held);
-        self.reported[index] = None;
-        CharacterId::new(index, self.generations[index])
-    }
-
-    /// `file`'s inputs on `ruleset`, and the file held for them.
-    fn load(&mut self, ruleset: RulesetInput, file: Character) -> (CharacterInput, Held) {
-        let rules = ruleset.ruleset(&self.db).clone();
+    /// `file` (its `competing` holding the call's too) loaded into a database of its own.
+    fn load(&self, file: Character) -> Open {
+        let db = if self.logged {
+            Database::with_execution_log()
+        } else {
+            Database::default()
+        };
+        let (rules, homebrew_errors) = self.rules_of(&file);
+        let ruleset = RulesetInput::load(&db, rules.clone());
         let view = crate::standard::standard_view(&rules, &file);
-        let input = self.slots.character(
-            &mut self.db,
-            ruleset,
-            &view.character,
-            view.errors,
-            view.kept,
-        );
+        let input =
+            CharacterInput::load_as_is(&db, ruleset, &view.character, &[], view.errors, view.kept);
         let rounds = crate::standard::needs_rounds(&rules);
-        (input, Held { file, rounds })
+        Open {
+            db,
+            input,
+            homebrew_errors,
+            held: Held { file, rounds },
+            reported: None,
+            slots: Slots::default(),
+        }
     }
 
-    /// The place of `id` in the lists while it is open; past their end once closed.
-    fn at(&self, id: CharacterId) -> usize {
-        let index = id.index();
-        match self.generations.get(index) {
-            Some(generation) if *generation == id.generation() => index,
-            _ => usize::MAX,
+    /// The character `id` while it is open.
+    fn get(&self, id: CharacterId) -> Result<&Open, EditError> {
+        match self.generations.get(id.index()) {
+            Some(generation) if *generation == id.generation() => self.open[id.index()]
+                .as_ref()
+                .ok_or(EditError::UnknownCharacter),
+            _ => Err(EditError::UnknownCharacter),
+        }
+    }
+
+    fn get_mut(&mut self, id: CharacterId) -> Result<&mut Open, EditError> {
+        match self.generations.get(id.index()) {
+            Some(generation) if *generation == id.generation() => self.open[id.index()]
+                .as_mut()
+                .ok_or(EditError::UnknownCharacter),
+            _ => Err(EditError::UnknownCharacter),
         }
     }
 
     /// The `homebrew-error`s of an open character's homebrew (empty when it loaded).
     pub fn homebrew_errors(&self, id: CharacterId) -> &[serde_json::Value] {
-        self.homebrew_errors
-            .get(self.at(id))
-            .map_or(&[], |e| e.as_slice())
+        self.get(id)
+            .map_or(&[], |open| open.homebrew_errors.as_slice())
     }
 
-    /// Forgets a character: its inputs are emptied and kept for the next character opened
-    /// ([`Slots`]); its memos give way to that character's. A few input writes, whatever else is
-    /// open. An ID closed may be given to the next character opened.
+    /// Forgets a character: its database is dropped, and with it everything the character held.
+    /// Whatever else is open is untouched. An ID closed may be given to the next character opened.
     #[tracing::instrument(name = "session.close", level = "info", skip_all, fields(character = id.0))]
     pub fn close(&mut self, id: CharacterId) {
-        let index = self.at(id);
-        if let Some(slot) = self.characters.get_mut(index)
-            && let Some(input) = slot.take()
-        {
-            self.files[index] = None;
-            self.reported[index] = None;
-            self.homebrew_errors[index] = Vec::new();
-            self.free(input);
+        if self.get(id).is_ok() {
+            self.open[id.index()] = None;
         }
     }
 
-    /// Frees a character's inputs, and its homebrew ruleset's.
-    fn free(&mut self, input: CharacterInput) {
-        let ruleset = input.ruleset(&self.db);
-        self.slots.free_character(&mut self.db, input);
-        if ruleset != self.ruleset_input {
-            self.slots.free_ruleset(&mut self.db, ruleset);
-        }
-    }
-
-    /// An effect overlay for listOptions' trials ([`crate::options::trial`]): a closed
-    /// character's, or a new one.
-    pub(crate) fn overlay(&mut self) -> crate::input::EffectsOverlay {
-        self.slots.overlay(&self.db)
+    /// An effect overlay of `id`'s database for listOptions' trials ([`crate::options::trial`]):
+    /// one given back earlier, or a new one.
+    pub(crate) fn overlay(&mut self, id: CharacterId) -> Option<crate::input::EffectsOverlay> {
+        let open = self.get_mut(id).ok()?;
+        Some(open.slots.overlay(&open.db))
     }
 
     /// Gives back an open character's effect overlays (its map of them made for other fields),
     /// for [`Session::overlay`] to hand out again.
-    pub(crate) fn free_overlays(&mut self, input: CharacterInput) {
-        self.slots
-            .free_overlays(&mut self.db, input, crate::input::STRUCTURE);
+    pub(crate) fn free_overlays(&mut self, id: CharacterId) {
+        if let Ok(open) = self.get_mut(id) {
+            open.slots
+                .free_overlays(&mut open.db, open.input, crate::input::STRUCTURE);
+        }
     }
 
     /// The database input of an open character, for queries run through [`Session::deep`].
     pub fn character_input(&self, id: CharacterId) -> Option<CharacterInput> {
-        self.input(id).ok()
-    }
-
-    fn input(&self, id: CharacterId) -> Result<CharacterInput, EditError> {
-        self.characters
-            .get(self.at(id))
-            .copied()
-            .flatten()
-            .ok_or(EditError::UnknownCharacter)
+        self.get(id).ok().map(|open| open.input)
     }
 
     /// Sets (or, with `None`, clears) an input field's saved value: one input set (decisions.md,
@@ -360,9 +340,10 @@ impl Session {
         field: &str,
         value: Option<Literal>,
     ) -> Result<(), EditError> {
-        let c = self.input(id)?;
-        let ruleset = c.ruleset(&self.db).ruleset(&self.db).clone();
-        let held = self.held_mut(id)?;
+        let open = self.get_mut(id)?;
+        let c = open.input;
+        let ruleset = c.ruleset(&open.db).ruleset(&open.db).clone();
+        let held = &mut open.held;
         // A bare field ID resolves as the file's keys do (decisions.md, "Saved values by bare ID").
         let field = crate::input::qualify_saved(&ruleset, &held.file, field);
         let file = &held.file;
@@ -393,9 +374,9 @@ impl Session {
             }
         }
         let rounds = held.rounds;
-        c.save_value(&mut self.db, &field, value.filter(|v| takes(v)));
+        c.save_value(&mut open.db, &field, value.filter(|v| takes(v)));
         if rounds || mended || broken {
-            self.sync_structure(c, id);
+            open.sync_structure();
         }
         Ok(())
     }
@@ -407,7 +388,7 @@ impl Session {
         list: CopyList,
         entry: &CopyEntry,
     ) -> Result<(), EditError> {
-        self.edit_file(id, |file, _| {
+        self.get_mut(id)?.edit_file(|file, _| {
             match list {
                 CopyList::Features => file.features.push(entry.clone()),
                 CopyList::Inventory => file.inventory.push(entry.clone()),
@@ -420,7 +401,7 @@ impl Session {
     /// the content holding it is active ([`EditError::StandardCopy`]).
     #[tracing::instrument(name = "session.edit", level = "info", skip_all, fields(edit = "remove_copy", character = id.0))]
     pub fn remove_copy(&mut self, id: CharacterId, copy_id: &str) -> Result<(), EditError> {
-        self.edit_file(id, |file, unsaved| {
+        self.get_mut(id)?.edit_file(|file, unsaved| {
             for list in [&mut file.features, &mut file.inventory] {
                 if let Some(pos) = list.iter().position(|x| x.id == copy_id) {
                     list.remove(pos);
@@ -441,7 +422,7 @@ impl Session {
         copy_id: &str,
         equipped: bool,
     ) -> Result<(), EditError> {
-        self.edit_copy(id, copy_id, |entry| {
+        self.get_mut(id)?.edit_copy(copy_id, |entry| {
             // Unequipping writes `false` only where the file wrote the flag.
             entry.equipped = if equipped {
                 Some(true)
@@ -460,7 +441,7 @@ impl Session {
         key: &str,
         value: Option<Literal>,
     ) -> Result<(), EditError> {
-        self.edit_copy(id, copy_id, |entry| match value {
+        self.get_mut(id)?.edit_copy(copy_id, |entry| match value {
             Some(v) => {
                 entry.state.0.insert(key.to_owned(), v);
             }
@@ -486,9 +467,10 @@ impl Session {
                 tree.0.insert(choice.to_owned(), picks.clone());
             }
         };
+        let open = self.get_mut(id)?;
         match copy_id {
-            Some(copy_id) => self.edit_copy(id, copy_id, |entry| update(&mut entry.choices)),
-            None => self.edit_file(id, |file, _| {
+            Some(copy_id) => open.edit_copy(copy_id, |entry| update(&mut entry.choices)),
+            None => open.edit_file(|file, _| {
                 update(&mut file.choices);
                 Ok(())
             }),
@@ -501,7 +483,7 @@ impl Session {
         id: CharacterId,
         applied: Vec<AppliedEntry>,
     ) -> Result<(), EditError> {
-        self.edit_file(id, |file, _| {
+        self.get_mut(id)?.edit_file(|file, _| {
             file.applied = applied;
             Ok(())
         })
@@ -515,10 +497,11 @@ impl Session {
         id: CharacterId,
         links: serde_json::Map<String, serde_json::Value>,
     ) -> Result<(), EditError> {
-        let c = self.input(id)?;
+        let open = self.get_mut(id)?;
+        let c = open.input;
         let links: rustc_hash::FxHashMap<String, serde_json::Value> = links.into_iter().collect();
-        if **c.passed_links(&self.db) != links {
-            c.set_passed_links(&mut self.db).to(Arc::new(links));
+        if **c.passed_links(&open.db) != links {
+            c.set_passed_links(&mut open.db).to(Arc::new(links));
         }
         Ok(())
     }
@@ -526,7 +509,7 @@ impl Session {
     /// Replaces the picks among competing options (the file's and the call's at open).
     #[tracing::instrument(name = "session.edit", level = "info", skip_all, fields(edit = "set_competing", character = id.0))]
     pub fn set_competing(&mut self, id: CharacterId, picks: Vec<String>) -> Result<(), EditError> {
-        self.edit_file(id, |file, _| {
+        self.get_mut(id)?.edit_file(|file, _| {
             file.competing = picks;
             Ok(())
         })
@@ -537,21 +520,197 @@ impl Session {
     /// A changed `homebrew` reloads the character ([`Session::reload_homebrew`]).
     #[tracing::instrument(name = "session.edit", level = "info", skip_all, fields(edit = "update", character = id.0))]
     pub fn update(&mut self, id: CharacterId, file: &Character) -> Result<(), EditError> {
-        let c = self.input(id)?;
-        let ruleset = c.ruleset(&self.db).ruleset(&self.db).clone();
-        let held = self.held_mut(id)?;
-        if held.file.homebrew != file.homebrew || held.file.spec_version != file.spec_version {
-            self.reload_homebrew(id, c, file);
+        let open = self.get(id)?;
+        if open.held.file.homebrew != file.homebrew
+            || open.held.file.spec_version != file.spec_version
+        {
+            self.reload_homebrew(id, file);
             return Ok(());
         }
-        if let Some(changed) = values_only_edit(&ruleset, &held.file, file) {
+        self.get_mut(id)?.update(file);
+        Ok(())
+    }
+
+    /// Puts `file` in place of character `id` on its new homebrew, loaded as [`Session::open`]
+    /// loads it, with its `homebrew-error`s when it fails (decisions.md, "`Session::open` loads
+    /// the character's homebrew"). Every input of the character hangs on its ruleset (the
+    /// copies', the saved values' resolution, the standard copies), so the character is loaded
+    /// afresh in a new database, keeping only its passed links; the session's other characters
+    /// are untouched.
+    fn reload_homebrew(&mut self, id: CharacterId, file: &Character) {
+        let Ok(old) = self.get(id) else {
+            return;
+        };
+        let links = old.input.passed_links(&old.db).clone();
+        let mut open = self.load(file.clone());
+        if !links.is_empty() {
+            open.input.set_passed_links(&mut open.db).to(links);
+        }
+        self.open[id.index()] = Some(open);
+    }
+
+    /// The sheet: every field's value, the effects, activations and issues. Its
+    /// [`Sheet::to_json`](crate::sheet::Sheet::to_json) is computeSheet's output.
+    #[tracing::instrument(name = "session.sheet", level = "info", skip_all, fields(character = id.0))]
+    pub fn sheet(&self, id: CharacterId) -> Result<crate::sheet::Sheet, EditError> {
+        let c = self.get(id)?.input;
+        self.deep(id, move |db| crate::sheet::collect(db, c))
+    }
+
+    /// What changed on the sheet of `id` since the last call for it: the fields whose values
+    /// changed and which other parts of the sheet changed ([`SheetChanges`]); the first call
+    /// reports the sheet whole. Computes what the edits since then reached, and compares the
+    /// memos it reads with those it reported by pointer: the cost follows what changed, not the
+    /// sheet's size.
+    #[tracing::instrument(name = "session.changes", level = "info", skip_all, fields(character = id.0))]
+    pub fn changes(&mut self, id: CharacterId) -> Result<SheetChanges, EditError> {
+        let c = self.get(id)?.input;
+        if !self.homebrew_errors(id).is_empty() {
+            let failed = self.sheet_json(id)?;
+            return Ok(SheetChanges::failed(failed));
+        }
+        let now = self.deep(id, move |db| crate::sheet::parts(db, c))?;
+        let before = self.get_mut(id)?.reported.replace(now.clone());
+        Ok(match before {
+            Some(old) => SheetChanges::between(&old, now),
+            None => SheetChanges::whole(now),
+        })
+    }
+
+    /// computeSheet's output, as JSON.
+    pub fn sheet_json(&self, id: CharacterId) -> Result<serde_json::Value, EditError> {
+        let errors = &self.get(id)?.homebrew_errors;
+        if !errors.is_empty() {
+            return Ok(serde_json::json!({
+                "values": {},
+                "competing": [],
+                "effects": [],
+                "activations": [],
+                "offers": [],
+                "issues": [],
+                "errors": errors,
+            }));
+        }
+        Ok(self.sheet(id)?.to_json())
+    }
+
+    /// One field's value, computing only what it reads.
+    #[tracing::instrument(name = "session.field", level = "debug", skip_all, fields(character = id.0, field = field))]
+    pub fn field(&self, id: CharacterId, field: &str) -> Result<Arc<FieldValue>, EditError> {
+        let open = self.get(id)?;
+        let c = open.input;
+        // A name the ruleset doesn't declare (a client's, untrusted) is answered without a key: an
+        // interned key made outside any query stays for the database's life (issue 19).
+        if c.ruleset(&open.db).ruleset(&open.db).field(field).is_none() {
+            return Ok(Arc::new(crate::field::unknown_field(field)));
+        }
+        let field = field.to_owned();
+        self.deep(id, move |db| {
+            let key = FieldKey::new(db, c, field);
+            field_value(db, key).clone()
+        })
+    }
+
+    /// Runs `f` on the database of character `id`, on the session's worker thread, whose stack
+    /// holds [`crate::field::MAX_FIELD_DEPTH`] nested field computations, with a clone of the
+    /// database (dropped before this returns, so the next edit's setter doesn't wait on it).
+    pub fn deep<T: Send + 'static>(
+        &self,
+        id: CharacterId,
+        f: impl FnOnce(&Database) -> T + Send + 'static,
+    ) -> Result<T, EditError> {
+        let db = self.get(id)?.db.clone();
+        let (reply, answer) = std::sync::mpsc::channel();
+        // The worker's work belongs to the caller's span (a sheet, an edit), not to no span.
+        let span = tracing::Span::current();
+        let job: Job = Box::new(move || {
+            let _entered = span.enter();
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&db)));
+            drop(db);
+            let _ = reply.send(result);
+        });
+        self.worker.send(job);
+        match answer.recv() {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(panic)) => std::panic::resume_unwind(panic),
+            Err(_) => panic!("the sheet worker thread stopped"),
+        }
+    }
+
+    /// How many memos and salsa structs (inputs, interned keys) the databases hold: what a long
+    /// session must keep bounded. Waits for no one: the worker holds no database between calls.
+    pub fn stored(&mut self) -> usize {
+        self.records().total()
+    }
+
+    /// How many records the databases hold of each query's memos and of each salsa struct, by
+    /// name, for finding what a long session keeps: `(name, count)`, sorted by name.
+    pub fn records_by_name(&mut self) -> Vec<(String, usize)> {
+        let mut named: std::collections::BTreeMap<String, usize> = Default::default();
+        for open in self.open.iter_mut().flatten() {
+            let info = (&mut open.db as &mut dyn salsa::Database).memory_usage();
+            for (name, q) in &info.queries {
+                *named.entry(name.to_string()).or_default() += q.count();
+            }
+            for s in &info.structs {
+                *named.entry(s.debug_name().to_string()).or_default() += s.count();
+            }
+        }
+        named.into_iter().collect()
+    }
+
+    /// The records the databases hold, by kind ([`Stored`]).
+    pub fn records(&mut self) -> Stored {
+        let mut stored = Stored::default();
+        for open in self.open.iter_mut().flatten() {
+            stored.free_slots += open.slots.free();
+            let info = (&mut open.db as &mut dyn salsa::Database).memory_usage();
+            stored.memos += info.queries.values().map(|q| q.count()).sum::<usize>();
+            for s in &info.structs {
+                if INPUTS.contains(&s.debug_name()) {
+                    stored.inputs += s.count();
+                } else {
+                    stored.interned += s.count();
+                }
+            }
+        }
+        stored
+    }
+
+    /// The queries run since the last call, character after character (empty unless made
+    /// [`Session::with_execution_log`]).
+    pub fn take_executed(&self) -> Vec<String> {
+        let open = self.open.iter().flatten();
+        open.flat_map(|open| open.db.take_executed()).collect()
+    }
+
+    /// The memos checked and kept since the last call, character after character (empty unless
+    /// made [`Session::with_execution_log`]).
+    pub fn take_validated(&self) -> Vec<String> {
+        let open = self.open.iter().flatten();
+        open.flat_map(|open| open.db.take_validated()).collect()
+    }
+
+    /// The file an open character holds: as opened, with the session's edits, and no unsaved
+    /// standard copy or kept template; what a player would save.
+    pub fn file(&self, id: CharacterId) -> Result<&Character, EditError> {
+        self.get(id).map(|open| &open.held.file)
+    }
+}
+
+impl Open {
+    /// Brings the inputs to `file` (on the same homebrew), setting only those that differ.
+    fn update(&mut self, file: &Character) {
+        let c = self.input;
+        let ruleset = c.ruleset(&self.db).ruleset(&self.db).clone();
+        if let Some(changed) = values_only_edit(&ruleset, &self.held.file, file) {
             // The same file (a batch's closing sync after its last change's): nothing to set.
             if changed.is_empty() {
-                return Ok(());
+                return;
             }
             // Everything but the values is the same (values_only_edit compared it): the held file
             // takes the new values alone, not a copy of the whole file (its copies, applied entries).
-            held.file.values = file.values.clone();
+            self.held.file.values = file.values.clone();
             for (field, new) in changed {
                 let now = c
                     .saved(&self.db)
@@ -561,9 +720,9 @@ impl Session {
                     c.save_value(&mut self.db, &field, new);
                 }
             }
-            return Ok(());
+            return;
         }
-        held.file = file.clone();
+        self.held.file = file.clone();
         // Saved values: every field saved before or now.
         let mut wanted: rustc_hash::FxHashMap<String, Literal> = Default::default();
         for (field, value) in file.values.iter() {
@@ -588,37 +747,21 @@ impl Session {
                 c.save_value(&mut self.db, &field, new);
             }
         }
-        self.sync_structure(c, id);
-        Ok(())
-    }
-
-    /// The held file of an open character.
-    fn held_mut(&mut self, id: CharacterId) -> Result<&mut Held, EditError> {
-        let index = self.at(id);
-        self.files
-            .get_mut(index)
-            .and_then(Option::as_mut)
-            .ok_or(EditError::UnknownCharacter)
+        self.sync_structure();
     }
 
     /// Edits the held file with `edit` (given the file, and a look-up of the unsaved standard
     /// copies by ID), then brings the inputs to it.
     fn edit_file(
         &mut self,
-        id: CharacterId,
         edit: impl FnOnce(
             &mut Character,
             &dyn Fn(&str) -> Option<(CopyList, String)>,
         ) -> Result<(), EditError>,
     ) -> Result<(), EditError> {
-        let c = self.input(id)?;
-        let index = self.at(id);
+        let c = self.input;
         let db = &self.db;
-        let held = self
-            .files
-            .get_mut(index)
-            .and_then(Option::as_mut)
-            .ok_or(EditError::UnknownCharacter)?;
+        let held = &mut self.held;
         // The inputs hold the file's copies and the unsaved standard copies: a copy the inputs
         // hold and the file doesn't is an unsaved standard copy.
         let saved: rustc_hash::FxHashSet<String> = held
@@ -639,7 +782,7 @@ impl Session {
                 .map(|x| (x.list(db), x.item(db).clone()))
         };
         edit(&mut held.file, &unsaved)?;
-        self.sync_structure(c, id);
+        self.sync_structure();
         Ok(())
     }
 
@@ -648,11 +791,10 @@ impl Session {
     /// (EC: "An entry with a standard copy's ID and item is that copy, saved, in its place").
     fn edit_copy(
         &mut self,
-        id: CharacterId,
         copy_id: &str,
         edit: impl FnOnce(&mut CopyEntry),
     ) -> Result<(), EditError> {
-        self.edit_file(id, |file, unsaved| {
+        self.edit_file(|file, unsaved| {
             let found = file
                 .features
                 .iter_mut()
@@ -674,21 +816,19 @@ impl Session {
         })
     }
 
-    /// Brings character `c`'s inputs, all but its saved values, to its held file as the engines
+    /// Brings the character's inputs, all but its saved values, to its held file as the engines
     /// see it: with its standard copies and kept templates, found in rounds on the file as it now
     /// is (EC, "Standard copies"). Sets only what differs, so an edit that changes nothing else
     /// invalidates nothing else.
-    fn sync_structure(&mut self, c: CharacterInput, id: CharacterId) {
-        let Some(Some(held)) = self.files.get(self.at(id)) else {
-            return;
-        };
+    fn sync_structure(&mut self) {
+        let c = self.input;
         let ruleset_input = c.ruleset(&self.db);
         let ruleset = ruleset_input.ruleset(&self.db).clone();
         let crate::standard::StandardView {
             character: file,
             errors,
             kept,
-        } = crate::standard::standard_view(&ruleset, &held.file);
+        } = crate::standard::standard_view(&ruleset, &self.held.file);
         if **c.errors(&self.db) != errors {
             c.set_errors(&mut self.db).to(Arc::new(errors));
         }
@@ -774,199 +914,13 @@ impl Session {
             c.set_creating(&mut self.db).to(creating);
         }
     }
-
-    /// Puts `file` in place of character `id` (whose input is `old`) on its new homebrew, loaded as
-    /// [`Session::open`] loads it, with its `homebrew-error`s when it fails (decisions.md,
-    /// "`Session::open` loads the character's homebrew"). Every input of the character hangs on
-    /// its ruleset (the copies', the saved values' resolution, the standard copies), so the
-    /// character is loaded afresh, keeping only its passed links; the session's other characters
-    /// are untouched. The old inputs are freed as a closed character's are.
-    fn reload_homebrew(&mut self, id: CharacterId, old: CharacterInput, file: &Character) {
-        let links = old.passed_links(&self.db).clone();
-        self.free(old);
-        let (ruleset, errors) = self.load_homebrew(file);
-        let (input, held) = self.load(ruleset, file.clone());
-        if !links.is_empty() {
-            input.set_passed_links(&mut self.db).to(links);
-        }
-        let index = self.at(id);
-        self.characters[index] = Some(input);
-        self.homebrew_errors[index] = errors;
-        self.files[index] = Some(held);
-    }
-
-    /// The sheet: every field's value, the effects, activations and issues. Its
-    /// [`Sheet::to_json`](crate::sheet::Sheet::to_json) is computeSheet's output.
-    #[tracing::instrument(name = "session.sheet", level = "info", skip_all, fields(character = id.0))]
-    pub fn sheet(&self, id: CharacterId) -> Result<crate::sheet::Sheet, EditError> {
-        let c = self.input(id)?;
-        Ok(self.deep(move |db| crate::sheet::collect(db, c)))
-    }
-
-    /// What changed on the sheet of `id` since the last call for it: the fields whose values
-    /// changed and which other parts of the sheet changed ([`SheetChanges`]); the first call
-    /// reports the sheet whole. Computes what the edits since then reached, and compares the
-    /// memos it reads with those it reported by pointer: the cost follows what changed, not the
-    /// sheet's size.
-    #[tracing::instrument(name = "session.changes", level = "info", skip_all, fields(character = id.0))]
-    pub fn changes(&mut self, id: CharacterId) -> Result<SheetChanges, EditError> {
-        let c = self.input(id)?;
-        if !self.homebrew_errors(id).is_empty() {
-            let failed = self.sheet_json(id)?;
-            return Ok(SheetChanges::failed(failed));
-        }
-        let now = self.deep(move |db| crate::sheet::parts(db, c));
-        let index = self.at(id);
-        let before = self.reported[index].replace((c, now.clone()));
-        Ok(match before {
-            Some((input, old)) if input == c => SheetChanges::between(&old, now),
-            _ => SheetChanges::whole(now),
-        })
-    }
-
-    /// computeSheet's output, as JSON.
-    pub fn sheet_json(&self, id: CharacterId) -> Result<serde_json::Value, EditError> {
-        let errors = self.homebrew_errors(id);
-        if !errors.is_empty() {
-            self.input(id)?;
-            return Ok(serde_json::json!({
-                "values": {},
-                "competing": [],
-                "effects": [],
-                "activations": [],
-                "offers": [],
-                "issues": [],
-                "errors": errors,
-            }));
-        }
-        Ok(self.sheet(id)?.to_json())
-    }
-
-    /// One field's value, computing only what it reads.
-    #[tracing::instrument(name = "session.field", level = "debug", skip_all, fields(character = id.0, field = field))]
-    pub fn field(&self, id: CharacterId, field: &str) -> Result<Arc<FieldValue>, EditError> {
-        let c = self.input(id)?;
-        // A name the ruleset doesn't declare (a client's, untrusted) is answered without a key: an
-        // interned key made outside any query stays for the session's life (issue 19).
-        if c.ruleset(&self.db).ruleset(&self.db).field(field).is_none() {
-            return Ok(Arc::new(crate::field::unknown_field(field)));
-        }
-        let field = field.to_owned();
-        Ok(self.deep(move |db| {
-            let key = FieldKey::new(db, c, field);
-            field_value(db, key).clone()
-        }))
-    }
-
-    /// Runs `f` on the session's worker thread, whose stack holds
-    /// [`crate::field::MAX_FIELD_DEPTH`] nested field computations, with a clone of the database
-    /// (dropped before this returns, so the next edit's setter doesn't wait on it).
-    pub fn deep<T: Send + 'static>(&self, f: impl FnOnce(&Database) -> T + Send + 'static) -> T {
-        let db = self.db.clone();
-        let (reply, answer) = std::sync::mpsc::channel();
-        // The worker's work belongs to the caller's span (a sheet, an edit), not to no span.
-        let span = tracing::Span::current();
-        let job: Job = Box::new(move || {
-            let _entered = span.enter();
-            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&db)));
-            drop(db);
-            let _ = reply.send(result);
-        });
-        self.worker.send(job);
-        match answer.recv() {
-            Ok(Ok(value)) => value,
-            Ok(Err(panic)) => std::panic::resume_unwind(panic),
-            Err(_) => panic!("the sheet worker thread stopped"),
-        }
-    }
-
-    /// How many memos and salsa structs (inputs, interned keys) the database holds: what a long
-    /// session must keep bounded. Waits for no one: the worker holds no database between calls.
-    pub fn stored(&mut self) -> usize {
-        self.records().total()
-    }
-
-    /// How many records the database holds of each query's memos and of each salsa struct, by
-    /// name, for finding what a long session keeps: `(name, count)`, sorted by name.
-    pub fn records_by_name(&mut self) -> Vec<(String, usize)> {
-        let info = (&mut self.db as &mut dyn salsa::Database).memory_usage();
-        let mut named: Vec<(String, usize)> = info
-            .queries
-            .iter()
-            .map(|(name, q)| (name.to_string(), q.count()))
-            .chain(
-                info.structs
-                    .iter()
-                    .map(|s| (s.debug_name().to_string(), s.count())),
-            )
-            .collect();
-        named.sort();
-        named
-    }
-
-    /// The records the database holds, by kind ([`Stored`]).
-    pub fn records(&mut self) -> Stored {
-        let free_slots = self.slots.free();
-        let info = (&mut self.db as &mut dyn salsa::Database).memory_usage();
-        let memos: usize = info.queries.values().map(|q| q.count()).sum();
-        let mut stored = Stored {
-            memos,
-            free_slots,
-            ..Stored::default()
-        };
-        for s in &info.structs {
-            if INPUTS.contains(&s.debug_name()) {
-                stored.inputs += s.count();
-            } else {
-                stored.interned += s.count();
-            }
-        }
-        stored
-    }
-
-    /// The queries run since the last call (empty unless made [`Session::with_execution_log`]).
-    pub fn take_executed(&self) -> Vec<String> {
-        self.db.take_executed()
-    }
-
-    /// The memos checked and kept since the last call (empty unless made
-    /// [`Session::with_execution_log`]).
-    pub fn take_validated(&self) -> Vec<String> {
-        self.db.take_validated()
-    }
-
-    /// The file an open character holds: as opened, with the session's edits, and no unsaved
-    /// standard copy or kept template; what a player would save.
-    pub fn file(&self, id: CharacterId) -> Result<&Character, EditError> {
-        self.files
-            .get(self.at(id))
-            .and_then(Option::as_ref)
-            .map(|held| &held.file)
-            .ok_or(EditError::UnknownCharacter)
-    }
-
-    /// The character as a file, with the session's edits: [`Session::file`] of the open character
-    /// whose input this is. An input no longer open gives the file its inputs hold, standard
-    /// copies and kept templates as saved, without what only the file holds (pins, homebrew,
-    /// links, follow-ups, extensions).
-    pub fn character_file(&self, input: CharacterInput) -> Character {
-        let open = self.characters.iter().position(|c| *c == Some(input));
-        if let Some(file) = open.and_then(|i| self.files[i].as_ref().map(|held| &held.file)) {
-            return file.clone();
-        }
-        // As before: a file rebuilt here carries no links (the call passes them).
-        Character {
-            links: Default::default(),
-            ..input.to_file(&self.db, &self.ruleset)
-        }
-    }
 }
 
 /// The salsa structs of [`crate::input`] that are inputs; the database's other structs are
 /// interned keys.
 const INPUTS: [&str; 4] = ["RulesetInput", "CopyInput", "SavedValue", "CharacterInput"];
 
-/// The records a session's database holds ([`Session::records`]).
+/// The records a session's databases hold ([`Session::records`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Stored {
     /// Memos of tracked functions (values, or the dependencies of an evicted value).
@@ -975,7 +929,7 @@ pub struct Stored {
     pub inputs: usize,
     /// Interned keys (field keys, the hidden keys of queries with several arguments).
     pub interned: usize,
-    /// Inputs of removed copies and closed characters waiting to be reused (counted in `inputs`).
+    /// Inputs of removed copies (and effect overlays) waiting to be reused (counted in `inputs`).
     pub free_slots: usize,
 }
 

@@ -123,9 +123,8 @@ fn stored_offers_follow_the_file_and_are_saved_back() {
         {"id":"vent-1","kind":"ephemeral","followUp":"core:vent","action":{"id":"core:take-trauma","followUp":"vent-1"},"source":{"type":"rules","id":"core"}}
     "#]]
     .assert_eq(&offers(&sheet));
-    let input = session.character_input(pc).unwrap();
     assert_eq!(
-        session.character_file(input).follow_ups,
+        session.file(pc).unwrap().follow_ups,
         character(&stored).follow_ups
     );
     // clearFollowUp deletes the stored entry: the offer goes with it.

@@ -352,8 +352,7 @@ proptest::proptest! {
         session.sheet(pc).unwrap();
         let mut added = 0;
         for edit in edits {
-            let input = session.character_input(pc).unwrap();
-            let copies: Vec<String> = session.character_file(input).inventory.iter().map(|c| c.id.clone()).collect();
+            let copies: Vec<String> = session.file(pc).unwrap().inventory.iter().map(|c| c.id.clone()).collect();
             let copy = |i: usize| copies.get(i % copies.len().max(1)).cloned();
             match edit {
                 Edit::Value(field, v) => session.set_value(pc, field, v.map(|v| json!(v))).unwrap(),
@@ -373,7 +372,7 @@ proptest::proptest! {
             // Read the sheet between edits too, so later edits meet remembered memos.
             session.sheet(pc).unwrap();
         }
-        let file = session.character_file(session.character_input(pc).unwrap());
+        let file = session.file(pc).unwrap().clone();
         let fresh = ocf_engine::compute_sheet_call(&rules, &file, &[], &Default::default());
         proptest::prop_assert_eq!(session.sheet_json(pc).unwrap(), fresh);
     }

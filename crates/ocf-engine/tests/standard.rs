@@ -170,7 +170,7 @@ fn check(edits: &[Edit], expect: Expect) {
     for (n, edit) in edits.iter().enumerate() {
         apply(&mut session, pc, edit);
         let edited = session.sheet_json(pc).unwrap();
-        let file = session.character_file(session.character_input(pc).unwrap());
+        let file = session.file(pc).unwrap().clone();
         let mut fresh = Session::new(rules.clone());
         let again = fresh.open(&file, &[]);
         let fresh = fresh.sheet_json(again).unwrap();
@@ -560,11 +560,11 @@ fn the_file_is_the_one_opened_until_an_edit() {
     let sheet = session.sheet_json(pc).unwrap();
     assert!(summary(&sheet).contains("core-claws: core:claws"));
     assert!(summary(&sheet).contains("c + core:magic"));
-    let held = session.character_file(session.character_input(pc).unwrap());
+    let held = session.file(pc).unwrap().clone();
     assert_eq!(held, opened);
     // An edit writes the value where the file had it, under the ID as written.
     session.set_value(pc, "core:level", Some(json!(4))).unwrap();
-    let held = session.character_file(session.character_input(pc).unwrap());
+    let held = session.file(pc).unwrap().clone();
     opened.values.0.insert("level".into(), json!(4));
     assert_eq!(held, opened);
 }

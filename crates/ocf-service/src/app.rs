@@ -321,7 +321,14 @@ impl App {
                 .character_input(cid)
                 .ok_or_else(|| ApiError::internal("the character is not open"))?;
             let mut dice = dice(seed);
-            let result = call(session.db(), c, &mut *dice).map_err(action_error)?;
+            let result = call(
+                session
+                    .db(cid)
+                    .map_err(|_| ApiError::internal("the character is not open"))?,
+                c,
+                &mut *dice,
+            )
+            .map_err(action_error)?;
             Ok(json!({ "id": id, "revision": revision, "result": result }))
         })
     }

@@ -100,7 +100,7 @@ pub fn call(case: &Case, dir: &Path) -> Result<Outcome, String> {
         (Some(f), _) => Dice::Fixed(FixedFaces::new(f.clone())),
         (None, seed) => Dice::Seeded(SeededDice::new(seed.unwrap_or(0))),
     };
-    let db = session.db();
+    let db = session.db(id).map_err(|e| e.to_string())?;
     // One dice function for the start and every continue: each call asks it only for faces no
     // earlier call rolled (those are in the state).
     let mut dice_fn = dice();

@@ -348,8 +348,7 @@ impl Applier<'_, '_> {
         let (content, templates) = match target {
             Target::Copy(id) => {
                 let copy = self.copy_input(id).ok_or_else(|| unknown_id(at, id))?;
-                self.session
-                    .deep(move |db| (copy.item(db).clone(), (**copy.templates(db)).clone()))
+                self.deep(move |db| (copy.item(db).clone(), (**copy.templates(db)).clone()))
             }
             Target::Applied(i) => (self.file.applied[*i].source.0.clone(), Vec::new()),
             Target::Pick(pick) => match self.pick_content(pick) {
@@ -435,8 +434,7 @@ impl Applier<'_, '_> {
             Target::Copy(id) => {
                 let copy = self.copy_input(id)?;
                 let c = self.input();
-                self.session
-                    .deep(move |db| crate::view::copy_self(db, c, copy).clone())
+                self.deep(move |db| crate::view::copy_self(db, c, copy).clone())
             }
             Target::Applied(i) => crate::view::applied_self(&self.ruleset, &self.file.applied[*i]),
             Target::Pick(at) => self.pick_self(at),

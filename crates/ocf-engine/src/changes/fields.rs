@@ -59,8 +59,7 @@ impl Applier<'_, '_> {
     pub fn raw(&self, field: &str) -> Value {
         let c = self.input();
         let field = field.to_owned();
-        self.session
-            .deep(move |db| crate::field::raw_input(db, c, &field))
+        self.deep(move |db| crate::field::raw_input(db, c, &field))
             .unwrap_or(Value::Null)
     }
 

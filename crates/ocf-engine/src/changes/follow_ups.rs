@@ -78,7 +78,7 @@ fn triggers(applier: &Applier<'_, '_>) -> Vec<Trigger> {
     // Only the activations with a triggered follow-up are taken out of the session: most
     // batches meet none, and the activation list of a large character is long.
     let c = applier.input();
-    let found: Vec<Found> = applier.session.deep(move |db| {
+    let found: Vec<Found> = applier.deep(move |db| {
         let ruleset = c.ruleset(db).ruleset(db);
         let mut found = Vec::new();
         for a in &crate::activation::activations(db, c).list {

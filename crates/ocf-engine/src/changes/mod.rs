@@ -38,6 +38,7 @@ use serde_json::{Map, Value as Json, json};
 pub use batch::{Adjustment, Applied, ChangeError};
 pub use eval::{OwnedSelf, Scope};
 
+use crate::db::Database;
 use crate::input::CharacterInput;
 use crate::session::{CharacterId, Session};
 
@@ -168,7 +169,9 @@ impl<'s, 'd> Applier<'s, 'd> {
         options: Options<'d>,
     ) -> Applier<'s, 'd> {
         let c = session.character_input(id).expect("an open character");
-        let ruleset = session.deep(move |db| c.ruleset(db).ruleset(db).clone());
+        let ruleset = session
+            .deep(id, move |db| c.ruleset(db).ruleset(db).clone())
+            .expect("an open character");
         // Local names resolve in the homebrew pack when there is one (it sees every pinned pack),
         // else in the last pack loaded (decisions.md, issue 12).
         let pack = ruleset
@@ -202,6 +205,11 @@ impl<'s, 'd> Applier<'s, 'd> {
             .expect("an open character")
     }
 
+    /// Runs `f` on the character's database ([`Session::deep`]).
+    pub fn deep<T: Send + 'static>(&self, f: impl FnOnce(&Database) -> T + Send + 'static) -> T {
+        self.session.deep(self.id, f).expect("an open character")
+    }
+
     /// Brings the session to the working file.
     pub fn sync(&mut self) {
         let _ = self.session.update(self.id, &self.file);
@@ -222,8 +230,7 @@ impl<'s, 'd> Applier<'s, 'd> {
         let c = self.input();
         let text = text.to_owned();
         let scope = scope.clone();
-        self.session
-            .deep(move |db| eval::evaluate(db, c, &text, &scope))
+        self.deep(move |db| eval::evaluate(db, c, &text, &scope))
             .map_err(|e| ChangeError::new(e.code.as_str(), path, e.message))
     }
 

@@ -149,9 +149,7 @@ impl Applier<'_, '_> {
         self.sync();
         // The ruleset the later changes see is the new one.
         let c = self.input();
-        self.ruleset = self
-            .session
-            .deep(move |db| c.ruleset(db).ruleset(db).clone());
+        self.ruleset = self.deep(move |db| c.ruleset(db).ruleset(db).clone());
         Ok(Map::new())
     }
 }

@@ -24,7 +24,7 @@ impl Applier<'_, '_> {
         let c = self.input();
         let entry = entry.map(str::to_owned);
         let segments = segments.to_vec();
-        self.session.deep(move |db| {
+        self.deep(move |db| {
             let acts = crate::activation::activations(db, c);
             acts.choices
                 .iter()

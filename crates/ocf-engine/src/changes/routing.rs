@@ -73,7 +73,7 @@ impl Applier<'_, '_> {
         situational: &Selected,
     ) -> Vec<Arc<Instance>> {
         let c = self.input();
-        let mut all: Vec<Arc<Instance>> = self.session.deep(move |db| {
+        let mut all: Vec<Arc<Instance>> = self.deep(move |db| {
             crate::effects::effect_instances(db, c)
                 .list
                 .iter()
@@ -373,7 +373,7 @@ impl Applier<'_, '_> {
         for (instance, scope) in &routed.thens {
             let target = match (instance.copy, instance.applied_entry) {
                 (Some(copy), _) => {
-                    let id = self.session.deep(move |db| copy.id(db).clone());
+                    let id = self.deep(move |db| copy.id(db).clone());
                     super::targets::Target::Copy(id)
                 }
                 (None, Some(i)) => super::targets::Target::Applied(i),

@@ -26,7 +26,7 @@ impl Applier<'_, '_> {
     pub fn copy_input(&self, id: &str) -> Option<CopyInput> {
         let c = self.input();
         let id = id.to_owned();
-        self.session.deep(move |db| {
+        self.deep(move |db| {
             c.inventory(db)
                 .iter()
                 .chain(c.features(db).iter())
@@ -46,9 +46,7 @@ impl Applier<'_, '_> {
             .any(|c| c.id == id);
         if !in_file {
             let copy = self.copy_input(id)?;
-            let (entry, list) = self
-                .session
-                .deep(move |db| (copy.to_entry(db), copy.list(db)));
+            let (entry, list) = self.deep(move |db| (copy.to_entry(db), copy.list(db)));
             match list {
                 CopyList::Inventory => self.file.inventory.push(entry),
                 CopyList::Features => self.file.features.push(entry),
@@ -105,9 +103,8 @@ impl Applier<'_, '_> {
     pub fn copy_scope(&self, base: &Scope, id: &str) -> Scope {
         let mut scope = base.clone();
         if let Some(copy) = self.copy_input(id) {
-            let (item, templates) = self
-                .session
-                .deep(move |db| (copy.item(db).clone(), (**copy.templates(db)).clone()));
+            let (item, templates) =
+                self.deep(move |db| (copy.item(db).clone(), (**copy.templates(db)).clone()));
             scope.self_ref = OwnedSelf::Copy(copy);
             scope.item = Some((item, templates));
         }
@@ -160,7 +157,7 @@ impl Applier<'_, '_> {
     ) -> Result<Vec<String>, ChangeError> {
         let limit = self.limit(limit, scope, &format!("{path}/limit"))?;
         let c = self.input();
-        let ids: Vec<(String, String)> = self.session.deep(move |db| {
+        let ids: Vec<(String, String)> = self.deep(move |db| {
             c.inventory(db)
                 .iter()
                 .chain(c.features(db).iter())

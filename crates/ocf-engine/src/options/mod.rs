@@ -157,12 +157,12 @@ fn trials(
     let input = session
         .character_input(id)
         .ok_or(EditError::UnknownCharacter)?;
-    let ruleset = session.db_ruleset(input);
+    let ruleset = session.db_ruleset(id)?;
     // The options in the choice's order, then any pick they don't hold (hidden content, a value
     // no longer listed), so a picked option is always listed.
     let (mut options, picks, recommended) = {
         let acts = acts.clone();
-        session.deep(move |db| {
+        session.deep(id, move |db| {
             let options = crate::choices::options_of(db, input, &acts, index);
             let picks: Vec<Literal> = acts.choices[index]
                 .picks
@@ -171,7 +171,7 @@ fn trials(
                 .collect();
             let recommended = crate::choices::recommended_of(db, input, &acts, index);
             (options, picks, recommended)
-        })
+        })?
     };
     for p in &picks {
         if !options.contains(p) {
@@ -179,7 +179,7 @@ fn trials(
         }
     }
     if path::of_applied(&acts, index) {
-        let options = untried(session, input, &acts, index, &record, options);
+        let options = untried(session, id, input, &acts, index, &record, options)?;
         return Ok(Listed {
             path: path.clone(),
             min: record.min,
@@ -229,25 +229,27 @@ fn takeable(recommended: Option<Literal>, options: &[ListedOption]) -> Option<Li
 /// The options of a choice of an applied entry, which keeps no picks, so no trial sheet can be
 /// made: each with the reasons the sheet's checks give ([`crate::choices::untried_reasons`]), and
 /// no changes (decisions.md, "listOptions").
+#[allow(clippy::too_many_arguments)]
 fn untried(
     session: &Session,
+    id: CharacterId,
     input: crate::input::CharacterInput,
     acts: &Arc<crate::activation::Activations>,
     index: usize,
     record: &crate::activation::ChoiceRecord,
     options: Vec<Literal>,
-) -> Vec<ListedOption> {
+) -> Result<Vec<ListedOption>, EditError> {
     let acts = acts.clone();
     let reasons: Vec<Vec<Json>> = {
         let options = options.clone();
-        session.deep(move |db| {
+        session.deep(id, move |db| {
             options
                 .iter()
                 .map(|o| crate::choices::untried_reasons(db, input, &acts, index, o))
                 .collect()
-        })
+        })?
     };
-    options
+    Ok(options
         .into_iter()
         .zip(reasons)
         .map(|(option, reasons)| {
@@ -262,7 +264,7 @@ fn untried(
                 changes: Changes::default(),
             }
         })
-        .collect()
+        .collect())
 }
 
 /// An option's `kind` and the text key of its name.
@@ -353,9 +355,13 @@ fn list(
 }
 
 impl Session {
-    /// The ruleset an open character's input computes on (its homebrew's, or the session's).
-    fn db_ruleset(&self, input: crate::input::CharacterInput) -> Arc<ocf_model::Ruleset> {
-        input.ruleset(self.db()).ruleset(self.db()).clone()
+    /// The ruleset an open character computes on (its homebrew's, or the session's).
+    fn db_ruleset(&self, id: CharacterId) -> Result<Arc<ocf_model::Ruleset>, EditError> {
+        let db = self.db(id)?;
+        let input = self
+            .character_input(id)
+            .ok_or(EditError::UnknownCharacter)?;
+        Ok(input.ruleset(db).ruleset(db).clone())
     }
 }
 
@@ -532,7 +538,7 @@ fn add_pick(
 
 /// An unsaved standard copy's list and item.
 fn standard_copy(session: &Session, id: CharacterId, entry: &str) -> Option<(CopyList, String)> {
-    let db = session.db();
+    let db = session.db(id).ok()?;
     let c = session.character_input(id)?;
     c.features(db)
         .iter()

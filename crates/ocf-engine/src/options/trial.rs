@@ -55,6 +55,7 @@ impl Tree {
 
 /// The trials of one listOptions on one picks tree.
 pub(crate) struct Trials {
+    id: CharacterId,
     input: CharacterInput,
     tree: Tree,
     /// The tree as it was, put back at the end.
@@ -74,7 +75,7 @@ impl Trials {
         entry: Option<&str>,
     ) -> Option<Trials> {
         let input = session.character_input(id)?;
-        let db = session.db();
+        let db = session.db(id).ok()?;
         let ruleset = input.ruleset(db).ruleset(db).clone();
         if crate::standard::needs_rounds(&ruleset) {
             return None;
@@ -98,28 +99,29 @@ impl Trials {
                 && ruleset.fields.iter().all(|(f, _)| overlays.contains_key(f))
         };
         if !fits {
-            session.free_overlays(input);
+            session.free_overlays(id);
             let handles: FxHashMap<String, EffectsOverlay> = ruleset
                 .fields
                 .iter()
-                .map(|(f, _)| (f.to_owned(), session.overlay()))
-                .collect();
+                .map(|(f, _)| Some((f.to_owned(), session.overlay(id)?)))
+                .collect::<Option<_>>()?;
             input
-                .set_overlays(session.db_mut())
+                .set_overlays(session.db_mut(id).ok()?)
                 .with_durability(STRUCTURE)
                 .to(Arc::new(handles));
         }
-        let handles = input.overlays(session.db()).clone();
+        let handles = input.overlays(session.db(id).ok()?).clone();
         let mut trials = Trials {
+            id,
             input,
             tree,
             original,
             handles,
             held: FxHashSet::default(),
         };
-        let by_field = trials.index(session);
+        let by_field = trials.index(session)?;
         let empty = FieldInstances::default();
-        let db = session.db_mut();
+        let db = session.db_mut(id).ok()?;
         for (field, handle) in trials.handles.iter() {
             let list = by_field
                 .get(field)
@@ -134,9 +136,10 @@ impl Trials {
     }
 
     /// The character's effect instances by field, as the picks now stand.
-    fn index(&self, session: &Session) -> FxHashMap<String, Vec<Arc<Instance>>> {
+    fn index(&self, session: &Session) -> Option<FxHashMap<String, Vec<Arc<Instance>>>> {
         let c = self.input;
-        session.deep(move |db| effect_instances(db, c).by_field.clone())
+        let by_field = session.deep(self.id, move |db| effect_instances(db, c).by_field.clone());
+        by_field.ok()
     }
 
     /// The tree the trials pick in, as it was.
@@ -147,9 +150,16 @@ impl Trials {
     /// Makes `picks` the tree's, and sets the overlays of the fields whose instances that
     /// changes.
     pub(crate) fn pick(&mut self, session: &mut Session, picks: Picks) {
-        self.tree.set(session.db_mut(), Arc::new(picks), EDITED);
-        let by_field = self.index(session);
-        let db = session.db_mut();
+        let Ok(db) = session.db_mut(self.id) else {
+            return;
+        };
+        self.tree.set(db, Arc::new(picks), EDITED);
+        let Some(by_field) = self.index(session) else {
+            return;
+        };
+        let Ok(db) = session.db_mut(self.id) else {
+            return;
+        };
         let fields: FxHashSet<&String> = by_field.keys().chain(self.held.iter()).collect();
         for field in fields {
             let Some(handle) = self.handles.get(field) else {
@@ -165,7 +175,9 @@ impl Trials {
 
     /// Puts the tree back and clears the overlays, at the character's structure durability.
     pub(crate) fn end(self, session: &mut Session) {
-        let db = session.db_mut();
+        let Ok(db) = session.db_mut(self.id) else {
+            return;
+        };
         self.tree.set(db, self.original.clone(), STRUCTURE);
         for handle in self.handles.values() {
             handle.set_list(db).with_durability(STRUCTURE).to(None);
