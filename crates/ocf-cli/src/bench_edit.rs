@@ -99,14 +99,16 @@ pub fn run(args: Args) -> ExitCode {
 /// Measures the generated character of `size`, with the median of `edits` (at least one)
 /// incremental edits.
 pub fn measure(size: Synthetic, edits: usize) -> Report {
-    let rules = size.ruleset();
+    // One ruleset shared by every session, as a service shares it: a sheet from scratch is then
+    // the sheet's own work, not also a copy of the ruleset.
+    let rules = Arc::new(size.ruleset());
     let [before, after] = EDIT_VALUES;
     let cold = median((0..SCRATCH_RUNS).map(|_| from_scratch(&rules, &size.character(before))));
     let scratch = median((0..SCRATCH_RUNS).map(|_| from_scratch(&rules, &size.character(after))));
     let incremental = incremental(&rules, &size, edits);
     let first_edit = median((0..SCRATCH_RUNS).map(|_| first_edit(&rules, &size)));
     let reexecuted = reexecuted(&rules, &size);
-    let reads = FieldReads::trace(Arc::new(rules.clone()), &size.character(before));
+    let reads = FieldReads::trace(rules.clone(), &size.character(before));
     let dependents = reads.dependents(Synthetic::EDITED).len();
     Report {
         fields: rules.fields.len(),
@@ -121,9 +123,9 @@ pub fn measure(size: Synthetic, edits: usize) -> Report {
 }
 
 /// A new session opening `character` and computing its full sheet.
-fn from_scratch(rules: &Ruleset, character: &Character) -> Duration {
+fn from_scratch(rules: &Arc<Ruleset>, character: &Character) -> Duration {
     let started = Instant::now();
-    let mut session = Session::new(rules.clone());
+    let mut session = Session::shared(rules.clone());
     let pc = session.open(character, &[]);
     let sheet = session.sheet(pc);
     let took = started.elapsed();
@@ -133,15 +135,15 @@ fn from_scratch(rules: &Ruleset, character: &Character) -> Duration {
 
 /// The median of `edits` edits, each toggling the edited score and computing the full sheet, in a
 /// session that has computed the sheet and made one edit first.
-fn incremental(rules: &Ruleset, size: &Synthetic, edits: usize) -> Duration {
+fn incremental(rules: &Arc<Ruleset>, size: &Synthetic, edits: usize) -> Duration {
     // The warm session holds the second value: the first timed edit goes back to the first.
     let (mut session, pc) = warm(rules, size);
     median((0..edits.max(1)).map(|n| timed_edit(&mut session, pc, EDIT_VALUES[n % 2])))
 }
 
 /// The first edit of the score in a session whose sheet is computed, then the full sheet.
-fn first_edit(rules: &Ruleset, size: &Synthetic) -> Duration {
-    let mut session = Session::new(rules.clone());
+fn first_edit(rules: &Arc<Ruleset>, size: &Synthetic) -> Duration {
+    let mut session = Session::shared(rules.clone());
     let pc = session.open(&size.character(EDIT_VALUES[0]), &[]);
     let _ = session.sheet(pc);
     timed_edit(&mut session, pc, EDIT_VALUES[1])
@@ -159,7 +161,7 @@ fn timed_edit(session: &mut Session, pc: ocf_engine::CharacterId, score: i64) ->
 
 /// How many field values one incremental edit and sheet executes, in a session that logs them and
 /// is as warm as the timed one.
-fn reexecuted(rules: &Ruleset, size: &Synthetic) -> usize {
+fn reexecuted(rules: &Arc<Ruleset>, size: &Synthetic) -> usize {
     let mut session = Session::with_execution_log(rules.clone());
     let pc = session.open(&size.character(EDIT_VALUES[0]), &[]);
     let _ = session.sheet(pc);
@@ -176,8 +178,8 @@ fn reexecuted(rules: &Ruleset, size: &Synthetic) -> usize {
 }
 
 /// A session with the character open, its sheet computed, and the warm-up edit made.
-fn warm(rules: &Ruleset, size: &Synthetic) -> (Session, ocf_engine::CharacterId) {
-    let mut session = Session::new(rules.clone());
+fn warm(rules: &Arc<Ruleset>, size: &Synthetic) -> (Session, ocf_engine::CharacterId) {
+    let mut session = Session::shared(rules.clone());
     let pc = session.open(&size.character(EDIT_VALUES[0]), &[]);
     let _ = session.sheet(pc);
     edit(&mut session, pc, EDIT_VALUES[1]);

@@ -20,9 +20,11 @@ fn main() {
     let (fields, options, runs) = (arg(0, 2000), arg(1, 50), arg(2, 0));
     let mode = args.get(3).map(String::as_str).unwrap_or("session");
     let size = Synthetic::with_fields(fields).expect("a size");
-    let rules = size.ruleset_with_choice(options);
+    // Shared, as a service's sessions share their ruleset: a fresh trial sheet is then the
+    // sheet's own work, not a copy of the ruleset.
+    let rules = std::sync::Arc::new(size.ruleset_with_choice(options));
     let character = size.character(14);
-    let mut session = Session::new(rules.clone());
+    let mut session = Session::shared(rules.clone());
     let pc = session.open(&character, &[]);
     session.sheet(pc).expect("open");
     let path = ChoicePath {
@@ -46,7 +48,7 @@ fn main() {
                         choices: Default::default(),
                     }],
                 );
-                let mut session = Session::new(rules.clone());
+                let mut session = Session::shared(rules.clone());
                 let pc = session.open(&file, &[]);
                 std::hint::black_box(session.sheet(pc).expect("open"));
             }

@@ -170,9 +170,10 @@ impl Session {
         Session::build(ruleset, false)
     }
 
-    /// A session whose databases log every query they run ([`Session::take_executed`]).
-    pub fn with_execution_log(ruleset: Ruleset) -> Session {
-        Session::build(Arc::new(ruleset), true)
+    /// A session whose databases log every query they run ([`Session::take_executed`]), on a
+    /// ruleset of its own or a shared one.
+    pub fn with_execution_log(ruleset: impl Into<Arc<Ruleset>>) -> Session {
+        Session::build(ruleset.into(), true)
     }
 
     fn build(ruleset: Arc<Ruleset>, logged: bool) -> Session {
