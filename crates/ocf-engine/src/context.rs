@@ -9,6 +9,7 @@ use std::sync::Arc;
 use ocf_model::Ruleset;
 
 use crate::input::{CharacterInput, CopyInput};
+use crate::reads::View;
 use crate::view::{
     ItemKey, aggregate_copy_view, character_view, copy_self, item_in_character, literal_value,
 };
@@ -173,6 +174,15 @@ impl<'db> SheetContext<'db> {
 
 impl Context for SheetContext<'_> {
     fn root(&self, root: Root) -> Result<Option<Value>, ContextError> {
+        // A copy's `self`, an item, the character's view and the links can change without any
+        // field changing (crate::reads).
+        match (root, &self.bindings.self_ref) {
+            (Root::SelfCopy, SelfRef::Copy(copy)) => crate::reads::view(View::Copy(*copy)),
+            (Root::Character, _) => crate::reads::view(View::Character),
+            (Root::Links, _) => crate::reads::view(View::Links),
+            (Root::Item, _) => crate::reads::other(),
+            _ => {}
+        }
         match root {
             Root::Entry if self.bindings.entry.is_some() => Ok(self.bindings.entry.clone()),
             Root::SelfCopy => Ok(match &self.bindings.self_ref {
@@ -202,6 +212,7 @@ impl Context for SheetContext<'_> {
         let Some(qualified) = self.resolve(id) else {
             return Err(ContextError::unknown(format!("no field `{id}`")));
         };
+        crate::reads::field(&qualified);
         match self.mode {
             Mode::Sheet => {
                 let key = crate::field::FieldKey::new(self.db, self.character, &*qualified);
@@ -228,6 +239,7 @@ impl Context for SheetContext<'_> {
     }
 
     fn copies(&self) -> Result<Vec<Value>, ContextError> {
+        crate::reads::other();
         let c = self.character;
         Ok(c.inventory(self.db)
             .iter()

@@ -464,13 +464,16 @@ impl std::ops::Deref for FieldInstances {
 
 impl PartialEq for FieldInstances {
     fn eq(&self, other: &FieldInstances) -> bool {
-        self.0.len() == other.0.len()
-            && self
-                .0
-                .iter()
-                .zip(&other.0)
-                .all(|(a, b)| Arc::ptr_eq(a, b) || a.same_in_place(b))
+        same_in_place(&self.0, &other.0)
     }
+}
+
+/// Whether two lists of a field's instances are equal as [`FieldInstances`] compares them.
+pub(crate) fn same_in_place(a: &[Arc<Instance>], b: &[Arc<Instance>]) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(a, b)| Arc::ptr_eq(a, b) || a.same_in_place(b))
 }
 
 impl Instance {

@@ -146,6 +146,8 @@ pub struct FieldValue {
     pub out_of_limits: Vec<OutOfLimits>,
     pub tags: Vec<String>,
     pub name: Option<String>,
+    /// What the value read ([`crate::reads`]); not part of the value (it compares equal).
+    pub reads: crate::reads::FieldReads,
 }
 
 impl FieldValue {
@@ -153,6 +155,14 @@ impl FieldValue {
         FieldValue {
             error: Some(error),
             ..FieldValue::default()
+        }
+    }
+
+    /// A value whose reads weren't recorded.
+    fn failed_unrecorded(error: FieldError) -> FieldValue {
+        FieldValue {
+            reads: crate::reads::FieldReads::unknown(),
+            ..FieldValue::failed(error)
         }
     }
 }
@@ -168,7 +178,7 @@ pub fn field_value<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> Arc
 
 fn compute_field<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> FieldValue {
     let Some(_depth) = DepthGuard::enter() else {
-        return FieldValue::failed(FieldError::new(
+        return FieldValue::failed_unrecorded(FieldError::new(
             ErrorCode::SafetyLimitExceeded,
             format!(
                 "`{}` is reached through more than {MAX_FIELD_DEPTH} nested field reads",
@@ -182,6 +192,7 @@ fn compute_field<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> Field
         return unknown_field(key.field(db));
     };
     let mut out = FieldValue::default();
+    let recorder = crate::reads::Recorder::start();
     let mut work = Work {
         db,
         key,
@@ -197,6 +208,7 @@ fn compute_field<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> Field
         out.breakdown.clear();
         out.error = Some(error);
     }
+    out.reads = recorder.finish();
     out
 }
 
@@ -246,7 +258,7 @@ fn field_cycle<'db>(
     _id: salsa::Id,
     key: FieldKey<'db>,
 ) -> Arc<FieldValue> {
-    Arc::new(FieldValue::failed(FieldError::new(
+    Arc::new(FieldValue::failed_unrecorded(FieldError::new(
         ErrorCode::CircularFormula,
         format!("`{}` depends on itself", key.field(db)),
     )))
@@ -925,6 +937,7 @@ impl<'db> Work<'_, 'db> {
         let from = self.decl.decl.name_from.as_ref()?;
         let ctx = self.own_context();
         let id = ctx.resolve(from.as_str())?;
+        crate::reads::field(&id);
         let key = FieldKey::new(self.db, self.character(), &*id);
         match &field_value(self.db, key).value {
             Some(Value::String(s)) if !s.trim().is_empty() => Some(s.to_string()),

@@ -22,6 +22,7 @@ pub mod input;
 pub mod links;
 pub mod offers;
 pub mod options;
+pub mod reads;
 pub mod session;
 pub mod sheet;
 pub mod sheet_changes;

@@ -71,6 +71,35 @@ pub fn collect(db: &dyn salsa::Database, character: CharacterInput) -> Sheet {
     }
 }
 
+/// The sheet of `character` whose field values are those of `base` but at the places `reread`,
+/// which are read again: a listOptions trial's sheet, when the fields a pick can reach are known
+/// ([`crate::options`]). `None` when `base` isn't a sheet of this character's fields.
+pub(crate) fn with_fields(
+    db: &dyn salsa::Database,
+    character: CharacterInput,
+    base: &[(Arc<str>, Arc<FieldValue>)],
+    reread: &[usize],
+) -> Option<Sheet> {
+    let keys = field_keys(db, character);
+    if keys.len() != base.len() {
+        return None;
+    }
+    let mut fields = base.to_vec();
+    for &i in reread {
+        let (id, key) = keys.get(i)?;
+        if *id != fields[i].0 {
+            return None;
+        }
+        fields[i].1 = field_value(db, *key).clone();
+    }
+    Some(Sheet {
+        fields: fields.into(),
+        effects: shared_effects(db, character).clone(),
+        activations: shared_activations(db, character).clone(),
+        rest: sheet_rest(db, character).clone(),
+    })
+}
+
 /// The effect instances as the sheet shares them; `no_eq`: only [`collect`] reads it.
 #[salsa::tracked(returns(ref), no_eq)]
 fn shared_effects(

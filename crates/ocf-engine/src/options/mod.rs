@@ -13,6 +13,7 @@
 //! `unchoose` to share.
 
 pub mod path;
+pub(crate) mod reach;
 pub(crate) mod trial;
 
 use std::sync::Arc;
@@ -305,6 +306,19 @@ fn list(
     direct: &mut Option<Trials>,
 ) -> Result<Vec<ListedOption>, OptionsError> {
     let mut listed = Vec::with_capacity(options.len());
+    // The base sheet's reads reversed, with the views it read as they are before any pick.
+    let reach = match direct {
+        Some(_) => {
+            let c = session
+                .character_input(id)
+                .ok_or(EditError::UnknownCharacter)?;
+            let base = base.clone();
+            Some(Arc::new(
+                session.deep(id, move |db| reach::Reach::of(db, c, &base))?,
+            ))
+        }
+        None => None,
+    };
     for option in options {
         let picked = picks.contains(&option);
         let (kind, name) = kind_and_name(record, &option);
@@ -327,18 +341,34 @@ fn list(
             let reasons = base_issues.iter().filter(|i| about.concerns(i)).cloned();
             (reasons.collect(), Changes::default())
         } else {
+            let mut changed = None;
             match direct.as_mut() {
                 Some(trials) => {
                     let mut tree = trials.original().clone();
                     add_pick(&mut tree, path, record, &option, ruleset)?;
-                    trials.pick(session, tree);
+                    changed = trials.pick(session, tree);
                 }
                 None => {
                     let file = trial_file(session, id, base_file, path, record, &option, ruleset)?;
                     session.update(id, &file)?;
                 }
             }
-            let trial = session.sheet(id)?;
+            let trial = match (changed, &reach) {
+                (Some(changed), Some(reach)) => {
+                    let trial = reached_sheet(session, id, base, reach.clone(), changed)?;
+                    // Every debug build (the tests, the conformance cases) checks the reach
+                    // against the whole sheet read again.
+                    if cfg!(debug_assertions) {
+                        let whole = session.sheet(id)?;
+                        let same = trial.fields.iter().zip(whole.fields.iter());
+                        for ((field, reached), (_, read)) in same {
+                            debug_assert_eq!(reached, read, "the reach of a trial missed {field}");
+                        }
+                    }
+                    trial
+                }
+                _ => session.sheet(id)?,
+            };
             diff(base, base_issues, &trial, &about)
         };
         listed.push(ListedOption {
@@ -352,6 +382,30 @@ fn list(
         });
     }
     Ok(listed)
+}
+
+/// The trial sheet of a pick that changed the instances of `changed`: the base sheet with the
+/// fields the pick can reach read again ([`reach`]), or the whole sheet read again where the
+/// base isn't this character's.
+fn reached_sheet(
+    session: &Session,
+    id: CharacterId,
+    base: &Sheet,
+    reach: Arc<reach::Reach>,
+    changed: Vec<String>,
+) -> Result<Sheet, EditError> {
+    let c = session
+        .character_input(id)
+        .ok_or(EditError::UnknownCharacter)?;
+    let fields = base.fields.clone();
+    let sheet = session.deep(id, move |db| {
+        let reread = reach.from(db, c, &changed);
+        crate::sheet::with_fields(db, c, &fields, &reread)
+    })?;
+    match sheet {
+        Some(sheet) => Ok(sheet),
+        None => session.sheet(id),
+    }
 }
 
 impl Session {

@@ -63,6 +63,8 @@ pub(crate) struct Trials {
     handles: Arc<FxHashMap<String, EffectsOverlay>>,
     /// The fields whose overlay holds instances.
     held: FxHashSet<String>,
+    /// Each field's instances as the character's picks stand, without a trial's pick.
+    base: FxHashMap<String, Vec<Arc<Instance>>>,
 }
 
 impl Trials {
@@ -118,6 +120,7 @@ impl Trials {
             original,
             handles,
             held: FxHashSet::default(),
+            base: FxHashMap::default(),
         };
         let by_field = trials.index(session)?;
         let empty = FieldInstances::default();
@@ -132,6 +135,7 @@ impl Trials {
                 .to(Some(list));
         }
         trials.held = by_field.keys().cloned().collect();
+        trials.base = by_field;
         Some(trials)
     }
 
@@ -148,18 +152,25 @@ impl Trials {
     }
 
     /// Makes `picks` the tree's, and sets the overlays of the fields whose instances that
-    /// changes.
-    pub(crate) fn pick(&mut self, session: &mut Session, picks: Picks) {
-        let Ok(db) = session.db_mut(self.id) else {
-            return;
-        };
+    /// changes. Gives the fields whose instances differ from those without a trial's pick
+    /// (`None` when the character is gone).
+    pub(crate) fn pick(&mut self, session: &mut Session, picks: Picks) -> Option<Vec<String>> {
+        let db = session.db_mut(self.id).ok()?;
         self.tree.set(db, Arc::new(picks), EDITED);
-        let Some(by_field) = self.index(session) else {
-            return;
+        let by_field = self.index(session)?;
+        let db = session.db_mut(self.id).ok()?;
+        let same = |a: Option<&Vec<Arc<Instance>>>, b: Option<&Vec<Arc<Instance>>>| {
+            let (a, b) = (a.map_or(&[][..], |l| l), b.map_or(&[][..], |l| l));
+            crate::effects::same_in_place(a, b)
         };
-        let Ok(db) = session.db_mut(self.id) else {
-            return;
-        };
+        let differ: Vec<String> = by_field
+            .keys()
+            .chain(self.base.keys())
+            .collect::<FxHashSet<&String>>()
+            .into_iter()
+            .filter(|f| !same(by_field.get(*f), self.base.get(*f)))
+            .cloned()
+            .collect();
         let fields: FxHashSet<&String> = by_field.keys().chain(self.held.iter()).collect();
         for field in fields {
             let Some(handle) = self.handles.get(field) else {
@@ -171,6 +182,7 @@ impl Trials {
             }
         }
         self.held = by_field.into_keys().collect();
+        Some(differ)
     }
 
     /// Puts the tree back and clears the overlays, at the character's structure durability.
