@@ -61,10 +61,10 @@ pub(crate) struct Trials {
     /// The tree as it was, put back at the end.
     original: Arc<Picks>,
     handles: Arc<FxHashMap<String, EffectsOverlay>>,
-    /// The fields whose overlay holds instances.
+    /// The fields whose overlay the last trial set to other instances than their own.
     held: FxHashSet<String>,
     /// Each field's instances as the character's picks stand, without a trial's pick.
-    base: FxHashMap<String, Vec<Arc<Instance>>>,
+    base: Arc<FxHashMap<String, Vec<Arc<Instance>>>>,
 }
 
 impl Trials {
@@ -120,7 +120,7 @@ impl Trials {
             original,
             handles,
             held: FxHashSet::default(),
-            base: FxHashMap::default(),
+            base: Arc::default(),
         };
         let by_field = trials.index(session)?;
         let empty = FieldInstances::default();
@@ -134,8 +134,7 @@ impl Trials {
                 .with_durability(STRUCTURE)
                 .to(Some(list));
         }
-        trials.held = by_field.keys().cloned().collect();
-        trials.base = by_field;
+        trials.base = Arc::new(by_field);
         Some(trials)
     }
 
@@ -152,37 +151,52 @@ impl Trials {
     }
 
     /// Makes `picks` the tree's, and sets the overlays of the fields whose instances that
-    /// changes. Gives the fields whose instances differ from those without a trial's pick
-    /// (`None` when the character is gone).
+    /// changes (and of those the last trial changed, back to their own). Gives the fields whose
+    /// instances differ from those without a trial's pick (`None` when the character is gone).
     pub(crate) fn pick(&mut self, session: &mut Session, picks: Picks) -> Option<Vec<String>> {
         let db = session.db_mut(self.id).ok()?;
         self.tree.set(db, Arc::new(picks), EDITED);
-        let by_field = self.index(session)?;
+        // Compared where the index is, so that only the few differing lists come back.
+        let (c, base) = (self.input, self.base.clone());
+        let differ = session
+            .deep(self.id, move |db| {
+                let by_field = &effect_instances(db, c).by_field;
+                let same = |a: Option<&Vec<Arc<Instance>>>, b: Option<&Vec<Arc<Instance>>>| {
+                    let (a, b) = (a.map_or(&[][..], |l| l), b.map_or(&[][..], |l| l));
+                    crate::effects::same_in_place(a, b)
+                };
+                let mut differ: Vec<(String, Vec<Arc<Instance>>)> = by_field
+                    .iter()
+                    .filter(|(f, list)| !same(Some(list), base.get(*f)))
+                    .map(|(f, list)| (f.clone(), list.clone()))
+                    .collect();
+                differ.extend(
+                    base.keys()
+                        .filter(|f| !by_field.contains_key(*f))
+                        .map(|f| (f.clone(), Vec::new())),
+                );
+                differ
+            })
+            .ok()?;
         let db = session.db_mut(self.id).ok()?;
-        let same = |a: Option<&Vec<Arc<Instance>>>, b: Option<&Vec<Arc<Instance>>>| {
-            let (a, b) = (a.map_or(&[][..], |l| l), b.map_or(&[][..], |l| l));
-            crate::effects::same_in_place(a, b)
-        };
-        let differ: Vec<String> = by_field
-            .keys()
-            .chain(self.base.keys())
-            .collect::<FxHashSet<&String>>()
-            .into_iter()
-            .filter(|f| !same(by_field.get(*f), self.base.get(*f)))
-            .cloned()
-            .collect();
-        let fields: FxHashSet<&String> = by_field.keys().chain(self.held.iter()).collect();
-        for field in fields {
-            let Some(handle) = self.handles.get(field) else {
-                continue;
-            };
-            let list = FieldInstances(by_field.get(field).cloned().unwrap_or_default());
-            if handle.list(&*db).as_ref() != Some(&list) {
-                handle.set_list(db).with_durability(EDITED).to(Some(list));
+        let mut set = |field: &str, list: Vec<Arc<Instance>>| {
+            if let Some(handle) = self.handles.get(field) {
+                let list = FieldInstances(list);
+                if handle.list(&*db).as_ref() != Some(&list) {
+                    handle.set_list(db).with_durability(EDITED).to(Some(list));
+                }
             }
+        };
+        let now: FxHashSet<String> = differ.iter().map(|(f, _)| f.clone()).collect();
+        for field in self.held.iter().filter(|f| !now.contains(*f)) {
+            set(field, self.base.get(field).cloned().unwrap_or_default());
         }
-        self.held = by_field.into_keys().collect();
-        Some(differ)
+        let fields: Vec<String> = differ.iter().map(|(f, _)| f.clone()).collect();
+        for (field, list) in differ {
+            set(&field, list);
+        }
+        self.held = now;
+        Some(fields)
     }
 
     /// Puts the tree back and clears the overlays, at the character's structure durability.
