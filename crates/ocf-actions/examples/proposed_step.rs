@@ -3,7 +3,9 @@
 //! field downstream of it) RUNS times, or with `--scratch` computes the sheet from scratch RUNS
 //! times. `proposed_step 0` is the setup alone, for the baseline.
 //!
-//! `proposed_step RUNS [--scratch]`
+//! `proposed_step RUNS [--scratch | --reclaim]`: with `--reclaim`, `Session::reclaim` after each
+//! run, as a long session does (the peak RSS then stays flat in RUNS; without it each run leaves
+//! its proposed character's inputs in the database).
 
 use ocf_actions::{Limits, StartInput};
 use ocf_dice::SeededDice;
@@ -14,7 +16,9 @@ use serde_json::json;
 fn main() {
     let mut args = std::env::args().skip(1);
     let runs: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(1);
-    let scratch = args.next().as_deref() == Some("--scratch");
+    let flag = args.next();
+    let scratch = flag.as_deref() == Some("--scratch");
+    let reclaim = flag.as_deref() == Some("--reclaim");
     let big = Synthetic::default();
     let mut r = serde_json::to_value(big.ruleset()).expect("a ruleset is JSON");
     r["actions"]["g:proposed"] = json!({
@@ -31,7 +35,7 @@ fn main() {
     let mut session = Session::new(rules.clone());
     let pc = session.open(&big.character(14), &[]);
     session.sheet(pc).expect("the sheet");
-    let input = session.character_input(pc).expect("open");
+    let mut input = session.character_input(pc).expect("open");
     let call: StartInput =
         serde_json::from_value(json!({ "action": { "id": "g:proposed" } })).expect("input");
     for _ in 0..runs {
@@ -49,6 +53,9 @@ fn main() {
             )
             .expect("runs");
             std::hint::black_box(out);
+            if reclaim && session.reclaim(pc).expect("open") {
+                input = session.character_input(pc).expect("open");
+            }
         }
     }
 }

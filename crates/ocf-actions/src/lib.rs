@@ -123,8 +123,12 @@ fn character_id(db: &dyn salsa::Database, character: CharacterInput) -> String {
 /// or pauses, replaying `input.answers` first. Faces the policy lets the engine roll come from
 /// `dice`. The result is `{ status: finished, outcome, proposedChanges, log }` or `{ status:
 /// paused, needs, state, log }`; a failure is the error.
+///
+/// `db` is the database of `character` (a session's, [`ocf_engine::Session::db`]). A step with
+/// `sheet: proposed` derives the proposed character in it, and salsa never frees an input: a
+/// session running actions calls [`ocf_engine::Session::reclaim`] after them.
 pub fn start_action(
-    db: &dyn salsa::Database,
+    db: &ocf_engine::Database,
     character: CharacterInput,
     input: &StartInput,
     dice: &mut dyn DiceFunction,
@@ -140,7 +144,7 @@ pub fn start_action(
 /// so far and this one, the engine's earlier faces taken again, so the result is what a single
 /// startAction with every answer gives.
 pub fn continue_action(
-    db: &dyn salsa::Database,
+    db: &ocf_engine::Database,
     character: CharacterInput,
     input: &ContinueInput,
     dice: &mut dyn DiceFunction,
@@ -175,7 +179,7 @@ pub fn continue_action(
 }
 
 fn run_call(
-    db: &dyn salsa::Database,
+    db: &ocf_engine::Database,
     character: CharacterInput,
     input: &StartInput,
     rolled: Vec<i64>,

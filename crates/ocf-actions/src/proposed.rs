@@ -54,7 +54,7 @@ impl Sheets {
     /// at `path`.
     pub fn build(
         &mut self,
-        db: &dyn salsa::Database,
+        db: &ocf_engine::Database,
         proposed: &[Json],
         path: &str,
     ) -> Result<CharacterInput, ActionError> {

@@ -2,6 +2,7 @@
 //! memos salsa checked and kept), for the incremental tests and `ocf watch`'s "N field values
 //! recomputed".
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use salsa::{DatabaseKeyIndex, Event, EventKind};
@@ -13,6 +14,8 @@ use salsa::{DatabaseKeyIndex, Event, EventKind};
 pub struct Database {
     storage: salsa::Storage<Self>,
     executed: Option<Arc<Mutex<Log>>>,
+    /// How many inputs derived characters made here ([`Database::derived`]).
+    derived: Arc<AtomicUsize>,
 }
 
 /// What salsa reported since the log was last read.
@@ -30,6 +33,7 @@ impl Default for Database {
         Database {
             storage: salsa::Storage::new(None),
             executed: None,
+            derived: Arc::default(),
         }
     }
 }
@@ -56,7 +60,20 @@ impl Database {
         Database {
             storage: salsa::Storage::new(Some(Box::new(callback))),
             executed: Some(log),
+            derived: Arc::default(),
         }
+    }
+
+    /// How many inputs (saved values, copies, characters) the characters derived in this
+    /// database have made ([`CharacterInput::derive`](crate::input::CharacterInput::derive): an
+    /// action's proposed sheets). Salsa never frees an input, so a session rebuilds a database
+    /// whose derived inputs outgrow its character ([`crate::Session::reclaim`]).
+    pub fn derived(&self) -> usize {
+        self.derived.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn note_derived(&self, inputs: usize) {
+        self.derived.fetch_add(inputs, Ordering::Relaxed);
     }
 
     /// The queries that ran since the last call, as `query_name(key)`, in execution order; field

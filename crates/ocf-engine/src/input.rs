@@ -304,10 +304,13 @@ impl CharacterInput {
     /// slots: the character as a batch leaves `self`, read without editing `self` (an action's
     /// proposed sheet in ocf-actions, EA "The proposed sheet"). Ruleset-level work (items, parsed
     /// formulas) is shared with `self`; what reads the character is computed when first read.
-    pub fn derive(self, db: &dyn salsa::Database, file: &Character) -> CharacterInput {
+    /// The inputs it makes stay in `db` as long as `db` lives ([`crate::Database::derived`]).
+    pub fn derive(self, db: &crate::Database, file: &Character) -> CharacterInput {
         let ruleset = self.ruleset(db);
         let rules = ruleset.ruleset(db).clone();
         let view = crate::standard::standard_view(&rules, file);
+        let c = &view.character;
+        db.note_derived(1 + c.values.len() + c.inventory.len() + c.features.len());
         CharacterInput::load_linked(
             db,
             ruleset,

@@ -105,6 +105,15 @@ pub struct Session {
     generations: Vec<usize>,
 }
 
+/// How many times its own inputs a character's database may hold in derived ones before
+/// [`Session::reclaim`] rebuilds it: the rebuild's cold sheet is then shared by that many
+/// proposed sheets' worth of derived inputs.
+pub const RECLAIM_AFTER: usize = 8;
+
+/// The fewest inputs a character counts as having, for [`RECLAIM_AFTER`]: a small character's
+/// database isn't rebuilt after every few actions.
+const RECLAIM_FLOOR: usize = 64;
+
 /// An open character: its own database, with the ruleset it computes on (the session's, or its
 /// homebrew's loaded on top), its inputs and the file they were brought to.
 struct Open {
@@ -548,6 +557,36 @@ impl Session {
             open.input.set_passed_links(&mut open.db).to(links);
         }
         self.open[id.index()] = Some(open);
+    }
+
+    /// Gives back what the characters derived in character `id`'s database left there (an
+    /// action's proposed sheets, [`crate::input::CharacterInput::derive`]) once they outgrow the
+    /// character: salsa never frees an input, so the character is loaded afresh in a new
+    /// database from the file it holds, with its passed links and the sheet [`Session::changes`]
+    /// last reported. Its memos go with the old database: the next read computes the sheet
+    /// again, once per [`RECLAIM_AFTER`] times the character's own inputs. Whether it did; a
+    /// [`CharacterInput`] of the character taken before is then stale
+    /// ([`Session::character_input`] gives the new one).
+    pub fn reclaim(&mut self, id: CharacterId) -> Result<bool, EditError> {
+        let open = self.get(id)?;
+        let file = &open.held.file;
+        let own = 1 + file.values.len() + file.inventory.len() + file.features.len();
+        if open.db.derived() <= RECLAIM_AFTER * own.max(RECLAIM_FLOOR) {
+            return Ok(false);
+        }
+        let _span = tracing::info_span!(
+            "session.reclaim",
+            character = id.0,
+            derived = open.db.derived()
+        )
+        .entered();
+        let reported = open.reported.clone();
+        let file = file.clone();
+        self.reload_homebrew(id, &file);
+        if let Ok(open) = self.get_mut(id) {
+            open.reported = reported;
+        }
+        Ok(true)
     }
 
     /// The sheet: every field's value, the effects, activations and issues. Its

@@ -328,7 +328,11 @@ impl App {
                 c,
                 &mut *dice,
             )
-            .map_err(action_error)?;
+            .map_err(action_error);
+            // A proposed sheet's inputs stay in the character's database: given back once they
+            // outgrow it, so a long session's memory follows what is open (issue 19).
+            let _ = session.reclaim(cid);
+            let result = result?;
             Ok(json!({ "id": id, "revision": revision, "result": result }))
         })
     }

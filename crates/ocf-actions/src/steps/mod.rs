@@ -64,7 +64,8 @@ pub enum Flow {
 
 /// A run: what every action of one call shares.
 pub struct Run<'db, 'r> {
-    pub db: &'db dyn salsa::Database,
+    /// The given character's database (a session's): the proposed sheets are derived in it.
+    pub db: &'db ocf_engine::Database,
     pub character: CharacterInput,
     pub ruleset: &'db Ruleset,
     pub checkpoints: Checkpoints<'r>,

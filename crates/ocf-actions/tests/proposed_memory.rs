@@ -1,0 +1,85 @@
+//! A session running actions with proposed sheets keeps its memory bounded (issue 19): each
+//! proposed sheet derives the character's inputs in its database, which salsa never frees, and
+//! `Session::reclaim` gives them back once they outgrow the character.
+
+use ocf_actions::{Limits, StartInput};
+use ocf_dice::SeededDice;
+use ocf_engine::Session;
+use ocf_engine::synthetic::Synthetic;
+use serde_json::json;
+
+/// The generated character's ruleset with `g:proposed`: a changes step, then a step reading a
+/// field downstream of it on the proposed sheet.
+fn session() -> (Session, ocf_engine::CharacterId) {
+    let size = Synthetic::with_fields(200).expect("a size");
+    let mut r = serde_json::to_value(size.ruleset()).expect("a ruleset is JSON");
+    r["actions"]["g:proposed"] = json!({
+        "declaredIn": "g",
+        "id": "proposed",
+        "steps": [
+            { "id": "raise", "kind": "changes",
+              "changes": [{ "type": "set", "field": "score0", "value": 18 }] },
+            { "id": "read", "kind": "changes", "sheet": "proposed",
+              "changes": [{ "type": "set", "field": "score1", "value": "f150" }] },
+        ],
+    });
+    let rules: ocf_model::Ruleset = serde_json::from_value(r).expect("the ruleset reads back");
+    let mut session = Session::new(rules);
+    let pc = session.open(&size.character(14), &[]);
+    (session, pc)
+}
+
+fn run(session: &Session, pc: ocf_engine::CharacterId) -> serde_json::Value {
+    let call: StartInput =
+        serde_json::from_value(json!({ "action": { "id": "g:proposed" } })).expect("input");
+    let c = session.character_input(pc).expect("open");
+    ocf_actions::start_action(
+        session.db(pc).expect("open"),
+        c,
+        &call,
+        &mut SeededDice::new(1),
+        Limits::default(),
+    )
+    .expect("runs")
+}
+
+#[test]
+fn proposed_sheets_are_given_back_and_the_results_stay_the_same() {
+    let (mut session, pc) = session();
+    let first = run(&session, pc);
+    let read = &first["proposedChanges"][1]["change"];
+    assert_eq!(read["field"], "g:score1");
+    let baseline = session.records().inputs;
+    run(&session, pc);
+    // What one proposed sheet leaves: about the character's own inputs.
+    let per_run = session.records().inputs - baseline;
+    assert!(per_run > 0, "a proposed sheet derives inputs");
+    let mut most = 0;
+    let mut reclaimed = 0;
+    for _ in 0..100 {
+        assert_eq!(run(&session, pc), first, "an action's result doesn't depend on a reclaim");
+        if session.reclaim(pc).expect("open") {
+            reclaimed += 1;
+        }
+        most = most.max(session.records().inputs);
+    }
+    assert!(reclaimed >= 2, "100 proposed sheets outgrow the character again and again");
+    // Without reclaim the inputs grow by `per_run` on every run, 100 times over; with it they stay
+    // within what the reclaim's threshold lets through, one more run's, and the baseline.
+    let allowed = baseline + per_run + ocf_engine::RECLAIM_AFTER * per_run.max(64);
+    assert!(
+        most <= allowed,
+        "inputs stayed within a bound: at most {most}, allowed {allowed} ({per_run} a run)"
+    );
+    // The session goes on as before: an edit and its changes.
+    session.sheet(pc).expect("the sheet");
+    session.changes(pc).expect("changes");
+}
+
+#[test]
+fn reclaim_leaves_a_database_without_derived_inputs_alone() {
+    let (mut session, pc) = session();
+    let c = session.character_input(pc);
+    assert!(!session.reclaim(pc).expect("open"));
+    assert_eq!(session.character_input(pc), c, "nothing was rebuilt");
+}
