@@ -57,13 +57,20 @@ fn proposed_sheets_are_given_back_and_the_results_stay_the_same() {
     let mut most = 0;
     let mut reclaimed = 0;
     for _ in 0..100 {
-        assert_eq!(run(&session, pc), first, "an action's result doesn't depend on a reclaim");
+        assert_eq!(
+            run(&session, pc),
+            first,
+            "an action's result doesn't depend on a reclaim"
+        );
         if session.reclaim(pc).expect("open") {
             reclaimed += 1;
         }
         most = most.max(session.records().inputs);
     }
-    assert!(reclaimed >= 2, "100 proposed sheets outgrow the character again and again");
+    assert!(
+        reclaimed >= 2,
+        "100 proposed sheets outgrow the character again and again"
+    );
     // Without reclaim the inputs grow by `per_run` on every run, 100 times over; with it they stay
     // within what the reclaim's threshold lets through, one more run's, and the baseline.
     let allowed = baseline + per_run + ocf_engine::RECLAIM_AFTER * per_run.max(64);
