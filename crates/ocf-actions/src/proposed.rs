@@ -69,7 +69,7 @@ impl Sheets {
             return Ok(*c);
         }
         let file = self.hold(db, &batch, path)?;
-        let input = given.derive(db, &file);
+        let input = given.derive(db, file);
         if self.built.len() == KEEP {
             self.built.remove(0);
         }
@@ -98,7 +98,7 @@ impl Sheets {
         db: &dyn salsa::Database,
         batch: &[Json],
         path: &str,
-    ) -> Result<Character, ActionError> {
+    ) -> Result<&Character, ActionError> {
         let given = self
             .given
             .expect("the given character is set at the first step");
@@ -110,23 +110,21 @@ impl Sheets {
             .with("step", path)
             .with("error", error)
         };
-        let private = match &mut self.session {
-            Some(p) => p,
-            None => {
-                let ruleset = given.ruleset(db).ruleset(db);
-                let file = given.to_file(db, ruleset);
-                // The given sheet's ruleset, shared: a ruleset's clone copies every declaration.
-                let mut session = ocf_engine::Session::shared(ruleset.clone());
-                let id = session.open(&file, &[]);
-                let _ = session.set_links(id, self.links.clone());
-                self.session.insert(Private {
-                    session,
-                    id,
-                    given: file,
-                    holds: Vec::new(),
-                })
-            }
-        };
+        if self.session.is_none() {
+            let ruleset = given.ruleset(db).ruleset(db);
+            let file = given.to_file(db, ruleset);
+            // The given sheet's ruleset, shared: a ruleset's clone copies every declaration.
+            let mut session = ocf_engine::Session::shared(ruleset.clone());
+            let id = session.open(&file, &[]);
+            let _ = session.set_links(id, self.links.clone());
+            self.session = Some(Private {
+                session,
+                id,
+                given: file,
+                holds: Vec::new(),
+            });
+        }
+        let private = self.session.as_mut().expect("made above");
         let from = if batch.starts_with(&private.holds) {
             private.holds.len()
         } else {
@@ -156,11 +154,7 @@ impl Sheets {
             }
             private.holds = batch.to_vec();
         }
-        Ok(private
-            .session
-            .file(private.id)
-            .cloned()
-            .unwrap_or_else(|_| private.given.clone()))
+        Ok(private.session.file(private.id).unwrap_or(&private.given))
     }
 }
 
