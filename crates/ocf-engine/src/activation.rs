@@ -96,7 +96,7 @@ pub struct ChoicePick {
     /// key root for its own.
     pub option_prefix: String,
     pub pack: String,
-    pub effects: Vec<ocf_model::Effect>,
+    pub effects: Vec<std::sync::Arc<ocf_model::Effect>>,
     /// `pick`: `{ id, value }`, the option as picked; `None` for an inline option's own effects.
     pub pick: Option<Value>,
     /// `slot`, in a slotted choice.

@@ -163,7 +163,7 @@ pub fn effect_instances(db: &dyn salsa::Database, character: CharacterInput) -> 
                     entry: None,
                 },
                 option_id: format!("{}:rules#{key}", effect.pack),
-                effect: Arc::new(effect.decl.clone()),
+                effect: effect.decl.clone(),
                 pack: effect.pack.clone(),
                 field: None,
                 copy: None,
@@ -221,13 +221,13 @@ fn activation_effects(
         id: activation.item.clone(),
         entry: activation.entry.clone(),
     };
-    let instance = |effect: &Effect, option_id: String, pack: &str| Instance {
+    let instance = |effect: &Arc<Effect>, option_id: String, pack: &str| Instance {
         order: 0,
         field_at: 0,
         activation: Some(a),
         source: source.clone(),
         option_id,
-        effect: Arc::new(effect.clone()),
+        effect: effect.clone(),
         pack: pack.to_owned(),
         field: None,
         copy: activation.copy,
@@ -297,7 +297,7 @@ fn choice_effects(
                     entry: owner.and_then(|a| a.entry.clone()),
                 },
                 option_id: format!("{}#{key}", pick.option_prefix),
-                effect: Arc::new(effect.clone()),
+                effect: effect.clone(),
                 pack: pick.pack.clone(),
                 field: None,
                 copy: owner.and_then(|a| a.copy),

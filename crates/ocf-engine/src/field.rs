@@ -414,7 +414,7 @@ impl<'db> Work<'_, 'db> {
         let Some(entry) = ruleset.item(content) else {
             return fallback();
         };
-        let index_in = |effects: &[ocf_model::Effect]| {
+        let index_in = |effects: &[Arc<ocf_model::Effect>]| {
             let i = key
                 .trim_start_matches("type.")
                 .parse::<usize>()
@@ -423,7 +423,7 @@ impl<'db> Work<'_, 'db> {
                     let wanted = key.trim_start_matches("type.");
                     effects.iter().position(|e| e.id.as_deref() == Some(wanted))
                 })?;
-            (effects.get(i) == Some(&*instance.effect)).then_some(i)
+            (effects.get(i).map(|e| &**e) == Some(&*instance.effect)).then_some(i)
         };
         let escape = |s: &str| s.replace('~', "~0").replace('/', "~1");
         if key.starts_with("type.") {

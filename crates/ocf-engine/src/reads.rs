@@ -15,10 +15,11 @@ use std::sync::Arc;
 /// are equal, so that salsa's backdating is unchanged.
 #[derive(Debug, Clone, Default)]
 pub struct FieldReads {
-    /// The fields read, each once, in the order first read.
-    pub fields: Arc<[Arc<str>]>,
+    /// The fields read, each once, in the order first read. (Vectors as recorded: a value is
+    /// shared behind its `Arc` and never copied, so nothing is gained by another allocation.)
+    pub fields: Vec<Arc<str>>,
     /// The views read, each once.
-    pub views: Arc<[View]>,
+    pub views: Vec<View>,
     /// Whether the value read something other than fields, views, its own saved value, its own
     /// effects and the ruleset: then it can change with nothing recorded here changing.
     pub other: bool,
@@ -47,8 +48,8 @@ impl FieldReads {
     /// limit): anything may have changed it.
     pub fn unknown() -> FieldReads {
         FieldReads {
-            fields: Arc::from([]),
-            views: Arc::from([]),
+            fields: Vec::new(),
+            views: Vec::new(),
             other: true,
         }
     }
@@ -96,15 +97,18 @@ impl Recorder {
             fields.truncate(kept);
         }
         // A field reads a view or two.
-        let mut views: Vec<View> = Vec::with_capacity(recording.views.len());
-        for view in recording.views {
-            if !views.contains(&view) {
-                views.push(view);
+        let mut views = recording.views;
+        let mut kept = 0;
+        for i in 0..views.len() {
+            if !views[..kept].contains(&views[i]) {
+                views.swap(kept, i);
+                kept += 1;
             }
         }
+        views.truncate(kept);
         FieldReads {
-            fields: fields.into(),
-            views: views.into(),
+            fields,
+            views,
             other: recording.other,
         }
     }

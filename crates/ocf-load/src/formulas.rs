@@ -715,7 +715,7 @@ impl Collector<'_> {
         }
     }
 
-    fn effects(&mut self, at: &str, effects: &[Effect]) {
+    fn effects(&mut self, at: &str, effects: &[std::sync::Arc<Effect>]) {
         for (i, effect) in effects.iter().enumerate() {
             self.effect(&format!("{at}/effects/{i}"), effect);
         }

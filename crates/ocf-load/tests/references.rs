@@ -182,7 +182,9 @@ fn a_local_id_at_every_position_is_qualified() {
         walk("immuneTo", &i.to_string(), &mut |w| w.immunity(&mut d.decl));
     }
     for (i, d) in ruleset.effects.iter_mut().enumerate() {
-        walk("effects", &i.to_string(), &mut |w| w.effect(&mut d.decl));
+        walk("effects", &i.to_string(), &mut |w| {
+            w.shared_effect(&mut d.decl)
+        });
     }
     for (i, d) in ruleset.creation.iter_mut().enumerate() {
         walk("creation", &i.to_string(), &mut |w| {
@@ -354,7 +356,7 @@ fn walk_release(release: &mut PackRelease, visit: &mut dyn Visit) {
         .iter_mut()
         .for_each(|d| walk.standard_copies(d));
     immune_to.iter_mut().for_each(|d| walk.immunity(d));
-    effects.iter_mut().for_each(|d| walk.effect(d));
+    effects.iter_mut().for_each(|d| walk.shared_effect(d));
     release.content.iter_mut().for_each(|item| walk.item(item));
 }
 

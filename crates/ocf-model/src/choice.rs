@@ -39,7 +39,7 @@ pub struct Choice {
     pub activate: Option<bool>,
     /// Applied once per pick, with `pick` (and `slot`) bound.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub effects: Vec<Effect>,
+    pub effects: Vec<std::sync::Arc<Effect>>,
     /// Picked content's prerequisites are waived.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub waive_prerequisites: Option<bool>,
@@ -173,7 +173,7 @@ pub struct InlineOption {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub prerequisites: Vec<Prerequisite>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub effects: Vec<Effect>,
+    pub effects: Vec<std::sync::Arc<Effect>>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub grants: Vec<Grant>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

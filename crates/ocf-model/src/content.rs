@@ -26,7 +26,7 @@ pub struct ContentTypeDecl {
     pub computed: Keyed<ComputedDecl>,
     /// Apply before each item's own, on every item of the type.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub effects: Vec<Effect>,
+    pub effects: Vec<std::sync::Arc<Effect>>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub grants: Vec<Grant>,
     /// Every item of the type gets them.
@@ -88,7 +88,7 @@ pub struct ContentItem read as RawContentItem {
     #[serde(default, skip_serializing_if = "Keyed::is_empty")]
     pub computed: Keyed<ComputedDecl>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub effects: Vec<Effect>,
+    pub effects: Vec<std::sync::Arc<Effect>>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub grants: Vec<Grant>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

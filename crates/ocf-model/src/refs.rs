@@ -279,14 +279,14 @@ impl<'v> Walk<'v> {
     pub fn content_type(&mut self, ty: &mut ContentTypeDecl) {
         self.keyed("fields", &mut ty.fields, Walk::item_field);
         self.keyed("state", &mut ty.state, Walk::state);
-        self.list("effects", &mut ty.effects, Walk::effect);
+        self.list("effects", &mut ty.effects, Walk::shared_effect);
         self.list("grants", &mut ty.grants, Walk::grant);
         self.list("actions", &mut ty.actions, Walk::action);
         self.list("followUps", &mut ty.follow_ups, Walk::follow_up);
     }
 
     pub fn situational(&mut self, decl: &mut SituationalDecl) {
-        self.list("effects", &mut decl.effects, Walk::effect);
+        self.list("effects", &mut decl.effects, Walk::shared_effect);
     }
 
     pub fn constraint(&mut self, constraint: &mut Constraint) {
@@ -326,7 +326,7 @@ impl<'v> Walk<'v> {
             });
         }
         self.keyed("state", &mut item.state, Walk::state);
-        self.list("effects", &mut item.effects, Walk::effect);
+        self.list("effects", &mut item.effects, Walk::shared_effect);
         self.list("grants", &mut item.grants, Walk::grant);
         self.list("choices", &mut item.choices, Walk::choice);
         self.list("actions", &mut item.actions, Walk::action);
@@ -360,7 +360,7 @@ impl<'v> Walk<'v> {
             ChoiceOptions::Inline(options) => {
                 for (index, option) in options.iter_mut().enumerate() {
                     w.at(index, |w| {
-                        w.list("effects", &mut option.effects, Walk::effect);
+                        w.list("effects", &mut option.effects, Walk::shared_effect);
                         w.list("grants", &mut option.grants, Walk::grant);
                         w.list("choices", &mut option.choices, Walk::choice);
                     });
@@ -369,10 +369,16 @@ impl<'v> Walk<'v> {
             ChoiceOptions::Source(ChoiceSource::Content { content }) => w.query("content", content),
             ChoiceOptions::Source(_) => {}
         });
-        self.list("effects", &mut choice.effects, Walk::effect);
+        self.list("effects", &mut choice.effects, Walk::shared_effect);
     }
 
     // Effects and changes.
+
+    /// An effect shared between the places that read it (its `Arc` is still the model's own
+    /// while the walk qualifies it, so nothing is copied).
+    pub fn shared_effect(&mut self, effect: &mut std::sync::Arc<Effect>) {
+        self.effect(std::sync::Arc::make_mut(effect));
+    }
 
     pub fn effect(&mut self, effect: &mut Effect) {
         self.at("target", |w| match &mut effect.target {

@@ -61,7 +61,7 @@ pub struct RulesDocument {
     pub immune_to: Vec<Immunity>,
     /// Always-on effects.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub effects: Vec<Effect>,
+    pub effects: Vec<std::sync::Arc<Effect>>,
     /// Families by name: a bare name declares the pack's own family, a qualified one
     /// (`<pack>:<family>`) adds values to another pack's.
     #[serde(default, skip_serializing_if = "Keyed::is_empty")]
@@ -148,7 +148,7 @@ pub struct SituationalDecl {
     pub available: Option<Formula>,
     /// Roll effects and incoming-change effects that apply while it is selected.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub effects: Vec<Effect>,
+    pub effects: Vec<std::sync::Arc<Effect>>,
 }
 
 /// A result band set: ordered bands, the first whose `when` holds is the result.

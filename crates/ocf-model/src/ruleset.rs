@@ -92,7 +92,7 @@ pub struct Ruleset {
     pub immune_to: Vec<Declared<Immunity>>,
     /// The rules' always-on effects, in load order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub effects: Vec<Declared<Effect>>,
+    pub effects: Vec<Declared<std::sync::Arc<Effect>>>,
     /// Every content item by qualified ID, in load order then written order; hidden ones included.
     #[serde(default, skip_serializing_if = "Keyed::is_empty")]
     pub content: Keyed<ContentEntry>,

@@ -102,7 +102,7 @@ impl Applier<'_, '_> {
                         entry: None,
                     },
                     option_id: format!("{id}#{key}"),
-                    effect: Arc::new(effect.clone()),
+                    effect: effect.clone(),
                     pack: decl.pack.clone(),
                     field: None,
                     copy: None,

@@ -232,7 +232,7 @@ impl Walker {
         });
         self.keyed("situational", &doc.situational, |w, _, decl| {
             w.formula("available", &decl.available);
-            w.list("effects", &decl.effects, Walker::effect);
+            w.list("effects", &decl.effects, |w, e| w.effect(e));
         });
         self.keyed("bands", &doc.bands, |w, _, set| w.band_set(set));
         self.list("actions", &doc.actions, Walker::action);
@@ -263,7 +263,7 @@ impl Walker {
             w.query(q, false)
         });
         self.list("immuneTo", &doc.immune_to, Walker::immunity);
-        self.list("effects", &doc.effects, Walker::effect);
+        self.list("effects", &doc.effects, |w, e| w.effect(e));
     }
 
     fn field(&mut self, field: &FieldDecl) {
@@ -319,7 +319,7 @@ impl Walker {
         self.keyed("fields", &ty.fields, |w, _, field| w.item_field(field));
         self.keyed("state", &ty.state, |w, _, state| w.state(state));
         self.computed(&ty.computed);
-        self.list("effects", &ty.effects, Walker::effect);
+        self.list("effects", &ty.effects, |w, e| w.effect(e));
         self.list("grants", &ty.grants, Walker::grant);
         self.list("actions", &ty.actions, Walker::action);
         let outer = std::mem::replace(&mut self.own_actions, action_ids(&ty.actions));
@@ -336,7 +336,7 @@ impl Walker {
         self.tags("removeTags", &item.remove_tags);
         self.keyed("state", &item.state, |w, _, state| w.state(state));
         self.computed(&item.computed);
-        self.list("effects", &item.effects, Walker::effect);
+        self.list("effects", &item.effects, |w, e| w.effect(e));
         self.list("grants", &item.grants, Walker::grant);
         self.list("choices", &item.choices, Walker::choice);
         self.list("actions", &item.actions, Walker::action);
@@ -403,7 +403,7 @@ impl Walker {
                         w.list("prerequisites", &option.prerequisites, |w, p| {
                             w.at("check", |w| w.formula_here(&p.check, false));
                         });
-                        w.list("effects", &option.effects, Walker::effect);
+                        w.list("effects", &option.effects, |w, e| w.effect(e));
                         w.list("grants", &option.grants, Walker::grant);
                         w.list("choices", &option.choices, Walker::choice);
                     });
@@ -420,7 +420,7 @@ impl Walker {
             }
         });
         self.formula("eligible", &choice.eligible);
-        self.list("effects", &choice.effects, Walker::effect);
+        self.list("effects", &choice.effects, |w, e| w.effect(e));
         self.formula("slots", &choice.slots);
         self.formula("recommend", &choice.recommend);
     }

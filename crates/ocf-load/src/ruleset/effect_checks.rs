@@ -61,7 +61,7 @@ struct Checker<'a> {
 impl Checker<'_> {
     /// `copy`: the effects have a copy when their scope is `holder` (content's own, an inline
     /// option's); they never do on the rules, a situational choice or a choice's `effects`.
-    fn effects(&mut self, at: &str, effects: &[Effect], copy: bool) {
+    fn effects(&mut self, at: &str, effects: &[std::sync::Arc<Effect>], copy: bool) {
         for (i, effect) in effects.iter().enumerate() {
             let at = format!("{at}/{i}");
             let applied = effect.scope == Some(Scope::Applied);

@@ -388,7 +388,7 @@ fn qualify_rules(
         follow_ups => follow_up,
         standard_copies => standard_copies,
         immune_to => immunity,
-        effects => effect,
+        effects => shared_effect,
     );
 }
 
