@@ -13,28 +13,9 @@ use ocf_engine::Session;
 use ocf_engine::synthetic::Synthetic;
 use serde_json::json;
 
-/// The generated ruleset with two rules actions: `proposed` and `given`, the same steps but for
-/// the second's sheet.
-fn ruleset(big: &Synthetic) -> ocf_model::Ruleset {
-    let mut r = serde_json::to_value(big.ruleset()).expect("a ruleset is JSON");
-    for (id, sheet) in [("proposed", "proposed"), ("given", "given")] {
-        r["actions"][format!("g:{id}")] = json!({
-            "declaredIn": "g",
-            "id": id,
-            "steps": [
-                { "id": "raise", "kind": "changes",
-                  "changes": [{ "type": "set", "field": "score0", "value": 18 }] },
-                { "id": "read", "kind": "changes", "sheet": sheet,
-                  "changes": [{ "type": "set", "field": "score1", "value": "f1700" }] },
-            ],
-        });
-    }
-    serde_json::from_value(r).expect("the ruleset reads back")
-}
-
 fn bench(c: &mut Criterion) {
     let big = Synthetic::default();
-    let rules = ruleset(&big);
+    let rules = big.ruleset_with_proposed("f1700");
     let mut session = Session::new(rules.clone());
     let pc = session.open(&big.character(14), &[]);
     session.sheet(pc).expect("the sheet");

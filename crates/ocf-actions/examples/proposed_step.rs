@@ -20,18 +20,7 @@ fn main() {
     let scratch = flag.as_deref() == Some("--scratch");
     let reclaim = flag.as_deref() == Some("--reclaim");
     let big = Synthetic::default();
-    let mut r = serde_json::to_value(big.ruleset()).expect("a ruleset is JSON");
-    r["actions"]["g:proposed"] = json!({
-        "declaredIn": "g",
-        "id": "proposed",
-        "steps": [
-            { "id": "raise", "kind": "changes",
-              "changes": [{ "type": "set", "field": "score0", "value": 18 }] },
-            { "id": "read", "kind": "changes", "sheet": "proposed",
-              "changes": [{ "type": "set", "field": "score1", "value": "f1700" }] },
-        ],
-    });
-    let rules: ocf_model::Ruleset = serde_json::from_value(r).expect("the ruleset reads back");
+    let rules = big.ruleset_with_proposed("f1700");
     let mut session = Session::new(rules.clone());
     let pc = session.open(&big.character(14), &[]);
     session.sheet(pc).expect("the sheet");

@@ -9,21 +9,10 @@ use ocf_engine::synthetic::Synthetic;
 use serde_json::json;
 
 /// The generated character's ruleset with `g:proposed`: a changes step, then a step reading a
-/// field downstream of it on the proposed sheet.
+/// field downstream of it on the proposed sheet (`Synthetic::ruleset_with_proposed`).
 fn session() -> (Session, ocf_engine::CharacterId) {
     let size = Synthetic::with_fields(200).expect("a size");
-    let mut r = serde_json::to_value(size.ruleset()).expect("a ruleset is JSON");
-    r["actions"]["g:proposed"] = json!({
-        "declaredIn": "g",
-        "id": "proposed",
-        "steps": [
-            { "id": "raise", "kind": "changes",
-              "changes": [{ "type": "set", "field": "score0", "value": 18 }] },
-            { "id": "read", "kind": "changes", "sheet": "proposed",
-              "changes": [{ "type": "set", "field": "score1", "value": "f150" }] },
-        ],
-    });
-    let rules: ocf_model::Ruleset = serde_json::from_value(r).expect("the ruleset reads back");
+    let rules = size.ruleset_with_proposed("f150");
     let mut session = Session::new(rules);
     let pc = session.open(&size.character(14), &[]);
     (session, pc)

@@ -423,7 +423,7 @@ impl<'db> Work<'_, 'db> {
                     let wanted = key.trim_start_matches("type.");
                     effects.iter().position(|e| e.id.as_deref() == Some(wanted))
                 })?;
-            (effects.get(i).map(|e| &**e) == Some(&*instance.effect)).then_some(i)
+            (effects.get(i) == Some(&instance.effect)).then_some(i)
         };
         let escape = |s: &str| s.replace('~', "~0").replace('/', "~1");
         if key.starts_with("type.") {

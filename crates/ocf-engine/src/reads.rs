@@ -81,37 +81,31 @@ impl Recorder {
     pub(crate) fn finish(mut self) -> FieldReads {
         self.done = true;
         let recording = STACK.with(|s| s.borrow_mut().pop()).unwrap_or_default();
-        let mut fields = recording.fields;
-        // A field reads a few others: a scan beats a hash set, which stays for long lists.
-        if fields.len() > 16 {
-            let mut seen = rustc_hash::FxHashSet::default();
-            fields.retain(|f| seen.insert(f.clone()));
-        } else {
-            let mut kept = 0;
-            for i in 0..fields.len() {
-                if !fields[..kept].contains(&fields[i]) {
-                    fields.swap(kept, i);
-                    kept += 1;
-                }
-            }
-            fields.truncate(kept);
-        }
-        // A field reads a view or two.
-        let mut views = recording.views;
-        let mut kept = 0;
-        for i in 0..views.len() {
-            if !views[..kept].contains(&views[i]) {
-                views.swap(kept, i);
-                kept += 1;
-            }
-        }
-        views.truncate(kept);
         FieldReads {
-            fields,
-            views,
+            fields: first_of_each(recording.fields),
+            views: first_of_each(recording.views),
             other: recording.other,
         }
     }
+}
+
+/// `list` with each value kept once, where it first stands. A field reads a few others and a view
+/// or two: a scan beats a hash set, which stays for long lists.
+fn first_of_each<T: Eq + std::hash::Hash + Clone>(mut list: Vec<T>) -> Vec<T> {
+    if list.len() > 16 {
+        let mut seen = rustc_hash::FxHashSet::default();
+        list.retain(|x| seen.insert(x.clone()));
+    } else {
+        let mut kept = 0;
+        for i in 0..list.len() {
+            if !list[..kept].contains(&list[i]) {
+                list.swap(kept, i);
+                kept += 1;
+            }
+        }
+        list.truncate(kept);
+    }
+    list
 }
 
 impl Drop for Recorder {
@@ -122,29 +116,26 @@ impl Drop for Recorder {
     }
 }
 
-/// The field being computed read field `id`.
-pub(crate) fn field(id: &Arc<str>) {
+/// The recording of the field being computed, if one is.
+fn on_top(record: impl FnOnce(&mut Recording)) {
     STACK.with(|s| {
         if let Some(top) = s.borrow_mut().last_mut() {
-            top.fields.push(id.clone());
+            record(top);
         }
     });
+}
+
+/// The field being computed read field `id`.
+pub(crate) fn field(id: &Arc<str>) {
+    on_top(|top| top.fields.push(id.clone()));
 }
 
 /// The field being computed read the view `view`.
 pub(crate) fn view(view: View) {
-    STACK.with(|s| {
-        if let Some(top) = s.borrow_mut().last_mut() {
-            top.views.push(view);
-        }
-    });
+    on_top(|top| top.views.push(view));
 }
 
 /// The field being computed read something other than a field or a view.
 pub(crate) fn other() {
-    STACK.with(|s| {
-        if let Some(top) = s.borrow_mut().last_mut() {
-            top.other = true;
-        }
-    });
+    on_top(|top| top.other = true);
 }

@@ -179,6 +179,27 @@ impl Synthetic {
         serde_json::from_value(ruleset).expect("the generated ruleset fits the ruleset format")
     }
 
+    /// [`Synthetic::ruleset`] with two rules actions, `g:proposed` and `g:given`: a changes step
+    /// raising `g:score0` to 18, then a changes step reading the derived field `read` (a local ID,
+    /// `f1700`) on the proposed sheet, or on the given one: what the proposed-sheet benchmarks
+    /// and tests of ocf-actions run (EA "The proposed sheet").
+    pub fn ruleset_with_proposed(&self, read: &str) -> Ruleset {
+        let mut ruleset = serde_json::to_value(self.ruleset()).expect("a ruleset is JSON");
+        for id in ["proposed", "given"] {
+            ruleset["actions"][format!("g:{id}")] = json!({
+                "declaredIn": "g",
+                "id": id,
+                "steps": [
+                    { "id": "raise", "kind": "changes",
+                      "changes": [{ "type": "set", "field": "score0", "value": 18 }] },
+                    { "id": "read", "kind": "changes", "sheet": id,
+                      "changes": [{ "type": "set", "field": "score1", "value": read }] },
+                ],
+            });
+        }
+        serde_json::from_value(ruleset).expect("the generated ruleset fits the ruleset format")
+    }
+
     /// The character: every score saved as 12 but [`Synthetic::EDITED`], saved as `edited`; one
     /// copy of each item, every other one equipped.
     pub fn character(&self, edited: i64) -> Character {

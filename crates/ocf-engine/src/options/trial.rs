@@ -187,11 +187,11 @@ impl Trials {
                 }
             }
         };
-        let now: FxHashSet<String> = differ.iter().map(|(f, _)| f.clone()).collect();
+        let fields: Vec<String> = differ.iter().map(|(f, _)| f.clone()).collect();
+        let now: FxHashSet<String> = fields.iter().cloned().collect();
         for field in self.held.iter().filter(|f| !now.contains(*f)) {
             set(field, self.base.get(field).cloned().unwrap_or_default());
         }
-        let fields: Vec<String> = differ.iter().map(|(f, _)| f.clone()).collect();
         for (field, list) in differ {
             set(&field, list);
         }
