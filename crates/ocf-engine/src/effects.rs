@@ -417,16 +417,9 @@ pub fn stands_on_tags(ruleset: &ocf_model::Ruleset, instance: &Instance, tags: &
     matches!(formula.evaluate(&ctx), Ok(Value::Bool(true)))
 }
 
-/// The instances on one field: a firewall between the whole index and the field's value. While
-/// listOptions tries picks, the field's overlay instead ([`crate::input::EffectsOverlay`]), so
-/// that it doesn't read the index the picks change.
+/// The instances on one field: a firewall between the whole index and the field's value.
 #[salsa::tracked(returns(ref))]
 pub fn field_effects<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> FieldInstances {
-    if let Some(overlay) = overlay_handle(db, key)
-        && let Some(list) = overlay.list(db)
-    {
-        return list.clone();
-    }
     FieldInstances(
         effect_instances(db, key.character(db))
             .by_field
@@ -434,16 +427,6 @@ pub fn field_effects<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> F
             .cloned()
             .unwrap_or_default(),
     )
-}
-
-/// The handle of a field's overlay: a firewall over the character's map of handles, which changes
-/// only when listOptions first makes them.
-#[salsa::tracked]
-fn overlay_handle<'db>(
-    db: &'db dyn salsa::Database,
-    key: FieldKey<'db>,
-) -> Option<crate::input::EffectsOverlay> {
-    key.character(db).overlays(db).get(key.field(db)).copied()
 }
 
 /// A field's instances, in instance order. Two lists are equal when their instances are, but

@@ -223,20 +223,6 @@ pub struct CharacterInput {
     /// [`crate::standard::StandardView::kept`].
     #[returns(ref)]
     pub kept: Arc<Vec<(String, String)>>,
-    /// Each field's [`EffectsOverlay`] handle, by field ID: empty until the character's first
-    /// listOptions ([`crate::options::trial`]), which makes one per field and keeps them.
-    #[returns(ref)]
-    pub overlays: Arc<FxHashMap<String, EffectsOverlay>>,
-}
-
-/// One field's effect instances while listOptions tries picks ([`crate::options::trial`]), in
-/// place of the character's effect index; `None` the rest of the time. It lets a trial pick reach
-/// only the fields whose instances it changes: a field reading its overlay reads nothing that the
-/// pick changes, so it doesn't re-run.
-#[salsa::input(debug)]
-pub struct EffectsOverlay {
-    #[returns(ref)]
-    pub list: Option<crate::effects::FieldInstances>,
 }
 
 impl CharacterInput {
@@ -379,7 +365,6 @@ impl CharacterInput {
             fields.errors,
             fields.follow_ups,
             fields.kept,
-            Arc::new(FxHashMap::default()),
         )
         .durability(STRUCTURE)
         .new(db)
@@ -498,43 +483,12 @@ impl Fields {
 #[derive(Debug, Default)]
 pub(crate) struct Slots {
     copies: Vec<CopyInput>,
-    /// Effect overlays ([`EffectsOverlay`]) given back, each holding `None`: the next
-    /// listOptions' handles, when the character's ruleset's fields changed.
-    overlays: Vec<EffectsOverlay>,
 }
 
 impl Slots {
     /// How many slots are free, for [`crate::Session::stored`]'s callers to tell apart.
     pub(crate) fn free(&self) -> usize {
-        self.copies.len() + self.overlays.len()
-    }
-
-    /// An effect overlay holding `None`: one given back, or a new one.
-    pub(crate) fn overlay(&mut self, db: &dyn salsa::Database) -> EffectsOverlay {
-        self.overlays
-            .pop()
-            .unwrap_or_else(|| EffectsOverlay::builder(None).durability(STRUCTURE).new(db))
-    }
-
-    /// Keeps a character's effect overlays for the next listOptions, and empties its map of
-    /// them (made for another ruleset's fields).
-    pub(crate) fn free_overlays(
-        &mut self,
-        db: &mut dyn salsa::Database,
-        input: CharacterInput,
-        d: Durability,
-    ) {
-        let overlays = input.overlays(&*db).clone();
-        if overlays.is_empty() {
-            return;
-        }
-        for handle in overlays.values() {
-            if handle.list(&*db).is_some() {
-                handle.set_list(db).with_durability(d).to(None);
-            }
-            self.overlays.push(*handle);
-        }
-        input.set_overlays(db).with_durability(d).to(Arc::default());
+        self.copies.len()
     }
 
     /// A copy of `entry`: a removed copy's input refilled, or a new one.

@@ -206,8 +206,8 @@ impl Session {
     }
 
     /// The database of an open character, to set inputs directly: listOptions' trials
-    /// ([`crate::options::trial`]), which set a choice's picks and the fields' effect overlays
-    /// and put them back themselves.
+    /// ([`crate::options::trial`]), which set a choice's picks and put
+    /// them back themselves.
     pub(crate) fn db_mut(&mut self, id: CharacterId) -> Result<&mut Database, EditError> {
         self.get_mut(id).map(|open| &mut open.db)
     }
@@ -315,22 +315,6 @@ impl Session {
     pub fn close(&mut self, id: CharacterId) {
         if self.get(id).is_ok() {
             self.open[id.index()] = None;
-        }
-    }
-
-    /// An effect overlay of `id`'s database for listOptions' trials ([`crate::options::trial`]):
-    /// one given back earlier, or a new one.
-    pub(crate) fn overlay(&mut self, id: CharacterId) -> Option<crate::input::EffectsOverlay> {
-        let open = self.get_mut(id).ok()?;
-        Some(open.slots.overlay(&open.db))
-    }
-
-    /// Gives back an open character's effect overlays (its map of them made for other fields),
-    /// for [`Session::overlay`] to hand out again.
-    pub(crate) fn free_overlays(&mut self, id: CharacterId) {
-        if let Ok(open) = self.get_mut(id) {
-            open.slots
-                .free_overlays(&mut open.db, open.input, crate::input::STRUCTURE);
         }
     }
 
@@ -969,7 +953,7 @@ pub struct Stored {
     pub inputs: usize,
     /// Interned keys (field keys, the hidden keys of queries with several arguments).
     pub interned: usize,
-    /// Inputs of removed copies (and effect overlays) waiting to be reused (counted in `inputs`).
+    /// Inputs of removed copies waiting to be reused (counted in `inputs`).
     pub free_slots: usize,
 }
 
