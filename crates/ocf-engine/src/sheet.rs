@@ -71,15 +71,38 @@ pub fn collect(db: &dyn salsa::Database, character: CharacterInput) -> Sheet {
     }
 }
 
-/// The sheet of `character` whose field values are those of `base` but at the places `reread`,
-/// which are read again: a listOptions trial's sheet, when the fields a pick can reach are known
+/// What a listOptions trial compares with its base sheet ([`crate::options`]): the field values
+/// and the judged part, not the copies, actions and offers, which a pick's listing doesn't show.
+pub(crate) struct Trial {
+    pub(crate) fields: Arc<[(Arc<str>, Arc<FieldValue>)]>,
+    pub(crate) judged: Arc<Judged>,
+}
+
+impl Trial {
+    /// The issues, as [`Sheet::issues_json`] lists them.
+    pub(crate) fn issues_json(&self) -> Vec<Json> {
+        issues_with_limits(&self.judged, &self.fields)
+    }
+}
+
+impl From<&Sheet> for Trial {
+    fn from(sheet: &Sheet) -> Trial {
+        Trial {
+            fields: sheet.fields.clone(),
+            judged: sheet.rest.judged.clone(),
+        }
+    }
+}
+
+/// The trial of `character` whose field values are those of `base` but at the places `reread`,
+/// which are read again: a listOptions trial, when the fields a pick can reach are known
 /// ([`crate::options`]). `None` when `base` isn't a sheet of this character's fields.
 pub(crate) fn with_fields(
     db: &dyn salsa::Database,
     character: CharacterInput,
     base: &[(Arc<str>, Arc<FieldValue>)],
     reread: &[usize],
-) -> Option<Sheet> {
+) -> Option<Trial> {
     let keys = field_keys(db, character);
     if keys.len() != base.len() {
         return None;
@@ -92,11 +115,9 @@ pub(crate) fn with_fields(
         }
         fields[i].1 = field_value(db, *key).clone();
     }
-    Some(Sheet {
+    Some(Trial {
         fields: fields.into(),
-        effects: shared_effects(db, character).clone(),
-        activations: shared_activations(db, character).clone(),
-        rest: sheet_rest(db, character).clone(),
+        judged: sheet_judged(db, character).clone(),
     })
 }
 
@@ -252,22 +273,18 @@ impl Parts {
     }
 }
 
-/// Everything of the sheet besides the field values: remembered, so a sheet read again after an
-/// edit that none of it read doesn't re-evaluate prerequisites, constraints and actions.
+/// What the sheet judges: the issues, the applicable choices and the pending ones. Its own memo,
+/// apart from the rest, so that a listOptions trial, which compares only these and the fields,
+/// doesn't work out the copies, actions and offers of every pick.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Rest {
+pub(crate) struct Judged {
     pub(crate) issues: Vec<RankedIssue>,
     pub(crate) choices: Vec<Json>,
     pub(crate) pending: Vec<Json>,
-    pub(crate) copies: Vec<(String, Vec<(String, Value)>)>,
-    pub(crate) copy_names: Vec<(String, String)>,
-    pub(crate) errors: Vec<Json>,
-    pub(crate) actions: Vec<crate::actions::Listed>,
-    pub(crate) offers: Vec<crate::offers::Offer>,
 }
 
 #[salsa::tracked(returns(ref))]
-fn sheet_rest(db: &dyn salsa::Database, character: CharacterInput) -> Arc<Rest> {
+pub(crate) fn sheet_judged(db: &dyn salsa::Database, character: CharacterInput) -> Arc<Judged> {
     let acts = activations(db, character);
     let mut issues = activation_issues(db, character, &acts.list);
     for blocked in &acts.blocked {
@@ -288,8 +305,34 @@ fn sheet_rest(db: &dyn salsa::Database, character: CharacterInput) -> Arc<Rest> 
         ));
     }
     let (choices, pending, choice_issues) = crate::choices::choice_lists(db, character, acts);
-    let actions = crate::actions::available_actions(db, character, acts);
     issues.extend(rules_issues(db, character, acts));
+    issues.extend(choice_issues);
+    // By activation (the rules first), then kind; written order is kept (the sort is stable).
+    issues.sort_by_key(|(rank, kind, _)| (*rank, *kind));
+    Arc::new(Judged {
+        issues,
+        choices,
+        pending,
+    })
+}
+
+/// Everything of the sheet besides the field values: remembered, so a sheet read again after an
+/// edit that none of it read doesn't re-evaluate prerequisites, constraints and actions.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Rest {
+    pub(crate) judged: Arc<Judged>,
+    pub(crate) copies: Vec<(String, Vec<(String, Value)>)>,
+    pub(crate) copy_names: Vec<(String, String)>,
+    pub(crate) errors: Vec<Json>,
+    pub(crate) actions: Vec<crate::actions::Listed>,
+    pub(crate) offers: Vec<crate::offers::Offer>,
+}
+
+#[salsa::tracked(returns(ref))]
+fn sheet_rest(db: &dyn salsa::Database, character: CharacterInput) -> Arc<Rest> {
+    let acts = activations(db, character);
+    let judged = sheet_judged(db, character).clone();
+    let actions = crate::actions::available_actions(db, character, acts);
     let (mut copies, mut copy_names) = (Vec::new(), Vec::new());
     let mut errors: Vec<Json> = (**character.errors(db)).clone();
     errors.extend(crate::links::links(db, character).errors.iter().cloned());
@@ -321,13 +364,8 @@ fn sheet_rest(db: &dyn salsa::Database, character: CharacterInput) -> Arc<Rest> 
     }
     let offers = crate::offers::offers(db, character);
     errors.extend(offers.errors.iter().cloned());
-    issues.extend(choice_issues);
-    // By activation (the rules first), then kind; written order is kept (the sort is stable).
-    issues.sort_by_key(|(rank, kind, _)| (*rank, *kind));
     Arc::new(Rest {
-        issues,
-        choices,
-        pending,
+        judged,
         copies,
         copy_names,
         errors,
@@ -344,11 +382,11 @@ pub fn compute_sheet(db: &dyn salsa::Database, character: CharacterInput) -> Jso
 impl Sheet {
     /// The applicable choices, in the order of `pending`.
     pub fn choices(&self) -> &[Json] {
-        &self.rest.choices
+        &self.rest.judged.choices
     }
 
     pub fn pending(&self) -> &[Json] {
-        &self.rest.pending
+        &self.rest.judged.pending
     }
 
     /// Each copy with computed values: instance ID, then `(name, value)` in declaration order.
@@ -377,23 +415,7 @@ impl Sheet {
     /// The issues, as computeSheet's `issues` lists them: the ranked ones, then `out-of-limits`
     /// in field order.
     pub fn issues_json(&self) -> Vec<Json> {
-        let mut issues: Vec<Json> = self.rest.issues.iter().map(|(_, _, i)| i.clone()).collect();
-        for (id, field) in self.fields.iter() {
-            let id: &str = id;
-            for limit in &field.out_of_limits {
-                issues.push(json!({
-                    "code": "out-of-limits",
-                    "id": id,
-                    "data": {
-                        "field": id,
-                        "limit": limit.limit,
-                        "value": limit.value.to_json(),
-                        "bound": limit.bound.to_json(),
-                    },
-                }));
-            }
-        }
-        issues
+        issues_with_limits(&self.rest.judged, &self.fields)
     }
 
     pub fn field(&self, id: &str) -> Option<&FieldValue> {
@@ -415,8 +437,8 @@ impl Sheet {
             "competing": from_fields.competing,
             "effects": effects_json(&self.effects, &from_fields.suppressed),
             "activations": activations_json(&self.activations),
-            "pending": self.rest.pending,
-            "choices": self.rest.choices,
+            "pending": self.rest.judged.pending,
+            "choices": self.rest.judged.choices,
             "actions": crate::actions::to_json(&self.rest.actions),
             "offers": crate::offers::to_json(&self.rest.offers),
             "copies": copies_json(&self.rest),
@@ -545,8 +567,30 @@ pub(crate) fn activations_json(activations: &crate::activation::Activations) -> 
 }
 
 /// The issues not tied to one field's limits, in order.
+/// The ranked issues, then `out-of-limits` in field order.
+fn issues_with_limits(judged: &Judged, fields: &[(Arc<str>, Arc<FieldValue>)]) -> Vec<Json> {
+    let mut issues: Vec<Json> = judged.issues.iter().map(|(_, _, i)| i.clone()).collect();
+    for (id, field) in fields.iter() {
+        let id: &str = id;
+        for limit in &field.out_of_limits {
+            issues.push(json!({
+                "code": "out-of-limits",
+                "id": id,
+                "data": {
+                    "field": id,
+                    "limit": limit.limit,
+                    "value": limit.value.to_json(),
+                    "bound": limit.bound.to_json(),
+                },
+            }));
+        }
+    }
+    issues
+}
+
 pub(crate) fn issues_json(rest: &Rest) -> Vec<Json> {
-    rest.issues
+    rest.judged
+        .issues
         .iter()
         .map(|(_, _, issue)| issue.clone())
         .collect()

@@ -150,8 +150,8 @@ impl SheetChanges {
                     Json::from(crate::sheet::effects_json(&now.effects, &f.suppressed))
                 }
                 ("activations", _) => Json::from(crate::sheet::activations_json(&now.activations)),
-                ("pending", _) => Json::from(rest.pending.clone()),
-                ("choices", _) => Json::from(rest.choices.clone()),
+                ("pending", _) => Json::from(rest.judged.pending.clone()),
+                ("choices", _) => Json::from(rest.judged.choices.clone()),
                 ("actions", _) => crate::actions::to_json(&rest.actions),
                 ("offers", _) => crate::offers::to_json(&rest.offers),
                 ("copies", _) => Json::Object(crate::sheet::copies_json(rest)),
@@ -261,9 +261,12 @@ impl SheetChanges {
             !Arc::ptr_eq(&old.activations, &now.activations) && old.activations != now.activations;
         if !Arc::ptr_eq(&old.rest, &now.rest) {
             let (a, b) = (&*old.rest, &*now.rest);
-            parts.issues |= a.issues != b.issues;
-            parts.choices |= a.choices != b.choices;
-            parts.pending |= a.pending != b.pending;
+            if !Arc::ptr_eq(&a.judged, &b.judged) {
+                let (a, b) = (&*a.judged, &*b.judged);
+                parts.issues |= a.issues != b.issues;
+                parts.choices |= a.choices != b.choices;
+                parts.pending |= a.pending != b.pending;
+            }
             parts.copies |= a.copies != b.copies;
             parts.copy_names |= a.copy_names != b.copy_names;
             parts.errors |= a.errors != b.errors;

@@ -23,7 +23,7 @@ use serde_json::{Map, Value as Json, json};
 
 use crate::input::CopyList;
 use crate::session::{CharacterId, EditError, Session};
-use crate::sheet::Sheet;
+use crate::sheet::{Sheet, Trial};
 use path::{ChoicePath, PathError, segment_text};
 use trial::Trials;
 
@@ -367,7 +367,7 @@ fn list(
                     }
                     trial
                 }
-                _ => session.sheet(id)?,
+                _ => Trial::from(&session.sheet(id)?),
             };
             diff(base, base_issues, &trial, &about)
         };
@@ -384,16 +384,16 @@ fn list(
     Ok(listed)
 }
 
-/// The trial sheet of a pick that changed the instances of `changed`: the base sheet with the
-/// fields the pick can reach read again ([`reach`]), or the whole sheet read again where the
-/// base isn't this character's.
+/// The trial of a pick that changed the instances of `changed`: the base sheet's fields with
+/// those the pick can reach read again ([`reach`]), or the whole sheet read again where the base
+/// isn't this character's.
 fn reached_sheet(
     session: &Session,
     id: CharacterId,
     base: &Sheet,
     reach: Arc<reach::Reach>,
     changed: Vec<String>,
-) -> Result<Sheet, EditError> {
+) -> Result<Trial, EditError> {
     let c = session
         .character_input(id)
         .ok_or(EditError::UnknownCharacter)?;
@@ -403,8 +403,8 @@ fn reached_sheet(
         crate::sheet::with_fields(db, c, &fields, &reread)
     })?;
     match sheet {
-        Some(sheet) => Ok(sheet),
-        None => session.sheet(id),
+        Some(trial) => Ok(trial),
+        None => Ok(Trial::from(&session.sheet(id)?)),
     }
 }
 
@@ -461,7 +461,7 @@ fn issues(sheet: &Sheet) -> Vec<Json> {
 }
 
 /// The trial sheet against the base: the reasons (new issues against the pick) and the changes.
-fn diff(base: &Sheet, base_issues: &[Json], trial: &Sheet, about: &About) -> (Vec<Json>, Changes) {
+fn diff(base: &Sheet, base_issues: &[Json], trial: &Trial, about: &About) -> (Vec<Json>, Changes) {
     let mut changes = Changes::default();
     for ((id, before), (_, after)) in base.fields.iter().zip(trial.fields.iter()) {
         if Arc::ptr_eq(before, after) {
@@ -474,13 +474,14 @@ fn diff(base: &Sheet, base_issues: &[Json], trial: &Sheet, about: &About) -> (Ve
     }
     let opened: Vec<&Json> = base.choices().iter().map(|c| &c["path"]).collect();
     changes.opens = trial
-        .choices()
+        .judged
+        .choices
         .iter()
         .filter(|c| !opened.contains(&&c["path"]))
         .cloned()
         .collect();
     let mut reasons = Vec::new();
-    for issue in issues(trial) {
+    for issue in trial.issues_json() {
         if base_issues.contains(&issue) {
             continue;
         }
