@@ -248,8 +248,8 @@ impl<'db> Walk<'db> {
             item: Some(ItemKey::new(
                 self.db,
                 self.character.ruleset(self.db),
-                activation.item.clone(),
-                activation.templates.clone(),
+                activation.item.as_str(),
+                &activation.templates[..],
             )),
             pick: None,
             entry: None,
@@ -1171,8 +1171,8 @@ impl<'db> Walk<'db> {
             item: Some(ItemKey::new(
                 self.db,
                 self.character.ruleset(self.db),
-                source.to_owned(),
-                Vec::new(),
+                source,
+                &[] as &[String],
             )),
             entry: Some(applied_self(self.ruleset, entry)),
             ..im.bindings.clone()

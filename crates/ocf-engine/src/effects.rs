@@ -66,20 +66,23 @@ pub struct Instance {
     pub field_at: usize,
     /// The activation; `None` for the rules' effects.
     pub activation: Option<usize>,
-    pub source: Source,
+    /// Shared by the instances of one activation, as are `pack`, `item` and `templates`: the
+    /// index is built again whenever a pick changes, and copying them for every instance was
+    /// most of its cost.
+    pub source: Arc<Source>,
     /// The competing-option ID: `<content>#<index or id>`, `#type.<…>` for a content type's,
     /// `@<field>` added for an instance of an effect on a set of fields.
     pub option_id: String,
     pub effect: Arc<Effect>,
     /// The pack the effect's formulas resolve names in.
-    pub pack: String,
+    pub pack: Arc<str>,
     /// The target field, for effects on fields.
     pub field: Option<String>,
     pub copy: Option<CopyInput>,
     pub applied_entry: Option<usize>,
     /// The content and templates `item` is made of.
-    pub item: String,
-    pub templates: Vec<String>,
+    pub item: Arc<str>,
+    pub templates: Arc<[String]>,
     /// `pick`, for a choice's effects.
     pub pick: Option<Value>,
     /// `slot`, for the effects of a slotted choice and its inline options.
@@ -102,7 +105,12 @@ pub fn effect_instances(db: &dyn salsa::Database, character: CharacterInput) -> 
         instance.order = index.list.len();
         match &instance.field {
             Some(field) => {
-                let on_field = index.by_field.entry(field.clone()).or_default();
+                // Looked up before inserting: most instances land on a field already listed, and
+                // `entry` would take an owned key every time.
+                let on_field = match index.by_field.get_mut(field.as_str()) {
+                    Some(on_field) => on_field,
+                    None => index.by_field.entry(field.clone()).or_default(),
+                };
                 instance.field_at = on_field.len();
                 let instance = Arc::new(instance);
                 on_field.push(instance.clone());
@@ -157,19 +165,19 @@ pub fn effect_instances(db: &dyn salsa::Database, character: CharacterInput) -> 
                 order: 0,
                 field_at: 0,
                 activation: None,
-                source: Source {
+                source: Arc::new(Source {
                     kind: SourceKind::Rules,
                     id: effect.pack.clone(),
                     entry: None,
-                },
+                }),
                 option_id: format!("{}:rules#{key}", effect.pack),
                 effect: effect.decl.clone(),
-                pack: effect.pack.clone(),
+                pack: effect.pack.as_str().into(),
                 field: None,
                 copy: None,
                 applied_entry: None,
-                item: String::new(),
-                templates: Vec::new(),
+                item: "".into(),
+                templates: Arc::default(),
                 pick: None,
                 slot: None,
             },
@@ -212,7 +220,7 @@ fn activation_effects(
     } else {
         Scope::Holder
     };
-    let source = Source {
+    let source = Arc::new(Source {
         kind: if activation.via == crate::activation::Via::Template {
             SourceKind::Template
         } else {
@@ -220,25 +228,28 @@ fn activation_effects(
         },
         id: activation.item.clone(),
         entry: activation.entry.clone(),
-    };
-    let instance = |effect: &Arc<Effect>, option_id: String, pack: &str| Instance {
+    });
+    let item: Arc<str> = activation.item.as_str().into();
+    let templates: Arc<[String]> = activation.templates.as_slice().into();
+    let instance = |effect: &Arc<Effect>, option_id: String, pack: &Arc<str>| Instance {
         order: 0,
         field_at: 0,
         activation: Some(a),
         source: source.clone(),
         option_id,
         effect: effect.clone(),
-        pack: pack.to_owned(),
+        pack: pack.clone(),
         field: None,
         copy: activation.copy,
         applied_entry: activation.applied_entry,
-        item: activation.item.clone(),
-        templates: activation.templates.clone(),
+        item: item.clone(),
+        templates: templates.clone(),
         pick: None,
         slot: None,
     };
     let mut out = Vec::new();
     if let Some(t) = entry.type_name().and_then(|t| ruleset.content_type(t)) {
+        let pack: Arc<str> = t.pack.as_str().into();
         for (i, effect) in t.decl.effects.iter().enumerate() {
             if effect.scope.unwrap_or(Scope::Holder) != scope {
                 continue;
@@ -254,17 +265,21 @@ fn activation_effects(
             out.push(instance(
                 effect,
                 format!("{}#type.{key}", activation.item),
-                &t.pack,
+                &pack,
             ));
         }
     }
-    let pack = entry.pack_of("effects");
+    let pack: Arc<str> = entry.pack_of("effects").into();
     for (i, effect) in entry.item.effects.iter().enumerate() {
         if effect.scope.unwrap_or(Scope::Holder) != scope {
             continue;
         }
         let key = effect.id.clone().unwrap_or_else(|| i.to_string());
-        out.push(instance(effect, format!("{}#{key}", activation.item), pack));
+        out.push(instance(
+            effect,
+            format!("{}#{key}", activation.item),
+            &pack,
+        ));
     }
     out
 }
@@ -275,6 +290,18 @@ fn choice_effects(
     pick: &crate::activation::ChoicePick,
     owner: Option<&Activation>,
 ) -> Vec<Instance> {
+    let source = Arc::new(Source {
+        kind: match owner {
+            Some(a) if a.via == crate::activation::Via::Template => SourceKind::Template,
+            Some(_) => SourceKind::Item,
+            None => SourceKind::Rules,
+        },
+        id: pick.declared_by.clone(),
+        entry: owner.and_then(|a| a.entry.clone()),
+    });
+    let pack: Arc<str> = pick.pack.as_str().into();
+    let item: Arc<str> = owner.map_or("", |a| a.item.as_str()).into();
+    let templates: Arc<[String]> = owner.map_or(&[][..], |a| &a.templates[..]).into();
     pick.effects
         .iter()
         .enumerate()
@@ -285,25 +312,15 @@ fn choice_effects(
                 order: 0,
                 field_at: 0,
                 activation: pick.owner,
-                source: Source {
-                    kind: match owner {
-                        Some(a) if a.via == crate::activation::Via::Template => {
-                            SourceKind::Template
-                        }
-                        Some(_) => SourceKind::Item,
-                        None => SourceKind::Rules,
-                    },
-                    id: pick.declared_by.clone(),
-                    entry: owner.and_then(|a| a.entry.clone()),
-                },
+                source: source.clone(),
                 option_id: format!("{}#{key}", pick.option_prefix),
                 effect: effect.clone(),
-                pack: pick.pack.clone(),
+                pack: pack.clone(),
                 field: None,
                 copy: owner.and_then(|a| a.copy),
                 applied_entry: None,
-                item: owner.map(|a| a.item.clone()).unwrap_or_default(),
-                templates: owner.map(|a| a.templates.clone()).unwrap_or_default(),
+                item: item.clone(),
+                templates: templates.clone(),
                 pick: pick.pick.clone(),
                 slot: pick.slot,
             }

@@ -95,14 +95,15 @@ impl From<FormulaError> for FieldError {
 pub struct Step {
     pub op: Op,
     pub value: Value,
-    pub source: Source,
+    /// Its instance's, shared.
+    pub source: Arc<Source>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct CompetingOption {
     pub id: String,
     pub value: Value,
-    pub source: Source,
+    pub source: Arc<Source>,
 }
 
 /// A competing group: a field's `set` effects, or a `playerChooses` stacking group.
@@ -370,8 +371,8 @@ impl<'db> Work<'_, 'db> {
             ItemKey::new(
                 self.db,
                 character.ruleset(self.db),
-                instance.item.clone(),
-                instance.templates.clone(),
+                &*instance.item,
+                &instance.templates[..],
             )
         });
         SheetContext::with_ruleset(

@@ -26,8 +26,8 @@ impl<'db> ItemKey<'db> {
         ItemKey::new(
             db,
             copy.ruleset(db),
-            copy.item(db).clone(),
-            (**copy.templates(db)).clone(),
+            copy.item(db).as_str(),
+            &copy.templates(db)[..],
         )
     }
 }
@@ -91,8 +91,8 @@ impl<'db> ItemKey<'db> {
         ItemKey::new(
             db,
             self.ruleset(db),
-            self.content(db).clone(),
-            templates[..n.min(templates.len())].to_vec(),
+            self.content(db).as_str(),
+            &templates[..n.min(templates.len())],
         )
     }
 }

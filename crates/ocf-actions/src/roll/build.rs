@@ -65,7 +65,7 @@ fn carried_of(run: &Run<'_, '_>, field: &str, part: usize) -> Vec<Carried> {
         let Some(found) = instances[next..].iter().position(|i| {
             i.effect.op == Op::Add
                 && i.source == step.source
-                && !value.suppressed.contains(&i.order)
+                && !value.suppressed.contains(&i.field_at)
         }) else {
             continue;
         };
@@ -152,8 +152,8 @@ pub fn instance_ctx<'db>(
         ocf_engine::view::ItemKey::new(
             run.db,
             run.character.ruleset(run.db),
-            instance.item.clone(),
-            instance.templates.clone(),
+            &*instance.item,
+            &instance.templates[..],
         )
     });
     let base = run.ctx(frame, Some(at));

@@ -96,19 +96,19 @@ impl Applier<'_, '_> {
                     // Incoming-change effects are routed, never a field's stack.
                     field_at: 0,
                     activation: None,
-                    source: crate::effects::Source {
+                    source: Arc::new(crate::effects::Source {
                         kind: crate::effects::SourceKind::Situational,
                         id: id.clone(),
                         entry: None,
-                    },
+                    }),
                     option_id: format!("{id}#{key}"),
                     effect: effect.clone(),
-                    pack: decl.pack.clone(),
+                    pack: decl.pack.as_str().into(),
                     field: None,
                     copy: None,
                     applied_entry: None,
-                    item: String::new(),
-                    templates: Vec::new(),
+                    item: "".into(),
+                    templates: Arc::default(),
                     pick: None,
                     slot: None,
                 }));
@@ -152,10 +152,10 @@ impl Applier<'_, '_> {
             (None, None) => OwnedSelf::None,
         };
         Scope {
-            pack: instance.pack.clone(),
+            pack: instance.pack.to_string(),
             self_ref,
             item: (!instance.item.is_empty())
-                .then(|| (instance.item.clone(), instance.templates.clone())),
+                .then(|| (instance.item.to_string(), instance.templates.to_vec())),
             roots: vec![
                 (Root::Incoming, incoming.clone()),
                 (Root::Situational, situational.clone()),
