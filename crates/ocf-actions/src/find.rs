@@ -60,7 +60,7 @@ fn listing_source(a: &Activation) -> Option<String> {
     let own = matches!(a.via, Via::Copy) || (a.applied && a.parent.is_none());
     match (&a.entry, own) {
         (Some(_), true) => None,
-        _ => Some(a.item.clone()),
+        _ => Some(a.item.to_string()),
     }
 }
 
@@ -140,7 +140,7 @@ pub fn find<'db>(
                 t.decl
                     .actions
                     .iter()
-                    .map(|x| (x, t.pack.as_str(), a.item.as_str())),
+                    .map(|x| (x, t.pack.as_str(), &*a.item)),
             );
         }
         candidates.extend(
@@ -148,10 +148,10 @@ pub fn find<'db>(
                 .item
                 .actions
                 .iter()
-                .map(|x| (x, content.pack_of("actions"), a.item.as_str())),
+                .map(|x| (x, content.pack_of("actions"), &*a.item)),
         );
         if a.via == Via::Copy {
-            for template in &a.templates {
+            for template in a.templates.iter() {
                 if let Some(t) = ruleset.item(template) {
                     candidates.extend(
                         t.item

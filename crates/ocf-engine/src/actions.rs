@@ -52,7 +52,7 @@ pub fn available_actions(
                 t.decl
                     .actions
                     .iter()
-                    .map(|x| (x, t.pack.as_str(), a.item.as_str())),
+                    .map(|x| (x, t.pack.as_str(), &*a.item)),
             );
         }
         actions.extend(
@@ -60,10 +60,10 @@ pub fn available_actions(
                 .item
                 .actions
                 .iter()
-                .map(|x| (x, entry.pack_of("actions"), a.item.as_str())),
+                .map(|x| (x, entry.pack_of("actions"), &*a.item)),
         );
         if a.via == Via::Copy {
-            for template in &a.templates {
+            for template in a.templates.iter() {
                 if let Some(t) = ruleset.item(template) {
                     actions.extend(
                         t.item
@@ -92,7 +92,7 @@ pub fn available_actions(
             }
             let listed = Listed {
                 id,
-                entry: a.entry.clone(),
+                entry: a.entry.as_deref().map(str::to_owned),
                 source: source.clone(),
             };
             if !out.contains(&listed) {
@@ -139,7 +139,7 @@ pub(crate) fn listing_source(a: &Activation) -> Option<String> {
     let own = matches!(a.via, Via::Copy) || (a.applied && a.parent.is_none());
     match (&a.entry, own) {
         (Some(_), true) => None,
-        _ => Some(a.item.clone()),
+        _ => Some(a.item.to_string()),
     }
 }
 

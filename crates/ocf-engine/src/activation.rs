@@ -3,6 +3,8 @@
 //! with immunities decided in rounds. Activation conditions read input fields raw
 //! ([`Mode::Activation`]), so this query never depends on a field value and cannot sit on a loop.
 
+use std::sync::Arc;
+
 use ocf_formula::Value;
 use ocf_model::{AppliedEntry, Choice, ContentEntry, Immunity, PickEntry, Picks, Ruleset, Scope};
 
@@ -45,8 +47,9 @@ impl Via {
 /// One activation: content, why it is active, and what its formulas see as `self` and `item`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Activation {
-    /// The content's qualified ID.
-    pub item: String,
+    /// The content's qualified ID. It and the other names are shared (`Arc`): the walk hands an
+    /// activation to every choice and grant it follows, and runs again on every pick.
+    pub item: Arc<str>,
     pub via: Via,
     /// `applied` scope (an applied entry or its applied grant); holder otherwise.
     pub applied: bool,
@@ -58,9 +61,9 @@ pub struct Activation {
     /// The index of the applied entry in `applied`, which is `self`.
     pub applied_entry: Option<usize>,
     /// The owner copy's instance ID or the applied entry's ID.
-    pub entry: Option<String>,
+    pub entry: Option<Arc<str>>,
     /// The templates merged into `item` (a copy's and its templates' activations).
-    pub templates: Vec<String>,
+    pub templates: Arc<[String]>,
     /// The grant or choice that activated it waives prerequisites.
     pub waived: bool,
     /// For a template content keeps on the copy: the activation that keeps it (EC, "The
@@ -248,7 +251,7 @@ impl<'db> Walk<'db> {
             item: Some(ItemKey::new(
                 self.db,
                 self.character.ruleset(self.db),
-                activation.item.as_str(),
+                &*activation.item,
                 &activation.templates[..],
             )),
             pick: None,
@@ -272,7 +275,7 @@ impl<'db> Walk<'db> {
             if activation.via != Via::Template
                 || !kept
                     .iter()
-                    .any(|(id, template)| id == copy.id(self.db) && *template == activation.item)
+                    .any(|(id, template)| id == copy.id(self.db) && **template == *activation.item)
             {
                 continue;
             }
@@ -284,7 +287,7 @@ impl<'db> Walk<'db> {
                 };
                 let pack = entry.pack_of("keepsTemplates");
                 entry.item.keeps_templates.iter().any(|keep| {
-                    keep.template.as_str() == template
+                    keep.template.as_str() == &*template
                         && self.condition(keep.when.as_ref(), self.bindings(keeper, pack))
                         && crate::standard::copy_matches(
                             self.db,
@@ -333,34 +336,35 @@ impl<'db> Walk<'db> {
         if self.ruleset.item(&item).is_none() {
             return;
         }
-        let templates = (**copy.templates(db)).clone();
+        let templates: Arc<[String]> = copy.templates(db).as_slice().into();
+        let entry: Arc<str> = copy.id(db).as_str().into();
         let index = self.push(Activation {
-            item: item.clone(),
+            item: item.as_str().into(),
             via: Via::Copy,
             applied: false,
             parent: None,
             path: None,
             copy: Some(copy),
             applied_entry: None,
-            entry: Some(copy.id(db).clone()),
+            entry: Some(entry.clone()),
             templates: templates.clone(),
             waived: false,
             kept_by: None,
         });
         let tree = copy.choices(db).clone();
-        for template in &templates {
+        for template in templates.iter() {
             if self.ruleset.item(template).is_none() {
                 continue;
             }
             let t = self.push(Activation {
-                item: template.clone(),
+                item: template.as_str().into(),
                 via: Via::Template,
                 applied: false,
                 parent: Some(index),
                 path: None,
                 copy: Some(copy),
                 applied_entry: None,
-                entry: Some(copy.id(db).clone()),
+                entry: Some(entry.clone()),
                 templates: templates.clone(),
                 waived: false,
                 kept_by: None,
@@ -403,7 +407,7 @@ impl<'db> Walk<'db> {
         let pack = entry.pack_of("choices");
         let owner = ChoiceOwner {
             index: Some(index),
-            root: activation.item.clone(),
+            root: activation.item.to_string(),
             bindings: self.bindings(&activation, pack),
             pack,
             activation: Some(activation.clone()),
@@ -448,7 +452,7 @@ impl<'db> Walk<'db> {
             return;
         }
         let g = self.push(Activation {
-            item: granted.clone(),
+            item: granted.as_str().into(),
             via: if granter.applied {
                 Via::Applied
             } else {
@@ -460,7 +464,7 @@ impl<'db> Walk<'db> {
             copy: granter.copy,
             applied_entry: granter.applied_entry,
             entry: granter.entry.clone(),
-            templates: Vec::new(),
+            templates: Arc::default(),
             waived: grant.waive_prerequisites.unwrap_or(false),
             kept_by: None,
         });
@@ -533,7 +537,7 @@ impl<'db> Walk<'db> {
     ) {
         let declared_by = owner
             .index
-            .map(|p| self.out.list[p].item.clone())
+            .map(|p| self.out.list[p].item.to_string())
             .unwrap_or_else(|| owner.pack.to_owned());
         if !choice.effects.is_empty() {
             for pick in picks {
@@ -585,7 +589,7 @@ impl<'db> Walk<'db> {
                     path.extend([choice_key.to_owned(), content.clone()]);
                     let granter = owner.activation.as_ref();
                     let p = self.push(Activation {
-                        item: content.clone(),
+                        item: content.as_str().into(),
                         via: Via::Pick,
                         applied: false,
                         parent: owner.index,
@@ -593,7 +597,7 @@ impl<'db> Walk<'db> {
                         copy: granter.and_then(|a| a.copy),
                         applied_entry: None,
                         entry: granter.and_then(|a| a.entry.clone()),
-                        templates: Vec::new(),
+                        templates: Arc::default(),
                         waived: choice.waive_prerequisites.unwrap_or(false),
                         kept_by: None,
                     });
@@ -634,7 +638,7 @@ impl<'db> Walk<'db> {
         if !option.effects.is_empty() {
             let declared_by = owner
                 .index
-                .map(|p| self.out.list[p].item.clone())
+                .map(|p| self.out.list[p].item.to_string())
                 .unwrap_or_else(|| owner.pack.to_owned());
             self.out.choice_picks.push(ChoicePick {
                 owner: owner.index,
@@ -649,7 +653,7 @@ impl<'db> Walk<'db> {
         self.prefix
             .extend([choice_key.to_owned(), option.id.clone()]);
         let granter = owner.activation.clone().unwrap_or_else(|| Activation {
-            item: String::new(),
+            item: "".into(),
             via: Via::Grant,
             applied: false,
             parent: None,
@@ -657,7 +661,7 @@ impl<'db> Walk<'db> {
             copy: None,
             applied_entry: None,
             entry: None,
-            templates: Vec::new(),
+            templates: Arc::default(),
             waived: false,
             kept_by: None,
         });
@@ -735,7 +739,7 @@ impl<'db> Walk<'db> {
             root: owner.root.clone(),
             id,
             key: key.to_owned(),
-            entry: activation.and_then(|a| a.entry.clone()),
+            entry: activation.and_then(|a| a.entry.as_deref().map(str::to_owned)),
             path,
             applicable,
             min,
@@ -795,7 +799,7 @@ impl<'db> Walk<'db> {
                     holder.push(ActiveImmunity {
                         activation: Some(index),
                         rules: false,
-                        owner: activation.item.clone(),
+                        owner: activation.item.to_string(),
                         pack,
                         immunity,
                         written: i,
@@ -833,7 +837,7 @@ impl<'db> Walk<'db> {
             let mut found = Vec::new();
             self.reach_immunities(
                 &activation,
-                vec![activation.item.clone()],
+                vec![activation.item.to_string()],
                 &holder,
                 &mut found,
                 1,
@@ -1021,7 +1025,7 @@ impl<'db> Walk<'db> {
                 out.push(ActiveImmunity {
                     activation: None,
                     rules: false,
-                    owner: activation.item.clone(),
+                    owner: activation.item.to_string(),
                     pack,
                     immunity,
                     written: i,
@@ -1047,7 +1051,7 @@ impl<'db> Walk<'db> {
                 continue;
             }
             let next = Activation {
-                item: granted.to_owned(),
+                item: granted.into(),
                 ..activation.clone()
             };
             let mut chain = chain.clone();
@@ -1117,9 +1121,9 @@ impl<'db> Walk<'db> {
         }
         let entry = im.entry?;
         let chain_of = |mut i: usize| {
-            let mut chain = vec![self.out.list[i].item.clone()];
+            let mut chain = vec![&*self.out.list[i].item];
             while let Some(p) = self.out.list[i].parent {
-                chain.push(self.out.list[p].item.clone());
+                chain.push(&*self.out.list[p].item);
                 i = p;
             }
             chain.reverse();
@@ -1137,15 +1141,15 @@ impl<'db> Walk<'db> {
 
     fn applied_activation(&self, index: usize, entry: &AppliedEntry) -> Activation {
         Activation {
-            item: entry.source.0.clone(),
+            item: entry.source.0.as_str().into(),
             via: Via::Applied,
             applied: true,
             parent: None,
             path: None,
             copy: None,
             applied_entry: Some(index),
-            entry: Some(entry.id.clone()),
-            templates: Vec::new(),
+            entry: Some(entry.id.as_str().into()),
+            templates: Arc::default(),
             waived: false,
             kept_by: None,
         }

@@ -285,7 +285,7 @@ impl<'a> Checker<'a> {
     /// rules-level one), `/`, the choice's ID (its slot key for a slot).
     fn issue_id(&self, record: &ChoiceRecord) -> String {
         let owner = match record.owner {
-            Some(a) => self.acts.list[a].item.as_str(),
+            Some(a) => &*self.acts.list[a].item,
             None => "rules",
         };
         format!("{owner}/{}", record.id)
@@ -295,7 +295,7 @@ impl<'a> Checker<'a> {
     /// the choice's issues, `/`, the prerequisite's ID (decisions.md, "Inline options").
     fn prerequisite_id(&self, record: &ChoiceRecord, prerequisite: &Prerequisite) -> String {
         let owner = match record.owner {
-            Some(a) => self.acts.list[a].item.as_str(),
+            Some(a) => &*self.acts.list[a].item,
             None => "rules",
         };
         format!("{owner}/{}", prerequisite.id)
@@ -409,7 +409,7 @@ impl<'a> Checker<'a> {
                 )),
                 (None, None) => SelfRef::None,
             };
-            bindings.item = Some(self.item_key(&a.item, a.templates.clone()));
+            bindings.item = Some(self.item_key(&a.item, a.templates.to_vec()));
         }
         bindings
     }

@@ -77,7 +77,7 @@ impl<'db> Bindings<'db> {
             )),
             (None, None) => SelfRef::None,
         };
-        let item = ItemKey::new(db, character.ruleset(db), a.item.as_str(), &a.templates[..]);
+        let item = ItemKey::new(db, character.ruleset(db), &*a.item, &a.templates[..]);
         Bindings {
             pack,
             self_ref,

@@ -226,11 +226,11 @@ fn activation_effects(
         } else {
             SourceKind::Item
         },
-        id: activation.item.clone(),
-        entry: activation.entry.clone(),
+        id: activation.item.to_string(),
+        entry: activation.entry.as_deref().map(str::to_owned),
     });
-    let item: Arc<str> = activation.item.as_str().into();
-    let templates: Arc<[String]> = activation.templates.as_slice().into();
+    let item = activation.item.clone();
+    let templates = activation.templates.clone();
     let instance = |effect: &Arc<Effect>, option_id: String, pack: &Arc<str>| Instance {
         order: 0,
         field_at: 0,
@@ -297,10 +297,10 @@ fn choice_effects(
             None => SourceKind::Rules,
         },
         id: pick.declared_by.clone(),
-        entry: owner.and_then(|a| a.entry.clone()),
+        entry: owner.and_then(|a| a.entry.as_deref().map(str::to_owned)),
     });
     let pack: Arc<str> = pick.pack.as_str().into();
-    let item: Arc<str> = owner.map_or("", |a| a.item.as_str()).into();
+    let item: Arc<str> = owner.map_or_else(|| "".into(), |a| a.item.clone());
     let templates: Arc<[String]> = owner.map_or(&[][..], |a| &a.templates[..]).into();
     pick.effects
         .iter()

@@ -124,7 +124,7 @@ pub fn offers(db: &dyn salsa::Database, character: CharacterInput) -> Offers {
     // Each content's first activation, for the stored offers' sources.
     let mut first: FxHashMap<&str, &Activation> = FxHashMap::default();
     for a in &acts.list {
-        first.entry(a.item.as_str()).or_insert(a);
+        first.entry(&*a.item).or_insert(a);
     }
     for (i, stored) in character.follow_ups(db).iter().enumerate() {
         out.stored(ruleset, &first, i, stored);
@@ -174,7 +174,7 @@ pub(crate) fn declarations<'a>(ruleset: &'a Ruleset, a: &'a Activation) -> Vec<D
     };
     content(entry, &a.item);
     if a.via == Via::Copy {
-        for template in &a.templates {
+        for template in a.templates.iter() {
             if let Some(t) = ruleset.item(template) {
                 content(t, template);
             }
@@ -202,7 +202,7 @@ impl Offers {
             return;
         }
         let ruleset = character.ruleset(db).ruleset(db);
-        let entry = a.and_then(|a| a.entry.clone());
+        let entry = a.and_then(|a| a.entry.as_deref().map(str::to_owned));
         let action_source = a.and_then(listing_source);
         // Listed (and its formulas evaluated, its errors reported) once per (id, entry, source).
         if !self
@@ -305,7 +305,7 @@ impl Offers {
             (Some(source), _) => Source {
                 kind: SourceKind::Item,
                 id: source.to_string(),
-                entry: activation.and_then(|a| a.entry.clone()),
+                entry: activation.and_then(|a| a.entry.as_deref().map(str::to_owned)),
             },
             (None, Some((_, _, owner))) => Source {
                 kind: SourceKind::Item,
@@ -323,7 +323,7 @@ impl Offers {
             kind: OfferKind::Ephemeral,
             follow_up: follow_up.to_owned(),
             action: action_of(ruleset, &found),
-            entry: activation.and_then(|a| a.entry.clone()),
+            entry: activation.and_then(|a| a.entry.as_deref().map(str::to_owned)),
             action_source: activation.and_then(listing_source),
             source,
             params: stored

@@ -681,9 +681,9 @@ pub(crate) fn kind_rank(kind: &str) -> usize {
 
 fn activation_json(a: &Activation) -> Json {
     let mut m = Map::new();
-    m.insert("item".into(), a.item.clone().into());
+    m.insert("item".into(), Json::from(&*a.item));
     if let Some(entry) = &a.entry {
-        m.insert("entry".into(), entry.clone().into());
+        m.insert("entry".into(), Json::from(&**entry));
     }
     m.insert("via".into(), a.via.as_str().into());
     if a.applied {
@@ -862,8 +862,8 @@ pub fn activation_source(a: &Activation) -> Source {
         } else {
             SourceKind::Item
         },
-        id: a.item.clone(),
-        entry: a.entry.clone(),
+        id: a.item.to_string(),
+        entry: a.entry.as_deref().map(str::to_owned),
     }
 }
 

@@ -196,8 +196,8 @@ fn active_round(
     let mut items = Vec::new();
     let mut kept = Vec::new();
     for activation in &activations.list {
-        if !items.contains(&activation.item) {
-            items.push(activation.item.clone());
+        if !items.iter().any(|i: &String| **i == *activation.item) {
+            items.push(activation.item.to_string());
         }
         let Some(entry) = ruleset.item(&activation.item) else {
             continue;

@@ -124,11 +124,11 @@ fn triggers(applier: &Applier<'_, '_>) -> Vec<Trigger> {
                 },
                 (None, None) => OwnedSelf::None,
             };
-            scope.item = Some((a.item.clone(), a.templates.clone()));
+            scope.item = Some((a.item.to_string(), a.templates.to_vec()));
             out.push(Trigger {
                 id,
-                source: Some(a.item.clone()),
-                entry: a.entry.clone(),
+                source: Some(a.item.to_string()),
+                entry: a.entry.as_deref().map(str::to_owned),
                 on,
                 becomes,
                 scope,

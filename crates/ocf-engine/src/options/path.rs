@@ -104,7 +104,10 @@ pub fn of_applied(acts: &Activations, record: usize) -> bool {
 /// entry is listed too (its options can be listed, not picked: decisions.md, "listOptions").
 pub fn resolve_listed(acts: &Activations, path: &ChoicePath) -> Result<usize, PathError> {
     if let Some(entry) = &path.entry
-        && !acts.list.iter().any(|a| a.entry.as_ref() == Some(entry))
+        && !acts
+            .list
+            .iter()
+            .any(|a| a.entry.as_deref() == Some(entry.as_str()))
     {
         return Err(PathError {
             code: "unknown-id",
