@@ -9,14 +9,20 @@ use schemars::JsonSchema;
 use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 
+/// The map under [`Keyed`]. Every field and content lookup of a sheet goes through one, so it is
+/// hashed with foldhash, several times faster than the standard SipHash on short IDs; its keys
+/// come from untrusted packs, so the hash is randomly seeded (which rustc-hash's Fx is not: keys
+/// can be written to collide under it and make each lookup a scan).
+pub type KeyedMap<V> = IndexMap<String, V, foldhash::fast::RandomState>;
+
 /// Declarations or values keyed by ID or name, in written order.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(transparent)]
-pub struct Keyed<V>(pub IndexMap<String, V>);
+pub struct Keyed<V>(pub KeyedMap<V>);
 
 impl<V> Default for Keyed<V> {
     fn default() -> Self {
-        Self(IndexMap::new())
+        Self(KeyedMap::default())
     }
 }
 
@@ -50,7 +56,7 @@ impl<'de, V: Deserialize<'de>> Deserialize<'de> for Keyed<V> {
             }
 
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut entries = IndexMap::new();
+                let mut entries = KeyedMap::default();
                 while let Some(key) = map.next_key::<String>()? {
                     if entries.contains_key(&key) {
                         return Err(de::Error::custom(format_args!("duplicate key `{key}`")));
