@@ -117,8 +117,8 @@ fn listing_options_on_characters_opened_and_closed_holds_the_records_of_one_list
     };
     let pc = session.open(&size.character(14), &[]);
     let cycle = |session: &mut Session, round: usize| {
-        // The open character's overlays are made once and kept; each closed one's go with its
-        // database.
+        // Each listing's trials are put back at its end; each closed character's memos go with
+        // its database.
         let listed = session.list_options(pc, &path).unwrap();
         assert_eq!(listed.options.len(), 5);
         let other = session.open(&size.character(10 + (round % 3) as i64), &[]);
