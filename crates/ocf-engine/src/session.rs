@@ -128,6 +128,13 @@ struct Open {
     reported: Option<crate::sheet::Parts>,
     /// Inputs of removed copies, for the next copies added.
     slots: Slots,
+    /// Counts the times the character was taken for writing ([`Session::get_mut`]): any change to
+    /// its inputs or its database comes after one.
+    writes: u64,
+    /// A sheet known to be the character's while `writes` is the count it was put with:
+    /// listOptions' base sheet, once its trials have put every input back
+    /// ([`Session::keep_sheet`]).
+    kept: Option<(u64, crate::sheet::Sheet)>,
 }
 
 /// The file a character holds: as opened (its `competing` and the call's), with the session's
@@ -281,6 +288,8 @@ impl Session {
             held: Held { file, rounds },
             reported: None,
             slots: Slots::default(),
+            writes: 0,
+            kept: None,
         }
     }
 
@@ -296,10 +305,24 @@ impl Session {
 
     fn get_mut(&mut self, id: CharacterId) -> Result<&mut Open, EditError> {
         match self.generations.get(id.index()) {
-            Some(generation) if *generation == id.generation() => self.open[id.index()]
-                .as_mut()
-                .ok_or(EditError::UnknownCharacter),
+            Some(generation) if *generation == id.generation() => {
+                let open = self.open[id.index()]
+                    .as_mut()
+                    .ok_or(EditError::UnknownCharacter)?;
+                open.writes += 1;
+                Ok(open)
+            }
             _ => Err(EditError::UnknownCharacter),
+        }
+    }
+
+    /// Keeps `sheet` as the sheet of `id` until its next write: listOptions, whose trials set
+    /// inputs and put them back as they were. Its next base sheet is then this one, where reading
+    /// it from the database would re-check every memo of the sheet (the last trial's pick was a
+    /// change to salsa, though the inputs now equal the base's).
+    pub(crate) fn keep_sheet(&mut self, id: CharacterId, sheet: crate::sheet::Sheet) {
+        if let Ok(open) = self.get_mut(id) {
+            open.kept = Some((open.writes, sheet));
         }
     }
 
@@ -577,7 +600,13 @@ impl Session {
     /// [`Sheet::to_json`](crate::sheet::Sheet::to_json) is computeSheet's output.
     #[tracing::instrument(name = "session.sheet", level = "info", skip_all, fields(character = id.0))]
     pub fn sheet(&self, id: CharacterId) -> Result<crate::sheet::Sheet, EditError> {
-        let c = self.get(id)?.input;
+        let open = self.get(id)?;
+        if let Some((writes, sheet)) = &open.kept
+            && *writes == open.writes
+        {
+            return Ok(sheet.clone());
+        }
+        let c = open.input;
         self.deep(id, move |db| crate::sheet::collect(db, c))
     }
 

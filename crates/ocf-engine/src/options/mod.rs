@@ -206,6 +206,8 @@ fn trials(
     );
     if let Some(trials) = direct {
         trials.end(session);
+        // Every input is as it was: the base is the sheet again.
+        session.keep_sheet(id, base);
     }
     let options = listed?;
     Ok(Listed {
