@@ -92,25 +92,115 @@ pub struct Instance {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct EffectIndex {
     pub list: Vec<Arc<Instance>>,
-    /// Field ID to its instances, in instance order.
-    pub by_field: FxHashMap<String, Vec<Arc<Instance>>>,
+    /// Each field's instances, in instance order.
+    pub by_field: ByField,
+}
+
+/// The instances of each field, in instance order: a list per ruleset field, by its place in the
+/// ruleset's fields, so that the index (built again on every pick) hashes and allocates no key; a
+/// target that isn't a ruleset field by its ID.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ByField {
+    /// The ruleset whose fields the lists follow, so that a reader needs no read of its own.
+    fields: FieldsOf,
+    lists: Vec<Vec<Arc<Instance>>>,
+    unknown: FxHashMap<String, Vec<Arc<Instance>>>,
+}
+
+/// The ruleset a [`ByField`] is laid out by: the same one when the same `Arc`.
+#[derive(Clone, Default)]
+struct FieldsOf(Option<Arc<ocf_model::Ruleset>>);
+
+impl PartialEq for FieldsOf {
+    fn eq(&self, other: &FieldsOf) -> bool {
+        match (&self.0, &other.0) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (a, b) => a.is_none() && b.is_none(),
+        }
+    }
+}
+
+impl std::fmt::Debug for FieldsOf {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("FieldsOf(..)")
+    }
+}
+
+impl ByField {
+    fn new(ruleset: &Arc<ocf_model::Ruleset>) -> ByField {
+        ByField {
+            fields: FieldsOf(Some(ruleset.clone())),
+            lists: Vec::new(),
+            unknown: FxHashMap::default(),
+        }
+    }
+
+    /// The instances on `field`, in instance order.
+    pub fn get(&self, field: &str) -> &[Arc<Instance>] {
+        let place = self
+            .fields
+            .0
+            .as_ref()
+            .and_then(|r| r.fields.0.get_index_of(field));
+        let list = match place {
+            Some(i) => self.lists.get(i),
+            None => self.unknown.get(field),
+        };
+        list.map_or(&[], |l| &l[..])
+    }
+
+    fn list_mut(&mut self, ruleset: &ocf_model::Ruleset, field: &str) -> &mut Vec<Arc<Instance>> {
+        match ruleset.fields.0.get_index_of(field) {
+            Some(i) => {
+                if self.lists.len() <= i {
+                    self.lists.resize_with(ruleset.fields.len(), Vec::new);
+                }
+                &mut self.lists[i]
+            }
+            None => self.unknown.entry(field.to_owned()).or_default(),
+        }
+    }
+
+    /// The fields whose instances differ between `self` and `other` (as [`FieldInstances`]
+    /// compares them), ruleset fields first in their order.
+    pub(crate) fn differing(&self, other: &ByField, ruleset: &ocf_model::Ruleset) -> Vec<String> {
+        fn at(lists: &[Vec<Arc<Instance>>], i: usize) -> &[Arc<Instance>] {
+            lists.get(i).map_or(&[], |l| &l[..])
+        }
+        fn unknown<'a>(
+            map: &'a FxHashMap<String, Vec<Arc<Instance>>>,
+            f: &str,
+        ) -> &'a [Arc<Instance>] {
+            map.get(f).map_or(&[], |l| &l[..])
+        }
+        let mut out: Vec<String> = (0..self.lists.len().max(other.lists.len()))
+            .filter(|&i| !same_in_place(at(&self.lists, i), at(&other.lists, i)))
+            .filter_map(|i| ruleset.fields.0.get_index(i).map(|(f, _)| f.clone()))
+            .collect();
+        for f in self.unknown.keys().chain(other.unknown.keys()) {
+            if !same_in_place(unknown(&self.unknown, f), unknown(&other.unknown, f))
+                && !out.contains(f)
+            {
+                out.push(f.clone());
+            }
+        }
+        out
+    }
 }
 
 #[salsa::tracked(returns(ref))]
 pub fn effect_instances(db: &dyn salsa::Database, character: CharacterInput) -> EffectIndex {
     let ruleset_input = character.ruleset(db);
     let ruleset = ruleset_input.ruleset(db);
-    let mut index = EffectIndex::default();
+    let mut index = EffectIndex {
+        list: Vec::new(),
+        by_field: ByField::new(ruleset),
+    };
     let add = |index: &mut EffectIndex, mut instance: Instance| {
         instance.order = index.list.len();
         match &instance.field {
             Some(field) => {
-                // Looked up before inserting: most instances land on a field already listed, and
-                // `entry` would take an owned key every time.
-                let on_field = match index.by_field.get_mut(field.as_str()) {
-                    Some(on_field) => on_field,
-                    None => index.by_field.entry(field.clone()).or_default(),
-                };
+                let on_field = index.by_field.list_mut(ruleset, field);
                 instance.field_at = on_field.len();
                 let instance = Arc::new(instance);
                 on_field.push(instance.clone());
@@ -441,8 +531,7 @@ pub fn field_effects<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> F
         effect_instances(db, key.character(db))
             .by_field
             .get(key.field(db))
-            .cloned()
-            .unwrap_or_default(),
+            .to_vec(),
     )
 }
 

@@ -54,9 +54,7 @@ fn carried_of(run: &Run<'_, '_>, field: &str, part: usize) -> Vec<Carried> {
     let key = ocf_engine::FieldKey::new(run.db, run.character, field.to_owned());
     let value = ocf_engine::field_value(run.db, key);
     let index = ocf_engine::effects::effect_instances(run.db, run.character);
-    let Some(instances) = index.by_field.get(field) else {
-        return Vec::new();
-    };
+    let instances = index.by_field.get(field);
     let mut out = Vec::new();
     // Each counted `add` step of the breakdown is the next unsuppressed `add` instance of its
     // source, in instance order.

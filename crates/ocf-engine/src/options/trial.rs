@@ -19,10 +19,9 @@
 use std::sync::Arc;
 
 use ocf_model::Picks;
-use rustc_hash::FxHashMap;
 use salsa::Setter;
 
-use crate::effects::{Instance, effect_instances};
+use crate::effects::{ByField, effect_instances};
 use crate::input::{CharacterInput, CopyInput, STRUCTURE};
 use crate::session::{CharacterId, Session};
 
@@ -61,7 +60,7 @@ pub(crate) struct Trials {
     /// The tree as it was, put back at the end.
     original: Arc<Picks>,
     /// Each field's instances as the character's picks stand, without a trial's pick.
-    base: Arc<FxHashMap<String, Vec<Arc<Instance>>>>,
+    base: Arc<ByField>,
 }
 
 impl Trials {
@@ -101,7 +100,7 @@ impl Trials {
     }
 
     /// The character's effect instances by field, as the picks now stand.
-    fn index(&self, session: &Session) -> Option<FxHashMap<String, Vec<Arc<Instance>>>> {
+    fn index(&self, session: &Session) -> Option<ByField> {
         let c = self.input;
         let by_field = session.deep(self.id, move |db| effect_instances(db, c).by_field.clone());
         by_field.ok()
@@ -122,18 +121,8 @@ impl Trials {
         let (c, base) = (self.input, self.base.clone());
         session
             .deep(self.id, move |db| {
-                let by_field = &effect_instances(db, c).by_field;
-                let same = |a: Option<&Vec<Arc<Instance>>>, b: Option<&Vec<Arc<Instance>>>| {
-                    let (a, b) = (a.map_or(&[][..], |l| l), b.map_or(&[][..], |l| l));
-                    crate::effects::same_in_place(a, b)
-                };
-                let mut differ: Vec<String> = by_field
-                    .iter()
-                    .filter(|(f, list)| !same(Some(list), base.get(*f)))
-                    .map(|(f, _)| f.clone())
-                    .collect();
-                differ.extend(base.keys().filter(|f| !by_field.contains_key(*f)).cloned());
-                differ
+                let ruleset = c.ruleset(db).ruleset(db);
+                effect_instances(db, c).by_field.differing(&base, ruleset)
             })
             .ok()
     }
