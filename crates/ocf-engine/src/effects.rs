@@ -96,14 +96,17 @@ pub struct EffectIndex {
     pub by_field: ByField,
 }
 
-/// The instances of each field, in instance order: a list per ruleset field, by its place in the
-/// ruleset's fields, so that the index (built again on every pick) hashes and allocates no key; a
-/// target that isn't a ruleset field by its ID.
+/// The instances of each field, in instance order: one list of every instance on a ruleset
+/// field, grouped by the field's place in the ruleset's fields, with where each field's group
+/// starts. The index is built again on every pick, and so it allocates a few vectors, not one per
+/// field, nor a key; a target that isn't a ruleset field is listed by its ID.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ByField {
-    /// The ruleset whose fields the lists follow, so that a reader needs no read of its own.
+    /// The ruleset whose fields the groups follow, so that a reader needs no read of its own.
     fields: FieldsOf,
-    lists: Vec<Vec<Arc<Instance>>>,
+    grouped: Vec<Arc<Instance>>,
+    /// `grouped[starts[i]..starts[i + 1]]` are the instances on the `i`th field.
+    starts: Vec<u32>,
     unknown: FxHashMap<String, Vec<Arc<Instance>>>,
 }
 
@@ -127,14 +130,6 @@ impl std::fmt::Debug for FieldsOf {
 }
 
 impl ByField {
-    fn new(ruleset: &Arc<ocf_model::Ruleset>) -> ByField {
-        ByField {
-            fields: FieldsOf(Some(ruleset.clone())),
-            lists: Vec::new(),
-            unknown: FxHashMap::default(),
-        }
-    }
-
     /// The instances on `field`, in instance order.
     pub fn get(&self, field: &str) -> &[Arc<Instance>] {
         let place = self
@@ -142,39 +137,30 @@ impl ByField {
             .0
             .as_ref()
             .and_then(|r| r.fields.0.get_index_of(field));
-        let list = match place {
-            Some(i) => self.lists.get(i),
-            None => self.unknown.get(field),
-        };
-        list.map_or(&[], |l| &l[..])
+        match place {
+            Some(i) => self.group(i),
+            None => self.unknown.get(field).map_or(&[], |l| &l[..]),
+        }
     }
 
-    fn list_mut(&mut self, ruleset: &ocf_model::Ruleset, field: &str) -> &mut Vec<Arc<Instance>> {
-        match ruleset.fields.0.get_index_of(field) {
-            Some(i) => {
-                if self.lists.len() <= i {
-                    self.lists.resize_with(ruleset.fields.len(), Vec::new);
-                }
-                &mut self.lists[i]
-            }
-            None => self.unknown.entry(field.to_owned()).or_default(),
+    fn group(&self, i: usize) -> &[Arc<Instance>] {
+        match (self.starts.get(i), self.starts.get(i + 1)) {
+            (Some(&a), Some(&b)) => &self.grouped[a as usize..b as usize],
+            _ => &[],
         }
     }
 
     /// The fields whose instances differ between `self` and `other` (as [`FieldInstances`]
     /// compares them), ruleset fields first in their order.
     pub(crate) fn differing(&self, other: &ByField, ruleset: &ocf_model::Ruleset) -> Vec<String> {
-        fn at(lists: &[Vec<Arc<Instance>>], i: usize) -> &[Arc<Instance>] {
-            lists.get(i).map_or(&[], |l| &l[..])
-        }
         fn unknown<'a>(
             map: &'a FxHashMap<String, Vec<Arc<Instance>>>,
             f: &str,
         ) -> &'a [Arc<Instance>] {
             map.get(f).map_or(&[], |l| &l[..])
         }
-        let mut out: Vec<String> = (0..self.lists.len().max(other.lists.len()))
-            .filter(|&i| !same_in_place(at(&self.lists, i), at(&other.lists, i)))
+        let mut out: Vec<String> = (0..ruleset.fields.len())
+            .filter(|&i| !same_in_place(self.group(i), other.group(i)))
             .filter_map(|i| ruleset.fields.0.get_index(i).map(|(f, _)| f.clone()))
             .collect();
         for f in self.unknown.keys().chain(other.unknown.keys()) {
@@ -188,64 +174,118 @@ impl ByField {
     }
 }
 
+/// A [`ByField`] being built: each instance with its field's place, in instance order, and how
+/// many each field has so far (the next one's `field_at`).
+struct Grouping {
+    fields: Arc<ocf_model::Ruleset>,
+    placed: Vec<(u32, Arc<Instance>)>,
+    counts: Vec<u32>,
+    unknown: FxHashMap<String, Vec<Arc<Instance>>>,
+}
+
+impl Grouping {
+    fn new(ruleset: &Arc<ocf_model::Ruleset>) -> Grouping {
+        Grouping {
+            fields: ruleset.clone(),
+            placed: Vec::new(),
+            counts: vec![0; ruleset.fields.len()],
+            unknown: FxHashMap::default(),
+        }
+    }
+
+    /// Places `instance` on its field, with its `field_at` set.
+    fn place(&mut self, mut instance: Instance) -> Arc<Instance> {
+        let Some(field) = instance.field.as_deref() else {
+            return Arc::new(instance);
+        };
+        match self.fields.fields.0.get_index_of(field) {
+            Some(i) => {
+                instance.field_at = self.counts[i] as usize;
+                self.counts[i] += 1;
+                let instance = Arc::new(instance);
+                self.placed.push((i as u32, instance.clone()));
+                instance
+            }
+            None => {
+                let list = self.unknown.entry(field.to_owned()).or_default();
+                instance.field_at = list.len();
+                let instance = Arc::new(instance);
+                list.push(instance.clone());
+                instance
+            }
+        }
+    }
+
+    fn finish(mut self) -> ByField {
+        // Stable: each field's instances stay in instance order.
+        self.placed.sort_by_key(|(i, _)| *i);
+        let mut starts = Vec::with_capacity(self.counts.len() + 1);
+        let mut at = 0u32;
+        starts.push(0);
+        for n in &self.counts {
+            at += n;
+            starts.push(at);
+        }
+        ByField {
+            fields: FieldsOf(Some(self.fields)),
+            grouped: self
+                .placed
+                .into_iter()
+                .map(|(_, instance)| instance)
+                .collect(),
+            starts,
+            unknown: self.unknown,
+        }
+    }
+}
+
 #[salsa::tracked(returns(ref))]
 pub fn effect_instances(db: &dyn salsa::Database, character: CharacterInput) -> EffectIndex {
     let ruleset_input = character.ruleset(db);
     let ruleset = ruleset_input.ruleset(db);
-    let mut index = EffectIndex {
-        list: Vec::new(),
-        by_field: ByField::new(ruleset),
-    };
-    let add = |index: &mut EffectIndex, mut instance: Instance| {
-        instance.order = index.list.len();
-        match &instance.field {
-            Some(field) => {
-                let on_field = index.by_field.list_mut(ruleset, field);
-                instance.field_at = on_field.len();
-                let instance = Arc::new(instance);
-                on_field.push(instance.clone());
-                index.list.push(instance);
-            }
-            None => index.list.push(Arc::new(instance)),
-        }
+    let mut index = (Vec::new(), Grouping::new(ruleset));
+    let add = |(list, grouping): &mut (Vec<Arc<Instance>>, Grouping), mut instance: Instance| {
+        instance.order = list.len();
+        list.push(grouping.place(instance));
     };
     // Each instance of an effect, with its target fields worked out.
-    let expand = |index: &mut EffectIndex, base: Instance| match &base.effect.target {
-        Target::Field(id) => {
-            let field = resolve_field(ruleset, &base.pack, id.as_str());
-            add(
-                index,
-                Instance {
-                    field: Some(field),
-                    ..base
-                },
-            );
-        }
-        Target::Fields { fields } => {
-            let matched = matching_fields(
-                db,
-                FieldsWhere::new(
-                    db,
-                    ruleset_input,
-                    fields.r#where.0.clone(),
-                    base.effect.op == Op::Grant,
-                    base.pick.clone(),
-                    base.slot,
-                ),
-            );
-            for field in matched.iter() {
+    let expand =
+        |index: &mut (Vec<Arc<Instance>>, Grouping), base: Instance| match &base.effect.target {
+            Target::Field(id) => {
+                let field = resolve_field(ruleset, &base.pack, id.as_str());
                 add(
                     index,
                     Instance {
-                        field: Some(field.clone()),
-                        option_id: format!("{}@{field}", base.option_id),
-                        ..base.clone()
+                        field: Some(field),
+                        ..base
                     },
                 );
             }
-        }
-        _ => add(index, base),
-    };
+            Target::Fields { fields } => {
+                let matched = matching_fields(
+                    db,
+                    FieldsWhere::new(
+                        db,
+                        ruleset_input,
+                        fields.r#where.0.clone(),
+                        base.effect.op == Op::Grant,
+                        base.pick.clone(),
+                        base.slot,
+                    ),
+                );
+                for field in matched.iter() {
+                    add(
+                        index,
+                        Instance {
+                            field: Some(field.clone()),
+                            option_id: format!("{}@{field}", base.option_id),
+                            ..base.clone()
+                        },
+                    );
+                }
+            }
+            _ => add(index, base),
+        };
 
     for (i, effect) in ruleset.effects.iter().enumerate() {
         let key = effect.decl.id.clone().unwrap_or_else(|| i.to_string());
@@ -292,7 +332,11 @@ pub fn effect_instances(db: &dyn salsa::Database, character: CharacterInput) -> 
             }
         }
     }
-    index
+    let (list, grouping) = index;
+    EffectIndex {
+        list,
+        by_field: grouping.finish(),
+    }
 }
 
 /// The effects of one activation whose scope matches it: its content type's (less those the item
