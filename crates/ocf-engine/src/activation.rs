@@ -401,7 +401,8 @@ impl<'db> Walk<'db> {
             let bindings = self.bindings(&activation, pack);
             self.grant(grant, bindings, &activation, Some(index), tree, depth);
         }
-        if activation.applied {
+        // Applied content offers no choices; content without choices needs no owner made.
+        if activation.applied || entry.item.choices.is_empty() {
             return;
         }
         let pack = entry.pack_of("choices");

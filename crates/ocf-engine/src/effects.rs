@@ -55,20 +55,14 @@ impl Source {
     }
 }
 
-/// One effect instance.
+/// One effect instance. Where it stands in the character's index (its instance order, its place
+/// among its field's instances, its activation) is kept beside it, in [`Placed`]: an activation's
+/// instances are made once and shared by every index that lists the activation
+/// ([`activation_instances`]), while an activation added in front (a rules-level pick) moves them
+/// all.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Instance {
-    /// Instance order.
-    pub order: usize,
-    /// Its place among its field's instances ([`EffectIndex::by_field`]): what a field value
-    /// names it by (a suppressed instance), so that a field's value doesn't read where in the
-    /// whole index its instances stand.
-    pub field_at: usize,
-    /// The activation; `None` for the rules' effects.
-    pub activation: Option<usize>,
-    /// Shared by the instances of one activation, as are `pack`, `item` and `templates`: the
-    /// index is built again whenever a pick changes, and copying them for every instance was
-    /// most of its cost.
+    /// Shared by the instances of one activation, as are `pack`, `item` and `templates`.
     pub source: Arc<Source>,
     /// The competing-option ID: `<content>#<index or id>`, `#type.<…>` for a content type's,
     /// `@<field>` added for an instance of an effect on a set of fields.
@@ -89,9 +83,40 @@ pub struct Instance {
     pub slot: Option<i64>,
 }
 
+/// An instance where it stands in the character's index.
+#[derive(Debug, Clone)]
+pub struct Placed {
+    /// Instance order.
+    pub order: usize,
+    /// Its place among its field's instances ([`EffectIndex::by_field`]): what a field value
+    /// names it by (a suppressed instance), so that a field's value doesn't read where in the
+    /// whole index its instances stand.
+    pub field_at: usize,
+    /// The activation; `None` for the rules' effects.
+    pub activation: Option<usize>,
+    pub instance: Arc<Instance>,
+}
+
+impl std::ops::Deref for Placed {
+    type Target = Instance;
+    fn deref(&self) -> &Instance {
+        &self.instance
+    }
+}
+
+impl PartialEq for Placed {
+    fn eq(&self, other: &Placed) -> bool {
+        self.order == other.order
+            && self.field_at == other.field_at
+            && self.activation == other.activation
+            && (Arc::ptr_eq(&self.instance, &other.instance) || *self.instance == *other.instance)
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct EffectIndex {
-    pub list: Vec<Arc<Instance>>,
+    /// Every instance, in instance order.
+    pub list: Vec<Placed>,
     /// Each field's instances, in instance order.
     pub by_field: ByField,
 }
@@ -104,10 +129,10 @@ pub struct EffectIndex {
 pub struct ByField {
     /// The ruleset whose fields the groups follow, so that a reader needs no read of its own.
     fields: FieldsOf,
-    grouped: Vec<Arc<Instance>>,
+    grouped: Vec<Placed>,
     /// `grouped[starts[i]..starts[i + 1]]` are the instances on the `i`th field.
     starts: Vec<u32>,
-    unknown: FxHashMap<String, Vec<Arc<Instance>>>,
+    unknown: FxHashMap<String, Vec<Placed>>,
 }
 
 /// The ruleset a [`ByField`] is laid out by: the same one when the same `Arc`.
@@ -131,7 +156,7 @@ impl std::fmt::Debug for FieldsOf {
 
 impl ByField {
     /// The instances on `field`, in instance order.
-    pub fn get(&self, field: &str) -> &[Arc<Instance>] {
+    pub fn get(&self, field: &str) -> &[Placed] {
         let place = self
             .fields
             .0
@@ -143,7 +168,7 @@ impl ByField {
         }
     }
 
-    fn group(&self, i: usize) -> &[Arc<Instance>] {
+    fn group(&self, i: usize) -> &[Placed] {
         match (self.starts.get(i), self.starts.get(i + 1)) {
             (Some(&a), Some(&b)) => &self.grouped[a as usize..b as usize],
             _ => &[],
@@ -153,10 +178,7 @@ impl ByField {
     /// The fields whose instances differ between `self` and `other` (as [`FieldInstances`]
     /// compares them), ruleset fields first in their order.
     pub(crate) fn differing(&self, other: &ByField, ruleset: &ocf_model::Ruleset) -> Vec<String> {
-        fn unknown<'a>(
-            map: &'a FxHashMap<String, Vec<Arc<Instance>>>,
-            f: &str,
-        ) -> &'a [Arc<Instance>] {
+        fn unknown<'a>(map: &'a FxHashMap<String, Vec<Placed>>, f: &str) -> &'a [Placed] {
             map.get(f).map_or(&[], |l| &l[..])
         }
         let mut out: Vec<String> = (0..ruleset.fields.len())
@@ -174,18 +196,20 @@ impl ByField {
     }
 }
 
-/// A [`ByField`] being built: each instance with its field's place, in instance order, and how
-/// many each field has so far (the next one's `field_at`).
-struct Grouping {
+/// An [`EffectIndex`] being built: every instance in instance order, and each instance on a
+/// field with its field's place, and how many each field has so far (the next one's `field_at`).
+struct Building {
+    list: Vec<Placed>,
     fields: Arc<ocf_model::Ruleset>,
-    placed: Vec<(u32, Arc<Instance>)>,
+    placed: Vec<(u32, Placed)>,
     counts: Vec<u32>,
-    unknown: FxHashMap<String, Vec<Arc<Instance>>>,
+    unknown: FxHashMap<String, Vec<Placed>>,
 }
 
-impl Grouping {
-    fn new(ruleset: &Arc<ocf_model::Ruleset>) -> Grouping {
-        Grouping {
+impl Building {
+    fn new(ruleset: &Arc<ocf_model::Ruleset>) -> Building {
+        Building {
+            list: Vec::new(),
             fields: ruleset.clone(),
             placed: Vec::new(),
             counts: vec![0; ruleset.fields.len()],
@@ -193,30 +217,32 @@ impl Grouping {
         }
     }
 
-    /// Places `instance` on its field, with its `field_at` set.
-    fn place(&mut self, mut instance: Instance) -> Arc<Instance> {
-        let Some(field) = instance.field.as_deref() else {
-            return Arc::new(instance);
+    /// Adds `instance` as the next in instance order, placed on its field.
+    fn add(&mut self, instance: Arc<Instance>, activation: Option<usize>) {
+        let mut placed = Placed {
+            order: self.list.len(),
+            field_at: 0,
+            activation,
+            instance,
         };
-        match self.fields.fields.0.get_index_of(field) {
-            Some(i) => {
-                instance.field_at = self.counts[i] as usize;
-                self.counts[i] += 1;
-                let instance = Arc::new(instance);
-                self.placed.push((i as u32, instance.clone()));
-                instance
-            }
-            None => {
-                let list = self.unknown.entry(field.to_owned()).or_default();
-                instance.field_at = list.len();
-                let instance = Arc::new(instance);
-                list.push(instance.clone());
-                instance
+        if let Some(field) = placed.instance.field.as_deref() {
+            match self.fields.fields.0.get_index_of(field) {
+                Some(i) => {
+                    placed.field_at = self.counts[i] as usize;
+                    self.counts[i] += 1;
+                    self.placed.push((i as u32, placed.clone()));
+                }
+                None => {
+                    let list = self.unknown.entry(field.to_owned()).or_default();
+                    placed.field_at = list.len();
+                    list.push(placed.clone());
+                }
             }
         }
+        self.list.push(placed);
     }
 
-    fn finish(mut self) -> ByField {
+    fn finish(mut self) -> EffectIndex {
         // Stable: each field's instances stay in instance order.
         self.placed.sort_by_key(|(i, _)| *i);
         let mut starts = Vec::with_capacity(self.counts.len() + 1);
@@ -226,15 +252,14 @@ impl Grouping {
             at += n;
             starts.push(at);
         }
-        ByField {
-            fields: FieldsOf(Some(self.fields)),
-            grouped: self
-                .placed
-                .into_iter()
-                .map(|(_, instance)| instance)
-                .collect(),
-            starts,
-            unknown: self.unknown,
+        EffectIndex {
+            list: self.list,
+            by_field: ByField {
+                fields: FieldsOf(Some(self.fields)),
+                grouped: self.placed.into_iter().map(|(_, placed)| placed).collect(),
+                starts,
+                unknown: self.unknown,
+            },
         }
     }
 }
@@ -243,139 +268,193 @@ impl Grouping {
 pub fn effect_instances(db: &dyn salsa::Database, character: CharacterInput) -> EffectIndex {
     let ruleset_input = character.ruleset(db);
     let ruleset = ruleset_input.ruleset(db);
-    let mut index = (Vec::new(), Grouping::new(ruleset));
-    let add = |(list, grouping): &mut (Vec<Arc<Instance>>, Grouping), mut instance: Instance| {
-        instance.order = list.len();
-        list.push(grouping.place(instance));
-    };
-    // Each instance of an effect, with its target fields worked out.
-    let expand =
-        |index: &mut (Vec<Arc<Instance>>, Grouping), base: Instance| match &base.effect.target {
-            Target::Field(id) => {
-                let field = resolve_field(ruleset, &base.pack, id.as_str());
-                add(
-                    index,
-                    Instance {
-                        field: Some(field),
-                        ..base
-                    },
-                );
-            }
-            Target::Fields { fields } => {
-                let matched = matching_fields(
-                    db,
-                    FieldsWhere::new(
-                        db,
-                        ruleset_input,
-                        fields.r#where.0.clone(),
-                        base.effect.op == Op::Grant,
-                        base.pick.clone(),
-                        base.slot,
-                    ),
-                );
-                for field in matched.iter() {
-                    add(
-                        index,
-                        Instance {
-                            field: Some(field.clone()),
-                            option_id: format!("{}@{field}", base.option_id),
-                            ..base.clone()
-                        },
-                    );
-                }
-            }
-            _ => add(index, base),
-        };
-
-    for (i, effect) in ruleset.effects.iter().enumerate() {
-        let key = effect.decl.id.clone().unwrap_or_else(|| i.to_string());
-        expand(
-            &mut index,
-            Instance {
-                order: 0,
-                field_at: 0,
-                activation: None,
-                source: Arc::new(Source {
-                    kind: SourceKind::Rules,
-                    id: effect.pack.clone(),
-                    entry: None,
-                }),
-                option_id: format!("{}:rules#{key}", effect.pack),
-                effect: effect.decl.clone(),
-                pack: effect.pack.as_str().into(),
-                field: None,
-                copy: None,
-                applied_entry: None,
-                item: "".into(),
-                templates: Arc::default(),
-                pick: None,
-                slot: None,
-            },
-        );
+    let mut index = Building::new(ruleset);
+    for instance in rules_instances(db, ruleset_input).iter() {
+        index.add(instance.clone(), None);
     }
     let acts = activations(db, character);
+    let mut picks_of: FxHashMap<usize, Vec<&crate::activation::ChoicePick>> = FxHashMap::default();
     // The rules-level choices' effects, once per pick, are the rules' and come with them, before
     // every activation (EC, "Instance order": "1. The rules").
-    for pick in acts.choice_picks.iter().filter(|p| p.owner.is_none()) {
-        for instance in choice_effects(pick, None) {
-            expand(&mut index, instance);
+    for pick in &acts.choice_picks {
+        match pick.owner {
+            None => {
+                for instance in choice_effects(pick, None) {
+                    expand(db, ruleset_input, instance, &mut |i| {
+                        index.add(Arc::new(i), None)
+                    });
+                }
+            }
+            Some(a) => picks_of.entry(a).or_default().push(pick),
         }
     }
     for (a, activation) in acts.list.iter().enumerate() {
-        for instance in activation_effects(ruleset, a, activation) {
-            expand(&mut index, instance);
+        let key = ActivationKey::new(
+            db,
+            ruleset_input,
+            activation.item.clone(),
+            activation.templates.clone(),
+            activation.entry.clone(),
+            activation.copy,
+            activation.applied_entry,
+            activation.via == crate::activation::Via::Template,
+            activation.applied,
+        );
+        for instance in activation_instances(db, key).iter() {
+            index.add(instance.clone(), Some(a));
         }
         // The effects of the choices this activation owns, once per pick.
-        for pick in acts.choice_picks.iter().filter(|p| p.owner == Some(a)) {
+        for pick in picks_of.get(&a).into_iter().flatten() {
             for instance in choice_effects(pick, Some(activation)) {
-                expand(&mut index, instance);
+                expand(db, ruleset_input, instance, &mut |i| {
+                    index.add(Arc::new(i), Some(a))
+                });
             }
         }
     }
-    let (list, grouping) = index;
-    EffectIndex {
-        list,
-        by_field: grouping.finish(),
+    index.finish()
+}
+
+/// Each instance of an effect: one per target field worked out, for an effect on fields.
+fn expand(
+    db: &dyn salsa::Database,
+    ruleset_input: RulesetInput,
+    base: Instance,
+    add: &mut dyn FnMut(Instance),
+) {
+    match &base.effect.target {
+        Target::Field(id) => {
+            let field = resolve_field(ruleset_input.ruleset(db), &base.pack, id.as_str());
+            add(Instance {
+                field: Some(field),
+                ..base
+            });
+        }
+        Target::Fields { fields } => {
+            let matched = matching_fields(
+                db,
+                FieldsWhere::new(
+                    db,
+                    ruleset_input,
+                    fields.r#where.0.clone(),
+                    base.effect.op == Op::Grant,
+                    base.pick.clone(),
+                    base.slot,
+                ),
+            );
+            for field in matched.iter() {
+                add(Instance {
+                    field: Some(field.clone()),
+                    option_id: format!("{}@{field}", base.option_id),
+                    ..base.clone()
+                });
+            }
+        }
+        _ => add(base),
     }
+}
+
+/// The rules' own effects' instances (EC, "Instance order": "1. The rules"): made once per
+/// ruleset and shared by every character's index.
+#[salsa::tracked(returns(ref))]
+fn rules_instances(db: &dyn salsa::Database, ruleset_input: RulesetInput) -> Arc<[Arc<Instance>]> {
+    let ruleset = ruleset_input.ruleset(db);
+    let mut out = Vec::new();
+    for (i, effect) in ruleset.effects.iter().enumerate() {
+        let key = effect.decl.id.clone().unwrap_or_else(|| i.to_string());
+        let base = Instance {
+            source: Arc::new(Source {
+                kind: SourceKind::Rules,
+                id: effect.pack.clone(),
+                entry: None,
+            }),
+            option_id: format!("{}:rules#{key}", effect.pack),
+            effect: effect.decl.clone(),
+            pack: effect.pack.as_str().into(),
+            field: None,
+            copy: None,
+            applied_entry: None,
+            item: "".into(),
+            templates: Arc::default(),
+            pick: None,
+            slot: None,
+        };
+        expand(db, ruleset_input, base, &mut |i| out.push(Arc::new(i)));
+    }
+    out.into()
+}
+
+/// What an activation's instances are made of: its content and templates, its owner copy or
+/// applied entry, and whether it is a template's and in `applied` scope. Not where it stands
+/// among the activations, so a pick that adds or removes one in front of it leaves its instances
+/// as they were.
+#[salsa::interned(debug)]
+pub struct ActivationKey<'db> {
+    #[returns(copy)]
+    ruleset: RulesetInput,
+    #[returns(ref)]
+    item: Arc<str>,
+    #[returns(ref)]
+    templates: Arc<[String]>,
+    #[returns(ref)]
+    entry: Option<Arc<str>>,
+    #[returns(copy)]
+    copy: Option<CopyInput>,
+    #[returns(copy)]
+    applied_entry: Option<usize>,
+    #[returns(copy)]
+    template: bool,
+    #[returns(copy)]
+    applied: bool,
+}
+
+/// The instances of one activation's effects whose scope matches it, each on its fields: made
+/// once for each activation, and shared by every index (every pick's) that lists it.
+#[salsa::tracked(returns(ref))]
+fn activation_instances<'db>(
+    db: &'db dyn salsa::Database,
+    key: ActivationKey<'db>,
+) -> Arc<[Arc<Instance>]> {
+    let ruleset_input = key.ruleset(db);
+    let mut out = Vec::new();
+    for base in activation_effects(db, key) {
+        expand(db, ruleset_input, base, &mut |i| out.push(Arc::new(i)));
+    }
+    out.into()
 }
 
 /// The effects of one activation whose scope matches it: its content type's (less those the item
 /// suppresses), then the item's own.
-fn activation_effects(
-    ruleset: &ocf_model::Ruleset,
-    a: usize,
-    activation: &Activation,
-) -> Vec<Instance> {
-    let Some(entry) = ruleset.item(&activation.item) else {
+fn activation_effects(db: &dyn salsa::Database, key: ActivationKey<'_>) -> Vec<Instance> {
+    let ruleset = key.ruleset(db).ruleset(db);
+    let item = key.item(db).clone();
+    let Some(entry) = ruleset.item(&item) else {
         return Vec::new();
     };
-    let scope = if activation.applied {
+    let scope = if key.applied(db) {
         Scope::Applied
     } else {
         Scope::Holder
     };
     let source = Arc::new(Source {
-        kind: if activation.via == crate::activation::Via::Template {
+        kind: if key.template(db) {
             SourceKind::Template
         } else {
             SourceKind::Item
         },
-        id: activation.item.to_string(),
-        entry: activation.entry.as_deref().map(str::to_owned),
+        id: item.to_string(),
+        entry: key.entry(db).as_deref().map(str::to_owned),
     });
-    let item = activation.item.clone();
-    let templates = activation.templates.clone();
+    let templates = key.templates(db).clone();
+    let (copy, applied_entry) = (key.copy(db), key.applied_entry(db));
     let instance = |effect: &Arc<Effect>, option_id: String, pack: &Arc<str>| Instance {
-        order: 0,
-        field_at: 0,
-        activation: Some(a),
         source: source.clone(),
         option_id,
         effect: effect.clone(),
         pack: pack.clone(),
         field: None,
-        copy: activation.copy,
-        applied_entry: activation.applied_entry,
+        copy,
+        applied_entry,
         item: item.clone(),
         templates: templates.clone(),
         pick: None,
@@ -396,11 +475,7 @@ fn activation_effects(
                 continue;
             }
             let key = effect.id.clone().unwrap_or_else(|| i.to_string());
-            out.push(instance(
-                effect,
-                format!("{}#type.{key}", activation.item),
-                &pack,
-            ));
+            out.push(instance(effect, format!("{item}#type.{key}"), &pack));
         }
     }
     let pack: Arc<str> = entry.pack_of("effects").into();
@@ -409,11 +484,7 @@ fn activation_effects(
             continue;
         }
         let key = effect.id.clone().unwrap_or_else(|| i.to_string());
-        out.push(instance(
-            effect,
-            format!("{}#{key}", activation.item),
-            &pack,
-        ));
+        out.push(instance(effect, format!("{item}#{key}"), &pack));
     }
     out
 }
@@ -443,9 +514,6 @@ fn choice_effects(
         .map(|(i, effect)| {
             let key = effect.id.clone().unwrap_or_else(|| i.to_string());
             Instance {
-                order: 0,
-                field_at: 0,
-                activation: pick.owner,
                 source: source.clone(),
                 option_id: format!("{}#{key}", pick.option_prefix),
                 effect: effect.clone(),
@@ -586,11 +654,11 @@ pub fn field_effects<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> F
 /// without them lets the lists of the fields a pick doesn't reach backdate, so their values
 /// don't re-run.
 #[derive(Debug, Clone, Default)]
-pub struct FieldInstances(pub Vec<Arc<Instance>>);
+pub struct FieldInstances(pub Vec<Placed>);
 
 impl std::ops::Deref for FieldInstances {
-    type Target = [Arc<Instance>];
-    fn deref(&self) -> &[Arc<Instance>] {
+    type Target = [Placed];
+    fn deref(&self) -> &[Placed] {
         &self.0
     }
 }
@@ -601,47 +669,14 @@ impl PartialEq for FieldInstances {
     }
 }
 
-/// Whether two lists of a field's instances are equal as [`FieldInstances`] compares them.
-pub(crate) fn same_in_place(a: &[Arc<Instance>], b: &[Arc<Instance>]) -> bool {
+/// Whether two lists of a field's instances are equal as [`FieldInstances`] compares them: the
+/// same instances at the same places, wherever they stand in the whole index.
+pub(crate) fn same_in_place(a: &[Placed], b: &[Placed]) -> bool {
     a.len() == b.len()
-        && a.iter()
-            .zip(b)
-            .all(|(a, b)| Arc::ptr_eq(a, b) || a.same_in_place(b))
-}
-
-impl Instance {
-    /// Equal but for `order` and `activation` ([`FieldInstances`]).
-    fn same_in_place(&self, other: &Instance) -> bool {
-        // Destructured so that a field added to `Instance` must be placed here or there.
-        let Instance {
-            order: _,
-            activation: _,
-            field_at,
-            source,
-            option_id,
-            effect,
-            pack,
-            field,
-            copy,
-            applied_entry,
-            item,
-            templates,
-            pick,
-            slot,
-        } = self;
-        *field_at == other.field_at
-            && *source == other.source
-            && *option_id == other.option_id
-            && (Arc::ptr_eq(effect, &other.effect) || **effect == *other.effect)
-            && *pack == other.pack
-            && *field == other.field
-            && *copy == other.copy
-            && *applied_entry == other.applied_entry
-            && *item == other.item
-            && *templates == other.templates
-            && *pick == other.pick
-            && *slot == other.slot
-    }
+        && a.iter().zip(b).all(|(a, b)| {
+            a.field_at == b.field_at
+                && (Arc::ptr_eq(&a.instance, &b.instance) || *a.instance == *b.instance)
+        })
 }
 
 /// One stacking group (EF, "Stacking"): the instances sharing a `stackKey`, the key as written and

@@ -18,7 +18,7 @@ use ocf_model::{
 };
 
 use crate::context::{Bindings, Mode, SelfRef, SheetContext, field_literal};
-use crate::effects::{Instance, Source, field_effects};
+use crate::effects::{Instance, Placed, Source, field_effects};
 use crate::input::{CharacterInput, SavedValue};
 use crate::view::{ItemKey, applied_self};
 
@@ -333,7 +333,7 @@ struct Work<'a, 'db> {
 
 /// An instance whose `when` held, with its value.
 struct Counted {
-    instance: Arc<Instance>,
+    instance: Placed,
     value: Value,
 }
 
@@ -500,7 +500,7 @@ impl<'db> Work<'_, 'db> {
         };
 
         let ruleset = self.ruleset;
-        let instances: Vec<&Arc<Instance>> = field_effects(self.db, self.key)
+        let instances: Vec<&Placed> = field_effects(self.db, self.key)
             .iter()
             .filter(|i| crate::effects::stands_on_tags(ruleset, i, &self.out.tags))
             .collect();
@@ -679,7 +679,7 @@ impl<'db> Work<'_, 'db> {
     }
 
     /// Evaluates an instance's `when`, then its value. `None` when `when` doesn't hold.
-    fn count(&self, instance: &'db Arc<Instance>) -> Result<Option<Counted>, FieldError> {
+    fn count(&self, instance: &'db Placed) -> Result<Option<Counted>, FieldError> {
         let ctx = self.instance_context(instance);
         if let Some(when) = &instance.effect.when {
             let when = self

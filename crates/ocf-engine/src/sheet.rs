@@ -54,7 +54,7 @@ pub fn compute_sheet_call(
 pub struct Sheet {
     /// Field ID and value, in ruleset field order.
     pub fields: Arc<[(Arc<str>, Arc<FieldValue>)]>,
-    pub effects: Arc<[Arc<crate::effects::Instance>]>,
+    pub effects: Arc<[crate::effects::Placed]>,
     pub activations: Arc<crate::activation::Activations>,
     /// Issues, choices, actions, copies' computed values and sheet errors.
     rest: Arc<Rest>,
@@ -126,7 +126,7 @@ pub(crate) fn with_fields(
 fn shared_effects(
     db: &dyn salsa::Database,
     character: CharacterInput,
-) -> Arc<[Arc<crate::effects::Instance>]> {
+) -> Arc<[crate::effects::Placed]> {
     // An instance on a field with computed tags is listed only when it stands on the field's
     // tags on this sheet (EF, "Targets": "`effects` doesn't list one").
     let ruleset = character.ruleset(db).ruleset(db);
@@ -246,7 +246,7 @@ fn sheet_chunk(db: &dyn salsa::Database, character: CharacterInput, index: usize
 #[derive(Debug, Clone)]
 pub(crate) struct Parts {
     pub(crate) tree: FieldTree,
-    pub(crate) effects: Arc<[Arc<crate::effects::Instance>]>,
+    pub(crate) effects: Arc<[crate::effects::Placed]>,
     pub(crate) activations: Arc<crate::activation::Activations>,
     pub(crate) rest: Arc<Rest>,
 }
@@ -532,7 +532,7 @@ impl FieldParts {
 
 /// `effects`, each marked `suppressed` when stacking left it out.
 pub(crate) fn effects_json(
-    effects: &[Arc<crate::effects::Instance>],
+    effects: &[crate::effects::Placed],
     suppressed: &rustc_hash::FxHashSet<(Arc<str>, usize)>,
 ) -> Vec<Json> {
     effects

@@ -256,7 +256,7 @@ impl SheetChanges {
                     .effects
                     .iter()
                     .zip(now.effects.iter())
-                    .any(|(a, b)| !Arc::ptr_eq(a, b) && a != b));
+                    .any(|(a, b)| a != b));
         parts.activations |=
             !Arc::ptr_eq(&old.activations, &now.activations) && old.activations != now.activations;
         if !Arc::ptr_eq(&old.rest, &now.rest) {

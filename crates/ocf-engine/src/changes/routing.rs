@@ -78,7 +78,7 @@ impl Applier<'_, '_> {
                 .list
                 .iter()
                 .filter(|i| matches!(i.effect.target, Target::Incoming { .. }))
-                .cloned()
+                .map(|i| i.instance.clone())
                 .collect()
         });
         // The selected situational choices' own incoming-change effects, after the character's.
@@ -92,10 +92,6 @@ impl Applier<'_, '_> {
                 }
                 let key = effect.id.clone().unwrap_or_else(|| i.to_string());
                 all.push(Arc::new(Instance {
-                    order: all.len(),
-                    // Incoming-change effects are routed, never a field's stack.
-                    field_at: 0,
-                    activation: None,
                     source: Arc::new(crate::effects::Source {
                         kind: crate::effects::SourceKind::Situational,
                         id: id.clone(),

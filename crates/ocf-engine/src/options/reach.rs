@@ -32,6 +32,16 @@ fn seen(db: &dyn salsa::Database, c: CharacterInput, view: View) -> Seen {
     }
 }
 
+/// Whether `view` is now as it was `before`: compared where the view is, without a copy of it.
+fn still(db: &dyn salsa::Database, c: CharacterInput, view: View, before: &Seen) -> bool {
+    match (view, before) {
+        (View::Copy(copy), Seen::Value(v)) => crate::view::copy_self(db, c, copy) == v,
+        (View::Character, Seen::Value(v)) => crate::view::character_view(db, c) == v,
+        (View::Links, Seen::Links(l)) => crate::links::links(db, c) == l,
+        _ => false,
+    }
+}
+
 /// The base sheet's reads, reversed, with the views it read as they were.
 pub(crate) struct Reach {
     index: FxHashMap<Arc<str>, usize>,
@@ -95,7 +105,7 @@ impl Reach {
             .chain(self.other.iter().copied())
             .collect();
         for (view, before, readers) in &self.views {
-            if seen(db, c, *view) != *before {
+            if !still(db, c, *view, before) {
                 stack.extend(readers.iter().copied());
             }
         }
