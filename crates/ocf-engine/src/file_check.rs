@@ -51,24 +51,57 @@ pub fn spec_version_error(character: &Character) -> Option<Json> {
 pub fn checked(ruleset: &Ruleset, character: &Character) -> (Character, Vec<Json>) {
     let mut errors = Vec::new();
     pins(ruleset, character, &mut errors);
-    let mut out = character.clone();
-    let mut ids: FxHashSet<String> = FxHashSet::default();
-    out.features = copies(
+    let mut ids: FxHashSet<&str> = FxHashSet::default();
+    let features = copies(
         ruleset,
         "features",
         &character.features,
         &mut ids,
         &mut errors,
     );
-    out.inventory = copies(
+    let inventory = copies(
         ruleset,
         "inventory",
         &character.inventory,
         &mut ids,
         &mut errors,
     );
-    out.applied = applied(ruleset, &character.applied, &mut ids, &mut errors);
-    out.values = values(ruleset, character, &mut errors);
+    let applied = applied(ruleset, &character.applied, &mut ids, &mut errors);
+    let values = values(ruleset, character, &mut errors);
+    // Made a part at a time: a clone of the whole file would copy the lists and values only to
+    // drop them (a session opens every character, an action's proposed sheet its own).
+    let Character {
+        id,
+        spec_version,
+        packs,
+        creating,
+        values: _,
+        features: _,
+        inventory: _,
+        applied: _,
+        choices,
+        competing,
+        links,
+        follow_ups,
+        homebrew,
+        extensions,
+    } = character;
+    let out = Character {
+        id: id.clone(),
+        spec_version: spec_version.clone(),
+        packs: packs.clone(),
+        creating: *creating,
+        values,
+        features,
+        inventory,
+        applied,
+        choices: choices.clone(),
+        competing: competing.clone(),
+        links: links.clone(),
+        follow_ups: follow_ups.clone(),
+        homebrew: homebrew.clone(),
+        extensions: extensions.clone(),
+    };
     (out, errors)
 }
 
@@ -97,15 +130,20 @@ fn pins(ruleset: &Ruleset, character: &Character, errors: &mut Vec<Json>) {
     }
 }
 
-/// An entry ID seen before: `duplicate-id` at `path`.
-fn duplicate(ids: &mut FxHashSet<String>, id: &str, path: String, errors: &mut Vec<Json>) -> bool {
-    if ids.insert(id.to_owned()) {
+/// An entry ID seen before: `duplicate-id` at `path` (made only then).
+fn duplicate<'a>(
+    ids: &mut FxHashSet<&'a str>,
+    id: &'a str,
+    path: impl FnOnce() -> String,
+    errors: &mut Vec<Json>,
+) -> bool {
+    if ids.insert(id) {
         return false;
     }
     errors.push(json!({
         "code": "duplicate-id",
         "message": format!("another entry has the ID `{id}`; this one is left out"),
-        "path": path,
+        "path": path(),
         "data": { "id": id },
     }));
     true
@@ -120,23 +158,24 @@ fn unknown_content(id: &str, path: String, what: &str) -> Json {
     })
 }
 
-fn copies(
+fn copies<'a>(
     ruleset: &Ruleset,
     list: &str,
-    entries: &[CopyEntry],
-    ids: &mut FxHashSet<String>,
+    entries: &'a [CopyEntry],
+    ids: &mut FxHashSet<&'a str>,
     errors: &mut Vec<Json>,
 ) -> Vec<CopyEntry> {
     let mut kept = Vec::new();
     for (i, entry) in entries.iter().enumerate() {
-        let at = format!("/{list}/{i}");
-        if duplicate(ids, &entry.id, format!("{at}/id"), errors) {
+        // Paths are made for the errors only: most files have none.
+        let at = || format!("/{list}/{i}");
+        if duplicate(ids, &entry.id, || format!("{}/id", at()), errors) {
             continue;
         }
         if ruleset.item(entry.item.as_str()).is_none() {
             errors.push(unknown_content(
                 entry.item.as_str(),
-                format!("{at}/item"),
+                format!("{}/item", at()),
                 "the copy",
             ));
             continue;
@@ -148,7 +187,7 @@ fn copies(
             if !known {
                 errors.push(unknown_content(
                     t.as_str(),
-                    format!("{at}/templates/{index}"),
+                    format!("{}/templates/{index}", at()),
                     "the template",
                 ));
             }
@@ -160,22 +199,22 @@ fn copies(
     kept
 }
 
-fn applied(
+fn applied<'a>(
     ruleset: &Ruleset,
-    entries: &[AppliedEntry],
-    ids: &mut FxHashSet<String>,
+    entries: &'a [AppliedEntry],
+    ids: &mut FxHashSet<&'a str>,
     errors: &mut Vec<Json>,
 ) -> Vec<AppliedEntry> {
     let mut kept = Vec::new();
     for (i, entry) in entries.iter().enumerate() {
-        let at = format!("/applied/{i}");
-        if duplicate(ids, &entry.id, format!("{at}/id"), errors) {
+        let at = || format!("/applied/{i}");
+        if duplicate(ids, &entry.id, || format!("{}/id", at()), errors) {
             continue;
         }
         if ruleset.item(entry.source.as_str()).is_none() {
             errors.push(unknown_content(
                 entry.source.as_str(),
-                format!("{at}/source"),
+                format!("{}/source", at()),
                 "the entry",
             ));
             continue;
@@ -385,13 +424,14 @@ fn values(ruleset: &Ruleset, character: &Character, errors: &mut Vec<Json>) -> K
     for (id, value) in character.values.iter() {
         let field = crate::input::qualify_saved(ruleset, character, id);
         // A declared field's path names it by its qualified ID, as `out-of-range`'s does, however
-        // the file writes it (a session saves an edited value under that ID).
-        let path = format!("/values/{}", escape(&field));
+        // the file writes it (a session saves an edited value under that ID). Made for an
+        // error only.
+        let path = || format!("/values/{}", escape(&field));
         match ruleset.field(&field) {
             None => errors.push(json!({
                 "code": "unknown-reference",
                 "message": format!("no pack declares the field `{id}`; its saved value is ignored"),
-                "path": path,
+                "path": path(),
                 "data": { "kind": "field", "id": id },
             })),
             Some(decl) if decl.decl.input != Some(true) => errors.push(json!({
@@ -399,7 +439,7 @@ fn values(ruleset: &Ruleset, character: &Character, errors: &mut Vec<Json>) -> K
                 "message": format!(
                     "`{field}` is not an input field; its saved value is ignored"
                 ),
-                "path": path,
+                "path": path(),
                 "data": { "field": field },
             })),
             Some(decl) if !fits(value, decl.decl.r#type, &decl.decl.values) => {
@@ -410,7 +450,7 @@ fn values(ruleset: &Ruleset, character: &Character, errors: &mut Vec<Json>) -> K
                         "the saved value {value} of `{field}` is not {}; its default is used",
                         with_article(expected)
                     ),
-                    "path": path,
+                    "path": path(),
                     "data": { "field": field, "expected": expected },
                 }));
             }

@@ -148,6 +148,30 @@ impl CopyInput {
         }
     }
 
+    /// Whether this copy is `entry` of `list`, as [`CopyInput::from_entry`] would make it.
+    pub(crate) fn holds(
+        self,
+        db: &dyn salsa::Database,
+        ruleset: RulesetInput,
+        list: CopyList,
+        entry: &CopyEntry,
+    ) -> bool {
+        self.ruleset(db) == ruleset
+            && self.list(db) == list
+            && *self.id(db) == entry.id
+            && *self.item(db) == entry.item.0
+            && self.equipped(db) == entry.equipped.unwrap_or(false)
+            && self.quantity(db) == entry.quantity.unwrap_or(1)
+            && **self.state(db) == entry.state
+            && self.templates(db).len() == entry.templates.len()
+            && self
+                .templates(db)
+                .iter()
+                .zip(&entry.templates)
+                .all(|(a, b)| *a == b.0)
+            && **self.choices(db) == entry.choices
+    }
+
     /// The copy as the character file writes it.
     pub fn to_entry(self, db: &dyn salsa::Database) -> CopyEntry {
         CopyEntry {
@@ -289,23 +313,46 @@ impl CharacterInput {
     /// `file`'s inputs of `db` on `self`'s ruleset, with the views `self` was passed for its link
     /// slots: the character as a batch leaves `self`, read without editing `self` (an action's
     /// proposed sheet in ocf-actions, EA "The proposed sheet"). Ruleset-level work (items, parsed
-    /// formulas) is shared with `self`; what reads the character is computed when first read.
-    /// The inputs it makes stay in `db` as long as `db` lives ([`crate::Database::derived`]).
+    /// formulas) is shared with `self`, and so are `self`'s saved values and copies that `file`
+    /// holds as they are, with what reads only them; what reads the character is computed when
+    /// first read. The inputs it makes stay in `db` as long as `db` lives
+    /// ([`crate::Database::derived`]).
     pub fn derive(self, db: &crate::Database, file: &Character) -> CharacterInput {
         let ruleset = self.ruleset(db);
         let rules = ruleset.ruleset(db).clone();
         let view = crate::standard::standard_view(&rules, file);
-        let c = &view.character;
-        db.note_derived(1 + c.values.len() + c.inventory.len() + c.features.len());
-        CharacterInput::load_linked(
-            db,
-            ruleset,
+        // The given character's inputs that `file` holds as they are serve the derived one too:
+        // what reads only them (an activation's instances, a copy's item) is shared with the
+        // given sheet, and a proposed sheet after one change makes few inputs.
+        let saved = self.saved(db);
+        let copies: FxHashMap<&str, CopyInput> = self
+            .features(db)
+            .iter()
+            .chain(self.inventory(db).iter())
+            .map(|c| (c.id(db).as_str(), *c))
+            .collect();
+        let fields = Fields::of(
+            ruleset.ruleset(db),
             &view.character,
             &[],
             view.errors,
             view.kept,
-            self.passed_links(db).clone(),
-        )
+            |new| match new {
+                New::Saved(id, value) => match saved.get(id) {
+                    Some(handle) if *handle.value(db) == value => Made::Saved(*handle),
+                    _ => Made::Saved(SavedValue::loaded(db, value)),
+                },
+                New::Copy(list, entry) => match copies.get(entry.id.as_str()) {
+                    Some(copy) if copy.holds(db, ruleset, list, entry) => Made::Copy(*copy),
+                    _ => Made::Copy(CopyInput::from_entry(db, ruleset, list, entry)),
+                },
+            },
+        );
+        // Counted whole, however few inputs it made: what a derived character holds is mostly its
+        // memos (its activations, effect index and the values read on it), which grow with it.
+        let c = &view.character;
+        db.note_derived(1 + c.values.len() + c.inventory.len() + c.features.len());
+        fields.input(db, ruleset, self.passed_links(db).clone())
     }
 
     /// Splits `character` into inputs of `db` as it is, its standard copies already added.
@@ -344,30 +391,13 @@ impl CharacterInput {
             errors,
             kept,
             |new| match new {
-                New::Saved(value) => Made::Saved(SavedValue::loaded(db, value)),
+                New::Saved(_, value) => Made::Saved(SavedValue::loaded(db, value)),
                 New::Copy(list, entry) => {
                     Made::Copy(CopyInput::from_entry(db, ruleset, list, entry))
                 }
             },
         );
-        CharacterInput::builder(
-            ruleset,
-            fields.id,
-            fields.creating,
-            fields.saved,
-            fields.features,
-            fields.inventory,
-            fields.applied,
-            fields.choices,
-            fields.competing,
-            fields.saved_links,
-            links,
-            fields.errors,
-            fields.follow_ups,
-            fields.kept,
-        )
-        .durability(STRUCTURE)
-        .new(db)
+        fields.input(db, ruleset, links)
     }
 
     /// Sets the saved value of `field` (qualified): one [`SavedValue`] changes.
@@ -389,7 +419,8 @@ impl CharacterInput {
 
 /// An input [`Fields::of`] asks for.
 enum New<'a> {
-    Saved(Option<Literal>),
+    /// The saved value of a field (its qualified ID).
+    Saved(&'a str, Option<Literal>),
     Copy(CopyList, &'a CopyEntry),
 }
 
@@ -417,6 +448,33 @@ struct Fields {
 }
 
 impl Fields {
+    /// The character input holding these fields, with `links` passed for its link slots.
+    fn input(
+        self,
+        db: &dyn salsa::Database,
+        ruleset: RulesetInput,
+        links: Arc<FxHashMap<String, serde_json::Value>>,
+    ) -> CharacterInput {
+        CharacterInput::builder(
+            ruleset,
+            self.id,
+            self.creating,
+            self.saved,
+            self.features,
+            self.inventory,
+            self.applied,
+            self.choices,
+            self.competing,
+            self.saved_links,
+            links,
+            self.errors,
+            self.follow_ups,
+            self.kept,
+        )
+        .durability(STRUCTURE)
+        .new(db)
+    }
+
     fn of(
         rules: &Ruleset,
         character: &Character,
@@ -437,7 +495,7 @@ impl Fields {
         }
         let saved = saved
             .into_iter()
-            .map(|(id, value)| match make(New::Saved(value)) {
+            .map(|(id, value)| match make(New::Saved(&id, value)) {
                 Made::Saved(handle) => (id, handle),
                 Made::Copy(_) => unreachable!("a saved value makes a saved value"),
             })
