@@ -1,6 +1,7 @@
 //! For callgrind (`scripts/callgrind-counts proposed`): on the generated 2 000-field character with
 //! its sheet computed, runs `g:proposed` (a changes step, then a `sheet: proposed` step reading a
-//! field downstream of it) RUNS times, or with `--scratch` computes the sheet from scratch RUNS
+//! field downstream of it) RUNS times, raising the score to 17 and 18 by turns, or with
+//! `--scratch` computes the sheet from scratch RUNS
 //! times. `proposed_step 0` is the setup alone, for the baseline.
 //!
 //! `proposed_step RUNS [--scratch | --reclaim]`: with `--reclaim`, `Session::reclaim` after each
@@ -25,9 +26,19 @@ fn main() {
     let pc = session.open(&big.character(14), &[]);
     session.sheet(pc).expect("the sheet");
     let mut input = session.character_input(pc).expect("open");
-    let call: StartInput =
-        serde_json::from_value(json!({ "action": { "id": "g:proposed" } })).expect("input");
-    for _ in 0..runs {
+    // Each run raises the score to another value than the run before, as a table's actions
+    // propose other changes each time: a run applies its batch, not the last run's again.
+    let calls: Vec<StartInput> = [17, 18]
+        .iter()
+        .map(|to| {
+            serde_json::from_value(
+                json!({ "action": { "id": "g:proposed" }, "params": { "to": to } }),
+            )
+            .expect("input")
+        })
+        .collect();
+    for run in 0..runs {
+        let call = &calls[run % 2];
         if scratch {
             let mut s = Session::new(rules.clone());
             let pc = s.open(&big.character(18), &[]);
@@ -36,7 +47,7 @@ fn main() {
             let out = ocf_actions::start_action(
                 session.db(pc).expect("open"),
                 input,
-                &call,
+                call,
                 &mut SeededDice::new(1),
                 Limits::default(),
             )

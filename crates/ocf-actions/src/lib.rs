@@ -247,6 +247,7 @@ fn run_call(
     )?;
     let def = frame.def;
     let flow = run.run_steps(&mut frame, &def.steps, "", None);
+    run.sheets.keep_in(db);
     let log = Json::Array(std::mem::take(&mut run.log));
     match flow {
         Ok(flow) => {

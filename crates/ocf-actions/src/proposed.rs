@@ -3,13 +3,18 @@
 //!
 //! The changes `to: self` without `character` are applied, in order, as one applyChanges batch,
 //! not strict, with the call's links and no dice function. The batch runs on a session of the
-//! run's own, opened once per call on the given character: a later build applies only the changes
-//! proposed since the last one when those extend it (a choice's next pick, a later step), else it
-//! brings the session back to the given file first, so each build re-executes only what the new
-//! changes touch. The character it gives is then read through the caller's database as a derived
-//! input ([`CharacterInput::derive`]): it shares every ruleset-level memo (items, parsed formulas)
-//! with the given sheet and computes only what the step reads. Builds are cached by the batch, so
-//! a replay, which proposes the same changes, rebuilds the same sheet.
+//! run's own, opened on the given character: a later build applies only the changes proposed
+//! since the last one when those extend it (a choice's next pick, a later step), else it brings
+//! the session back to the given file first, so each build re-executes only what the new changes
+//! touch. The session is left in the given character's database at the end of the call, for the
+//! next call on it ([`ocf_engine::Database::keep`]): opening one is most of a proposed sheet's
+//! cost. The character it gives is then read through the caller's database as a derived input
+//! ([`CharacterInput::derive_from`]): it shares every ruleset-level memo (items, parsed formulas)
+//! and the given character's inputs it holds as they are with the given sheet, and computes only
+//! what the step reads. Builds are cached by the batch, so a replay, which proposes the same
+//! changes, rebuilds the same sheet.
+
+use std::sync::Arc;
 
 use ocf_engine::input::CharacterInput;
 use ocf_model::Character;
@@ -33,10 +38,16 @@ pub struct Sheets {
 struct Private {
     session: ocf_engine::Session,
     id: ocf_engine::CharacterId,
-    /// The given character's file.
-    given: Character,
+    /// The ruleset it was opened on (the given sheet's, shared).
+    rules: Arc<ocf_model::Ruleset>,
+    /// The given character's file, as the session was last brought to it.
+    given: Arc<Character>,
+    /// The call's links, which the session holds.
+    links: Map<String, Json>,
     /// The batch the session holds now (applied to the given file).
     holds: Vec<Json>,
+    /// The session holds an earlier file of the given character.
+    stale: bool,
 }
 
 /// How many built sheets are kept.
@@ -68,8 +79,16 @@ impl Sheets {
         if let Some((_, c)) = self.built.iter().find(|(b, _)| *b == batch) {
             return Ok(*c);
         }
-        let file = self.hold(db, &batch, path)?;
-        let input = given.derive(db, file);
+        self.hold(db, &batch, path)?;
+        let private = self.session.as_ref().expect("made by hold");
+        // Read from the session's inputs, which hold the file as the engines see it already.
+        let input = match (
+            private.session.db(private.id),
+            private.session.character_input(private.id),
+        ) {
+            (Ok(theirs), Some(c)) => given.derive_from(db, theirs, c),
+            _ => given.derive(db, &private.given),
+        };
         if self.built.len() == KEEP {
             self.built.remove(0);
         }
@@ -81,7 +100,7 @@ impl Sheets {
     /// answers (listOptions, over pending choices).
     pub fn session(
         &mut self,
-        db: &dyn salsa::Database,
+        db: &ocf_engine::Database,
         proposed: &[Json],
         path: &str,
     ) -> Result<(&mut ocf_engine::Session, ocf_engine::CharacterId), ActionError> {
@@ -92,13 +111,13 @@ impl Sheets {
     }
 
     /// Brings the run's session to the given file with `batch` applied: only the changes since
-    /// the batch it holds when this one extends it. The file it then holds.
+    /// the batch it holds when this one extends it.
     fn hold(
         &mut self,
-        db: &dyn salsa::Database,
+        db: &ocf_engine::Database,
         batch: &[Json],
         path: &str,
-    ) -> Result<&Character, ActionError> {
+    ) -> Result<(), ActionError> {
         let given = self
             .given
             .expect("the given character is set at the first step");
@@ -112,24 +131,56 @@ impl Sheets {
         };
         if self.session.is_none() {
             let ruleset = given.ruleset(db).ruleset(db);
-            let file = given.to_file(db, ruleset);
-            // The given sheet's ruleset, shared: a ruleset's clone copies every declaration.
-            let mut session = ocf_engine::Session::shared(ruleset.clone());
-            let id = session.open(&file, &[]);
-            let _ = session.set_links(id, self.links.clone());
-            self.session = Some(Private {
-                session,
-                id,
-                given: file,
-                holds: Vec::new(),
+            let file = ocf_engine::input::held_file(db, given).clone();
+            // The session an earlier call on this database left, when it was opened on this
+            // character: brought back to the given file below (an edit since, or the batch it
+            // holds), it re-executes what differs, where a new one would compute its character
+            // again from nothing, and be dropped at the end.
+            let kept = db
+                .take_kept::<Private>()
+                .filter(|p| Arc::ptr_eq(&p.rules, ruleset) && p.session.file(p.id).is_ok());
+            self.session = Some(match kept {
+                Some(mut private) => {
+                    // What the session holds is told by the file it was opened on, whatever
+                    // input the character is now (a reclaim makes new ones).
+                    if !Arc::ptr_eq(&private.given, &file) {
+                        if *private.given != *file {
+                            // Edited since: the session goes back to the file as it is now.
+                            private.stale = true;
+                        }
+                        private.given = file;
+                    }
+                    if private.links != self.links {
+                        let _ = private.session.set_links(private.id, self.links.clone());
+                        private.links = self.links.clone();
+                    }
+                    private
+                }
+                None => {
+                    // The given sheet's ruleset, shared: a ruleset's clone copies every
+                    // declaration.
+                    let mut session = ocf_engine::Session::shared(ruleset.clone());
+                    let id = session.open(&file, &[]);
+                    let _ = session.set_links(id, self.links.clone());
+                    Private {
+                        session,
+                        id,
+                        rules: ruleset.clone(),
+                        given: file,
+                        links: self.links.clone(),
+                        holds: Vec::new(),
+                        stale: false,
+                    }
+                }
             });
         }
         let private = self.session.as_mut().expect("made above");
-        let from = if batch.starts_with(&private.holds) {
+        let from = if !private.stale && batch.starts_with(&private.holds) {
             private.holds.len()
         } else {
             let _ = private.session.update(private.id, &private.given);
             private.holds.clear();
+            private.stale = false;
             0
         };
         if from < batch.len() {
@@ -154,7 +205,16 @@ impl Sheets {
             }
             private.holds = batch.to_vec();
         }
-        Ok(private.session.file(private.id).unwrap_or(&private.given))
+        Ok(())
+    }
+}
+
+impl Sheets {
+    /// Leaves the run's session in `db` for the next call on it ([`ocf_engine::Database::keep`]).
+    pub fn keep_in(&mut self, db: &ocf_engine::Database) {
+        if let Some(private) = self.session.take() {
+            db.keep(private);
+        }
     }
 }
 

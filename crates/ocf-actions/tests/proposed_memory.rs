@@ -79,3 +79,53 @@ fn reclaim_leaves_a_database_without_derived_inputs_alone() {
     assert!(!session.reclaim(pc).expect("open"));
     assert_eq!(session.character_input(pc), c, "nothing was rebuilt");
 }
+
+/// `g:proposed` with the score raised to `to`, reading `g:f11` (which reads `g:score1`, not the
+/// raised score) on the proposed sheet: what it proposes for `g:score1` is that field's value.
+fn read_f11(session: &Session, pc: ocf_engine::CharacterId, to: i64) -> serde_json::Value {
+    let call: StartInput =
+        serde_json::from_value(json!({ "action": { "id": "g:proposed" }, "params": { "to": to } }))
+            .expect("input");
+    let out = ocf_actions::start_action(
+        session.db(pc).expect("open"),
+        session.character_input(pc).expect("open"),
+        &call,
+        &mut SeededDice::new(1),
+        Limits::default(),
+    )
+    .expect("runs");
+    out["proposedChanges"][1]["change"]["value"].clone()
+}
+
+#[test]
+fn the_session_a_call_leaves_follows_the_character_it_is_kept_for() {
+    let size = Synthetic::with_fields(200).expect("a size");
+    let rules = size.ruleset_with_proposed("f11");
+    let mut session = Session::new(rules.clone());
+    let pc = session.open(&size.character(14), &[]);
+    // What a session of its own answers, for the file as it is then.
+    let fresh = |file: &ocf_model::Character, to: i64| {
+        let mut own = Session::new(rules.clone());
+        let id = own.open(file, &[]);
+        read_f11(&own, id, to)
+    };
+    let first = read_f11(&session, pc, 17);
+    assert_eq!(first, fresh(&size.character(14), 17));
+    // Another batch, then an edit of what the read field reads: the kept session is brought
+    // back to the file as it is now before the batch is applied.
+    assert_eq!(read_f11(&session, pc, 18), first);
+    session
+        .set_value(pc, "g:score1", Some(json!(20)))
+        .expect("open");
+    let edited = session.file(pc).expect("open").clone();
+    let after = read_f11(&session, pc, 18);
+    assert_ne!(after, first, "the edit reaches the proposed sheet");
+    assert_eq!(after, fresh(&edited, 18));
+    // A reclaim passes the kept session to the rebuilt database; the results stay the same.
+    let mut reclaimed = 0;
+    for _ in 0..200 {
+        assert_eq!(read_f11(&session, pc, 17), after);
+        reclaimed += usize::from(session.reclaim(pc).expect("open"));
+    }
+    assert!(reclaimed > 0, "200 proposed sheets outgrow the character");
+}

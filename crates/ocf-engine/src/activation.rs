@@ -190,6 +190,13 @@ pub fn activations(db: &dyn salsa::Database, character: CharacterInput) -> Activ
     walk.out
 }
 
+/// The templates of an activation without any, shared: the walk runs again on every pick, and
+/// most copies have none.
+fn no_templates() -> Arc<[String]> {
+    static NONE: std::sync::OnceLock<Arc<[String]>> = std::sync::OnceLock::new();
+    NONE.get_or_init(|| Arc::new([])).clone()
+}
+
 /// Whether an activation condition of `activation`'s content holds, with its `self` and `item`
 /// bound (the kept templates' `when`, EC "Standard copies").
 pub(crate) fn holds(
@@ -332,11 +339,14 @@ impl<'db> Walk<'db> {
 
     fn copy(&mut self, copy: CopyInput) {
         let db = self.db;
-        let item = copy.item(db).clone();
-        if self.ruleset.item(&item).is_none() {
+        let item = copy.item(db);
+        if self.ruleset.item(item).is_none() {
             return;
         }
-        let templates: Arc<[String]> = copy.templates(db).as_slice().into();
+        let templates = match copy.templates(db).as_slice() {
+            [] => no_templates(),
+            some => some.into(),
+        };
         let entry: Arc<str> = copy.id(db).as_str().into();
         let index = self.push(Activation {
             item: item.as_str().into(),
@@ -465,7 +475,7 @@ impl<'db> Walk<'db> {
             copy: granter.copy,
             applied_entry: granter.applied_entry,
             entry: granter.entry.clone(),
-            templates: Arc::default(),
+            templates: no_templates(),
             waived: grant.waive_prerequisites.unwrap_or(false),
             kept_by: None,
         });
@@ -598,7 +608,7 @@ impl<'db> Walk<'db> {
                         copy: granter.and_then(|a| a.copy),
                         applied_entry: None,
                         entry: granter.and_then(|a| a.entry.clone()),
-                        templates: Arc::default(),
+                        templates: no_templates(),
                         waived: choice.waive_prerequisites.unwrap_or(false),
                         kept_by: None,
                     });
@@ -662,7 +672,7 @@ impl<'db> Walk<'db> {
             copy: None,
             applied_entry: None,
             entry: None,
-            templates: Arc::default(),
+            templates: no_templates(),
             waived: false,
             kept_by: None,
         });
@@ -1150,7 +1160,7 @@ impl<'db> Walk<'db> {
             copy: None,
             applied_entry: Some(index),
             entry: Some(entry.id.as_str().into()),
-            templates: Arc::default(),
+            templates: no_templates(),
             waived: false,
             kept_by: None,
         }

@@ -16,6 +16,8 @@ pub struct Database {
     executed: Option<Arc<Mutex<Log>>>,
     /// How many inputs derived characters made here ([`Database::derived`]).
     derived: Arc<AtomicUsize>,
+    /// What a caller keeps here between its calls ([`Database::keep`]).
+    kept: Arc<Mutex<Option<Box<dyn std::any::Any + Send>>>>,
 }
 
 /// What salsa reported since the log was last read.
@@ -34,6 +36,7 @@ impl Default for Database {
             storage: salsa::Storage::new(None),
             executed: None,
             derived: Arc::default(),
+            kept: Arc::default(),
         }
     }
 }
@@ -61,6 +64,7 @@ impl Database {
             storage: salsa::Storage::new(Some(Box::new(callback))),
             executed: Some(log),
             derived: Arc::default(),
+            kept: Arc::default(),
         }
     }
 
@@ -70,6 +74,30 @@ impl Database {
     /// whose derived inputs outgrow its character ([`crate::Session::reclaim`]).
     pub fn derived(&self) -> usize {
         self.derived.load(Ordering::Relaxed)
+    }
+
+    /// Keeps `value` here for a later call on this database to [`Database::take_kept`], in
+    /// place of what was kept before: what a call built from the database's character and would
+    /// otherwise build again on the next call (ocf-actions keeps the session its proposed sheets
+    /// are applied on). It goes with the database: a closed character's, or one a session
+    /// reloads (a homebrew change); a reclaim passes it on ([`crate::Session::reclaim`]).
+    pub fn keep<T: std::any::Any + Send>(&self, value: T) {
+        *self.kept.lock().unwrap_or_else(|e| e.into_inner()) = Some(Box::new(value));
+    }
+
+    /// What [`Database::keep`] kept, if it is a `T`; taken, so two calls at once never share it.
+    pub fn take_kept<T: std::any::Any + Send>(&self) -> Option<T> {
+        let kept = self.kept.lock().unwrap_or_else(|e| e.into_inner()).take()?;
+        kept.downcast::<T>().ok().map(|b| *b)
+    }
+
+    /// Moves what [`Database::keep`] kept here to `to` (a database rebuilt for the same
+    /// character, [`crate::Session::reclaim`]).
+    pub(crate) fn pass_kept(&self, to: &Database) {
+        let kept = self.kept.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if kept.is_some() {
+            *to.kept.lock().unwrap_or_else(|e| e.into_inner()) = kept;
+        }
     }
 
     pub(crate) fn note_derived(&self, inputs: usize) {

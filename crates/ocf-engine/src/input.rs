@@ -172,6 +172,23 @@ impl CopyInput {
             && **self.choices(db) == entry.choices
     }
 
+    /// Whether this copy holds what copy `other` of `other_db` holds.
+    fn same_as(
+        self,
+        db: &dyn salsa::Database,
+        other: CopyInput,
+        other_db: &dyn salsa::Database,
+    ) -> bool {
+        self.list(db) == other.list(other_db)
+            && self.id(db) == other.id(other_db)
+            && self.item(db) == other.item(other_db)
+            && self.equipped(db) == other.equipped(other_db)
+            && self.quantity(db) == other.quantity(other_db)
+            && self.state(db) == other.state(other_db)
+            && self.templates(db) == other.templates(other_db)
+            && self.choices(db) == other.choices(other_db)
+    }
+
     /// The copy as the character file writes it.
     pub fn to_entry(self, db: &dyn salsa::Database) -> CopyEntry {
         CopyEntry {
@@ -331,6 +348,7 @@ impl CharacterInput {
             .chain(self.inventory(db).iter())
             .map(|c| (c.id(db).as_str(), *c))
             .collect();
+        let mut made = 1;
         let fields = Fields::of(
             ruleset.ruleset(db),
             &view.character,
@@ -340,19 +358,104 @@ impl CharacterInput {
             |new| match new {
                 New::Saved(id, value) => match saved.get(id) {
                     Some(handle) if *handle.value(db) == value => Made::Saved(*handle),
-                    _ => Made::Saved(SavedValue::loaded(db, value)),
+                    _ => {
+                        made += 1;
+                        Made::Saved(SavedValue::loaded(db, value))
+                    }
                 },
                 New::Copy(list, entry) => match copies.get(entry.id.as_str()) {
                     Some(copy) if copy.holds(db, ruleset, list, entry) => Made::Copy(*copy),
-                    _ => Made::Copy(CopyInput::from_entry(db, ruleset, list, entry)),
+                    _ => {
+                        made += 1;
+                        Made::Copy(CopyInput::from_entry(db, ruleset, list, entry))
+                    }
                 },
             },
         );
-        // Counted whole, however few inputs it made: what a derived character holds is mostly its
-        // memos (its activations, effect index and the values read on it), which grow with it.
-        let c = &view.character;
-        db.note_derived(1 + c.values.len() + c.inventory.len() + c.features.len());
+        db.note_derived(held_by_derived(made, &fields.features, &fields.inventory));
         fields.input(db, ruleset, self.passed_links(db).clone())
+    }
+
+    /// [`CharacterInput::derive`] of the character `other` holds in `other_db` (a session's, in
+    /// another database): its inputs are the file as the engines see it already (checked, its
+    /// standard copies found), so they are read as they are, and `self`'s that hold the same
+    /// serve the derived character too.
+    pub fn derive_from(
+        self,
+        db: &crate::Database,
+        other_db: &dyn salsa::Database,
+        other: CharacterInput,
+    ) -> CharacterInput {
+        let ruleset = self.ruleset(db);
+        let given = self.saved(db);
+        let mut made = 1;
+        let saved: FxHashMap<String, SavedValue> = other
+            .saved(other_db)
+            .iter()
+            .map(|(id, handle)| {
+                let value = handle.value(other_db);
+                let handle = match given.get(id) {
+                    Some(mine) if mine.value(db) == value => *mine,
+                    _ => {
+                        made += 1;
+                        SavedValue::loaded(db, value.clone())
+                    }
+                };
+                (id.clone(), handle)
+            })
+            .collect();
+        let mine: FxHashMap<&str, CopyInput> = self
+            .features(db)
+            .iter()
+            .chain(self.inventory(db).iter())
+            .map(|c| (c.id(db).as_str(), *c))
+            .collect();
+        let mut copies = |list: &Arc<Vec<CopyInput>>| {
+            let copies = list.iter().map(|theirs| {
+                let id = theirs.id(other_db);
+                match mine.get(id.as_str()) {
+                    Some(copy) if copy.same_as(db, *theirs, other_db) => *copy,
+                    _ => {
+                        made += 1;
+                        CopyInput::builder(
+                            ruleset,
+                            theirs.list(other_db),
+                            id.clone(),
+                            theirs.item(other_db).clone(),
+                            theirs.equipped(other_db),
+                            theirs.quantity(other_db),
+                            theirs.state(other_db).clone(),
+                            theirs.templates(other_db).clone(),
+                            theirs.choices(other_db).clone(),
+                        )
+                        .durability(STRUCTURE)
+                        .new(db)
+                    }
+                }
+            });
+            Arc::new(copies.collect::<Vec<_>>())
+        };
+        let features = copies(other.features(other_db));
+        let inventory = copies(other.inventory(other_db));
+        db.note_derived(held_by_derived(made, &features, &inventory));
+        CharacterInput::builder(
+            ruleset,
+            other.id(other_db).clone(),
+            other.creating(other_db),
+            Arc::new(saved),
+            features,
+            inventory,
+            other.applied(other_db).clone(),
+            other.choices(other_db).clone(),
+            other.competing(other_db).clone(),
+            other.saved_links(other_db).clone(),
+            self.passed_links(db).clone(),
+            other.errors(other_db).clone(),
+            other.follow_ups(other_db).clone(),
+            other.kept(other_db).clone(),
+        )
+        .durability(STRUCTURE)
+        .new(db)
     }
 
     /// Splits `character` into inputs of `db` as it is, its standard copies already added.
@@ -415,6 +518,22 @@ impl CharacterInput {
             }
         }
     }
+}
+
+/// What a derived character counts toward [`crate::Database::derived`]: the inputs it made, and
+/// one for each of its copies, since its activations and effect index, which it holds whatever it
+/// shares, grow with them (the values read on it are few: a step's).
+fn held_by_derived(made: usize, features: &[CopyInput], inventory: &[CopyInput]) -> usize {
+    made + features.len() + inventory.len()
+}
+
+/// The character's file as its inputs hold it ([`CharacterInput::to_file`]), made once while
+/// they stay as they are: a caller that compares the character with a file it holds (an action's
+/// proposed sheets, with the file their session was opened on) reads it again for nothing.
+#[salsa::tracked(returns(ref), no_eq)]
+pub fn held_file(db: &dyn salsa::Database, character: CharacterInput) -> Arc<Character> {
+    let ruleset = character.ruleset(db).ruleset(db);
+    Arc::new(character.to_file(db, ruleset))
 }
 
 /// An input [`Fields::of`] asks for.

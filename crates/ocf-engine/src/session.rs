@@ -589,9 +589,13 @@ impl Session {
         .entered();
         let reported = open.reported.clone();
         let file = file.clone();
+        let old = open.db.clone();
         self.reload_homebrew(id, &file);
         if let Ok(open) = self.get_mut(id) {
             open.reported = reported;
+            // What a caller kept for the character (an action's proposed-sheet session) is
+            // still the character's: the file is the same.
+            old.pass_kept(&open.db);
         }
         Ok(true)
     }

@@ -180,18 +180,21 @@ impl Synthetic {
     }
 
     /// [`Synthetic::ruleset`] with two rules actions, `g:proposed` and `g:given`: a changes step
-    /// raising `g:score0` to 18, then a changes step reading the derived field `read` (a local ID,
-    /// `f1700`) on the proposed sheet, or on the given one: what the proposed-sheet benchmarks
-    /// and tests of ocf-actions run (EA "The proposed sheet").
+    /// raising `g:score0` to 18 (or to the optional parameter `to`), then a changes step reading
+    /// the derived field `read` (a local ID, `f1700`) on the proposed sheet, or on the given one:
+    /// what the proposed-sheet benchmarks and tests of ocf-actions run (EA "The proposed
+    /// sheet").
     pub fn ruleset_with_proposed(&self, read: &str) -> Ruleset {
         let mut ruleset = serde_json::to_value(self.ruleset()).expect("a ruleset is JSON");
         for id in ["proposed", "given"] {
             ruleset["actions"][format!("g:{id}")] = json!({
                 "declaredIn": "g",
                 "id": id,
+                "params": { "to": { "type": "integer", "optional": true } },
                 "steps": [
                     { "id": "raise", "kind": "changes",
-                      "changes": [{ "type": "set", "field": "score0", "value": 18 }] },
+                      "changes": [{ "type": "set", "field": "score0",
+                                    "value": "has(params.to) ? params.to : 18" }] },
                     { "id": "read", "kind": "changes", "sheet": id,
                       "changes": [{ "type": "set", "field": "score1", "value": read }] },
                 ],
