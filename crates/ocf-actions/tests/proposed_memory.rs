@@ -45,7 +45,11 @@ fn proposed_sheets_are_given_back_and_the_results_stay_the_same() {
     assert!(per_run > 0, "a proposed sheet derives inputs");
     let mut most = 0;
     let mut reclaimed = 0;
-    for _ in 0..100 {
+    // Until the derived inputs have outgrown the character twice over, within a bound.
+    for _ in 0..2000 {
+        if reclaimed == 3 {
+            break;
+        }
         assert_eq!(
             run(&session, pc),
             first,
@@ -58,7 +62,7 @@ fn proposed_sheets_are_given_back_and_the_results_stay_the_same() {
     }
     assert!(
         reclaimed >= 2,
-        "100 proposed sheets outgrow the character again and again"
+        "proposed sheets outgrow the character again and again"
     );
     // Without reclaim the inputs grow by `per_run` on every run, 100 times over; with it they stay
     // within what the reclaim's threshold lets through, one more run's, and the baseline.

@@ -174,6 +174,19 @@ pub const FIELD_VALUE_LRU: usize = 65_536;
 /// A field's value on the sheet.
 #[salsa::tracked(returns(ref), cycle_result = field_cycle, lru = 65_536)]
 pub fn field_value<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> Arc<FieldValue> {
+    // A derived character's value the given sheet has already (crate::derived).
+    if let Some(given) = crate::derived::given_value(db, key) {
+        // Debug builds check the judgement against the value computed on the derived character.
+        if crate::derived::checked() {
+            assert_eq!(
+                *given,
+                compute_field(db, key),
+                "`{}` is shared with the given sheet but differs on the derived one",
+                key.field(db)
+            );
+        }
+        return given;
+    }
     Arc::new(compute_field(db, key))
 }
 

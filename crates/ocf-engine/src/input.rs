@@ -264,6 +264,10 @@ pub struct CharacterInput {
     /// [`crate::standard::StandardView::kept`].
     #[returns(ref)]
     pub kept: Arc<Vec<(String, String)>>,
+    /// For a derived character ([`CharacterInput::derive`]), the character it was derived
+    /// from, whose values it shares where they are the same ([`crate::derived`]).
+    #[returns(copy)]
+    pub derived_from: Option<CharacterInput>,
 }
 
 impl CharacterInput {
@@ -373,7 +377,7 @@ impl CharacterInput {
             },
         );
         db.note_derived(held_by_derived(made, &fields.features, &fields.inventory));
-        fields.input(db, ruleset, self.passed_links(db).clone())
+        fields.input(db, ruleset, self.passed_links(db).clone(), Some(self))
     }
 
     /// [`CharacterInput::derive`] of the character `other` holds in `other_db` (a session's, in
@@ -453,6 +457,7 @@ impl CharacterInput {
             other.errors(other_db).clone(),
             other.follow_ups(other_db).clone(),
             other.kept(other_db).clone(),
+            Some(self),
         )
         .durability(STRUCTURE)
         .new(db)
@@ -500,7 +505,7 @@ impl CharacterInput {
                 }
             },
         );
-        fields.input(db, ruleset, links)
+        fields.input(db, ruleset, links, None)
     }
 
     /// Sets the saved value of `field` (qualified): one [`SavedValue`] changes.
@@ -520,11 +525,14 @@ impl CharacterInput {
     }
 }
 
-/// What a derived character counts toward [`crate::Database::derived`]: the inputs it made, and
-/// one for each of its copies, since its activations and effect index, which it holds whatever it
-/// shares, grow with them (the values read on it are few: a step's).
+/// What a derived character counts toward [`crate::Database::derived`], in inputs of the
+/// character's own: the inputs it made, and its activations and effect index, which it holds
+/// whatever it shares. Those grow with its copies, about a sixteenth of an own input's worth a
+/// copy (a field value's memo, key and saved value): on the generated 2 000-field character, whose
+/// own 201 inputs hold about 4.2 MB, a proposed sheet after one change holds about 108 KB, five
+/// inputs' worth (docs/perf.md).
 fn held_by_derived(made: usize, features: &[CopyInput], inventory: &[CopyInput]) -> usize {
-    made + features.len() + inventory.len()
+    made + (features.len() + inventory.len()).div_ceil(16)
 }
 
 /// The character's file as its inputs hold it ([`CharacterInput::to_file`]), made once while
@@ -573,6 +581,7 @@ impl Fields {
         db: &dyn salsa::Database,
         ruleset: RulesetInput,
         links: Arc<FxHashMap<String, serde_json::Value>>,
+        derived_from: Option<CharacterInput>,
     ) -> CharacterInput {
         CharacterInput::builder(
             ruleset,
@@ -589,6 +598,7 @@ impl Fields {
             self.errors,
             self.follow_ups,
             self.kept,
+            derived_from,
         )
         .durability(STRUCTURE)
         .new(db)

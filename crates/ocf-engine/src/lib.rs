@@ -14,6 +14,7 @@ pub mod choices;
 pub mod computed;
 pub mod context;
 pub mod db;
+pub mod derived;
 pub mod effects;
 pub mod field;
 pub mod file_check;
