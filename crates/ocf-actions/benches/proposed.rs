@@ -1,8 +1,9 @@
 //! A step on the proposed sheet (EA "The proposed sheet") against a sheet from scratch, on the
 //! generated 2 000-field character of [`ocf_engine::synthetic`]: an action raises the edited score
 //! (`g:score0`), and a `sheet: proposed` step reads a field 17 formulas downstream of it
-//! (`g:f1700`). The session's sheet is computed first, as an app's is. Also: the same action with
-//! its second step on the given sheet (the action's own cost), and computeSheet from scratch.
+//! (`g:f1700`), raising it to 17 and 18 by turns, so that each run applies its own batch. The
+//! session's sheet is computed first, as an app's is. Also: the same action with its second step on
+//! the given sheet (the action's own cost), and computeSheet from scratch.
 //!
 //! `cargo bench -p ocf-actions --bench proposed -- --warm-up-time 1 --measurement-time 3`
 
@@ -20,11 +21,14 @@ fn bench(c: &mut Criterion) {
     let pc = session.open(&big.character(14), &[]);
     session.sheet(pc).expect("the sheet");
     let input = session.character_input(pc).expect("open");
-    let call = |id: &str| -> StartInput {
-        serde_json::from_value(json!({ "action": { "id": format!("g:{id}") } })).expect("input")
+    let call = |id: &str, to: i64| -> StartInput {
+        serde_json::from_value(
+            json!({ "action": { "id": format!("g:{id}") }, "params": { "to": to } }),
+        )
+        .expect("input")
     };
-    let proposed = call("proposed");
-    let given = call("given");
+    let proposed = [call("proposed", 17), call("proposed", 18)];
+    let given = call("given", 18);
     let run = |start: &StartInput| {
         ocf_actions::start_action(
             session.db(pc).expect("open"),
@@ -36,15 +40,19 @@ fn bench(c: &mut Criterion) {
         .expect("runs")
     };
     // The proposed step reads the raised score's dependent, the given one the sheet as it was.
-    let p = run(&proposed);
+    let p = run(&proposed[1]);
     let g = run(&given);
     assert_ne!(
         p["proposedChanges"][1]["change"]["value"],
         g["proposedChanges"][1]["change"]["value"]
     );
     let mut group = c.benchmark_group("proposed sheet");
+    let mut turn = 0;
     group.bench_function("action with a proposed-sheet step", |b| {
-        b.iter(|| run(&proposed))
+        b.iter(|| {
+            turn += 1;
+            run(&proposed[turn % 2])
+        })
     });
     group.bench_function("action with a given-sheet step", |b| b.iter(|| run(&given)));
     group.bench_function("computeSheet from scratch", |b| {
