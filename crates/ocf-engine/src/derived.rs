@@ -86,7 +86,7 @@ fn same_as_given<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> bool 
     if !shares_with_given(db, character) {
         return false;
     }
-    let Some(_depth) = Depth::enter() else {
+    let Some(_depth) = crate::field::DepthGuard::enter(&DEPTH, MAX_DEPTH) else {
         return false;
     };
     let theirs = FieldKey::new(db, given, key.field(db).as_str());
@@ -127,28 +127,6 @@ fn same_view(
             crate::view::character_view(db, character) == crate::view::character_view(db, given)
         }
         View::Links => crate::links::links(db, character) == crate::links::links(db, given),
-    }
-}
-
-/// One level of [`same_as_given`]'s recursion on this thread.
-struct Depth;
-
-impl Depth {
-    fn enter() -> Option<Depth> {
-        DEPTH.with(|d| {
-            if d.get() >= MAX_DEPTH {
-                None
-            } else {
-                d.set(d.get() + 1);
-                Some(Depth)
-            }
-        })
-    }
-}
-
-impl Drop for Depth {
-    fn drop(&mut self) {
-        DEPTH.with(|d| d.set(d.get() - 1));
     }
 }
 

@@ -83,6 +83,36 @@ pub struct Instance {
     pub slot: Option<i64>,
 }
 
+impl Instance {
+    /// An instance of an effect no content owns (the rules', a situational choice's): its source
+    /// `{ type: kind, id }`, no copy, entry or `item`.
+    pub fn unowned(
+        kind: SourceKind,
+        id: &str,
+        option_id: String,
+        effect: &Arc<Effect>,
+        pack: &str,
+    ) -> Instance {
+        Instance {
+            source: Arc::new(Source {
+                kind,
+                id: id.to_owned(),
+                entry: None,
+            }),
+            option_id,
+            effect: effect.clone(),
+            pack: pack.into(),
+            field: None,
+            copy: None,
+            applied_entry: None,
+            item: "".into(),
+            templates: Arc::default(),
+            pick: None,
+            slot: None,
+        }
+    }
+}
+
 /// An instance where it stands in the character's index.
 #[derive(Debug, Clone)]
 pub struct Placed {
@@ -362,23 +392,13 @@ fn rules_instances(db: &dyn salsa::Database, ruleset_input: RulesetInput) -> Arc
     let mut out = Vec::new();
     for (i, effect) in ruleset.effects.iter().enumerate() {
         let key = effect.decl.id.clone().unwrap_or_else(|| i.to_string());
-        let base = Instance {
-            source: Arc::new(Source {
-                kind: SourceKind::Rules,
-                id: effect.pack.clone(),
-                entry: None,
-            }),
-            option_id: format!("{}:rules#{key}", effect.pack),
-            effect: effect.decl.clone(),
-            pack: effect.pack.as_str().into(),
-            field: None,
-            copy: None,
-            applied_entry: None,
-            item: "".into(),
-            templates: Arc::default(),
-            pick: None,
-            slot: None,
-        };
+        let base = Instance::unowned(
+            SourceKind::Rules,
+            &effect.pack,
+            format!("{}:rules#{key}", effect.pack),
+            &effect.decl,
+            &effect.pack,
+        );
         expand(db, ruleset_input, base, &mut |i| out.push(Arc::new(i)));
     }
     out.into()

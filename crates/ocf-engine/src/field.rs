@@ -191,7 +191,7 @@ pub fn field_value<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> Arc
 }
 
 fn compute_field<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> FieldValue {
-    let Some(_depth) = DepthGuard::enter() else {
+    let Some(_depth) = DepthGuard::enter(&DEPTH, MAX_FIELD_DEPTH) else {
         return FieldValue::failed_unrecorded(FieldError::new(
             ErrorCode::SafetyLimitExceeded,
             format!(
@@ -243,17 +243,22 @@ thread_local! {
     static DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
-/// Counts one field computation in progress on this thread.
-struct DepthGuard;
+/// One level of a recursion counted on this thread, up to a limit (a field computation in
+/// progress, [`MAX_FIELD_DEPTH`] of them; a judgement of [`crate::derived`]).
+pub(crate) struct DepthGuard(&'static std::thread::LocalKey<std::cell::Cell<usize>>);
 
 impl DepthGuard {
-    fn enter() -> Option<DepthGuard> {
-        DEPTH.with(|d| {
-            if d.get() >= MAX_FIELD_DEPTH {
+    /// Counts one more level of `counter`, unless `limit` are in progress.
+    pub(crate) fn enter(
+        counter: &'static std::thread::LocalKey<std::cell::Cell<usize>>,
+        limit: usize,
+    ) -> Option<DepthGuard> {
+        counter.with(|d| {
+            if d.get() >= limit {
                 None
             } else {
                 d.set(d.get() + 1);
-                Some(DepthGuard)
+                Some(DepthGuard(counter))
             }
         })
     }
@@ -261,7 +266,7 @@ impl DepthGuard {
 
 impl Drop for DepthGuard {
     fn drop(&mut self) {
-        DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
+        self.0.with(|d| d.set(d.get().saturating_sub(1)));
     }
 }
 

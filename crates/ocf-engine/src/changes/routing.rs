@@ -91,23 +91,13 @@ impl Applier<'_, '_> {
                     continue;
                 }
                 let key = effect.id.clone().unwrap_or_else(|| i.to_string());
-                all.push(Arc::new(Instance {
-                    source: Arc::new(crate::effects::Source {
-                        kind: crate::effects::SourceKind::Situational,
-                        id: id.clone(),
-                        entry: None,
-                    }),
-                    option_id: format!("{id}#{key}"),
-                    effect: effect.clone(),
-                    pack: decl.pack.as_str().into(),
-                    field: None,
-                    copy: None,
-                    applied_entry: None,
-                    item: "".into(),
-                    templates: Arc::default(),
-                    pick: None,
-                    slot: None,
-                }));
+                all.push(Arc::new(Instance::unowned(
+                    crate::effects::SourceKind::Situational,
+                    id,
+                    format!("{id}#{key}"),
+                    effect,
+                    &decl.pack,
+                )));
             }
         }
         all.into_iter()
