@@ -161,6 +161,55 @@ mod tests {
         (ran, value, expected)
     }
 
+    /// The derived character's whole sheet, shared values and all, is the sheet of a session
+    /// opened on the file: over edits of a value, a copy's `equipped` (which an item's effect
+    /// reads as `self.equipped`) and state, copies removed and added.
+    #[test]
+    fn a_derived_sheet_is_the_files_sheet() {
+        let size = Synthetic::with_fields(200).expect("a size");
+        let rules = Arc::new(size.ruleset());
+        let mut session = Session::shared(rules.clone());
+        let base = size.character(14);
+        let pc = session.open(&base, &[]);
+        session.sheet(pc).expect("the sheet");
+        let edits: Vec<Box<dyn Fn(&mut ocf_model::Character)>> = vec![
+            Box::new(|c| {
+                c.values.0.insert("g:score3".into(), serde_json::json!(18));
+            }),
+            Box::new(|c| c.inventory[0].equipped = Some(false)),
+            Box::new(|c| c.inventory[1].equipped = Some(true)),
+            Box::new(|c| {
+                c.inventory.remove(2);
+            }),
+            Box::new(|c| {
+                let mut again = c.inventory[4].clone();
+                again.id = "again".into();
+                c.inventory.push(again);
+            }),
+            Box::new(|c| {
+                c.inventory[5]
+                    .state
+                    .0
+                    .insert("note".into(), serde_json::json!(1));
+            }),
+        ];
+        for (n, edit) in edits.iter().enumerate() {
+            let mut file = base.clone();
+            edit(&mut file);
+            let db = session.db(pc).expect("open");
+            let given = session.character_input(pc).expect("open");
+            let derived = given.derive(db, &file);
+            let sheet = crate::sheet::collect(db, derived);
+            let mut fresh = Session::shared(rules.clone());
+            let id = fresh.open(&file, &[]);
+            let expected = fresh.sheet(id).expect("open");
+            assert_eq!(sheet.fields.len(), expected.fields.len());
+            for ((field, mine), (_, theirs)) in sheet.fields.iter().zip(expected.fields.iter()) {
+                assert_eq!(mine, theirs, "edit {n}: {field}");
+            }
+        }
+    }
+
     #[test]
     fn a_value_the_change_does_not_reach_is_the_given_sheets() {
         // `g:f11` reads `g:f1` and `g:mod1`, which read `g:score1`, not the changed score: its
