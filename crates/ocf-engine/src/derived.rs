@@ -172,26 +172,26 @@ mod tests {
         let base = size.character(14);
         let pc = session.open(&base, &[]);
         session.sheet(pc).expect("the sheet");
-        let edits: Vec<Box<dyn Fn(&mut ocf_model::Character)>> = vec![
-            Box::new(|c| {
+        let edits: [fn(&mut ocf_model::Character); 6] = [
+            |c| {
                 c.values.0.insert("g:score3".into(), serde_json::json!(18));
-            }),
-            Box::new(|c| c.inventory[0].equipped = Some(false)),
-            Box::new(|c| c.inventory[1].equipped = Some(true)),
-            Box::new(|c| {
+            },
+            |c| c.inventory[0].equipped = Some(false),
+            |c| c.inventory[1].equipped = Some(true),
+            |c| {
                 c.inventory.remove(2);
-            }),
-            Box::new(|c| {
+            },
+            |c| {
                 let mut again = c.inventory[4].clone();
                 again.id = "again".into();
                 c.inventory.push(again);
-            }),
-            Box::new(|c| {
+            },
+            |c| {
                 c.inventory[5]
                     .state
                     .0
                     .insert("note".into(), serde_json::json!(1));
-            }),
+            },
         ];
         for (n, edit) in edits.iter().enumerate() {
             let mut file = base.clone();
