@@ -79,6 +79,14 @@ fn shares_with_given(db: &dyn salsa::Database, character: CharacterInput) -> boo
 /// Whether `key`'s field has the same value on its (derived) character as on the given one.
 #[salsa::tracked(returns(copy), cycle_result = not_same)]
 fn same_as_given<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> bool {
+    stacker::maybe_grow(
+        crate::field::STACK_RED_ZONE,
+        crate::field::STACK_SEGMENT,
+        || judge(db, key),
+    )
+}
+
+fn judge<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> bool {
     let character = key.character(db);
     let Some(given) = character.derived_from(db) else {
         return false;

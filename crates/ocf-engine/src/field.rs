@@ -174,6 +174,23 @@ pub const FIELD_VALUE_LRU: usize = 65_536;
 /// A field's value on the sheet.
 #[salsa::tracked(returns(ref), cycle_result = field_cycle, lru = 65_536)]
 pub fn field_value<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> Arc<FieldValue> {
+    // Each field computation may wait on the next, MAX_FIELD_DEPTH deep, on whatever thread reads:
+    // a stack that runs low goes on in a segment of the heap instead of overflowing.
+    stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || value_of(db, key))
+}
+
+/// How much stack a field computation may need before the next one starts: a debug build's frames
+/// are several times a release build's.
+pub(crate) const STACK_RED_ZONE: usize = if cfg!(debug_assertions) {
+    512 << 10
+} else {
+    128 << 10
+};
+
+/// How much stack is added at a time where it runs low.
+pub(crate) const STACK_SEGMENT: usize = 8 << 20;
+
+fn value_of<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> Arc<FieldValue> {
     // A derived character's value the given sheet has already (crate::derived).
     if let Some(given) = crate::derived::given_value(db, key) {
         // Debug builds check the judgement against the value computed on the derived character.
