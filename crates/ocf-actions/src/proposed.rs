@@ -158,8 +158,10 @@ impl Sheets {
                 }
                 None => {
                     // The given sheet's ruleset, shared: a ruleset's clone copies every
-                    // declaration.
-                    let mut session = ocf_engine::Session::shared(ruleset.clone());
+                    // declaration. On the run's own thread, which computes the proposed sheet
+                    // itself: the session answers several times a step, and a handoff to a
+                    // worker of its own for each cost more than most answers.
+                    let mut session = ocf_engine::Session::on_callers_thread(ruleset.clone());
                     let id = session.open(&file, &[]);
                     let _ = session.set_links(id, self.links.clone());
                     Private {

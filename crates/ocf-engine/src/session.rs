@@ -95,7 +95,8 @@ impl Drop for Worker {
 }
 
 pub struct Session {
-    worker: Worker,
+    /// Where the queries run: `None` on the caller's thread ([`Session::on_callers_thread`]).
+    worker: Option<Worker>,
     ruleset: Arc<Ruleset>,
     /// Whether each character's database logs the queries it runs ([`Session::take_executed`]).
     logged: bool,
@@ -192,9 +193,22 @@ impl Session {
         Session::build(ruleset.into(), true)
     }
 
+    /// A session on a shared ruleset that runs its queries on the thread that calls it, with no
+    /// worker thread of its own: for a session inside a call that is itself on a thread (an
+    /// action's proposed sheets, whose session answers several times a step), where handing each
+    /// question to a worker costs more than the answer. A chain of fields grows the stack where
+    /// it runs low ([`crate::field::field_value`]), so the caller's stack needn't be deep.
+    pub fn on_callers_thread(ruleset: Arc<Ruleset>) -> Session {
+        Session::build_on(ruleset, false, None)
+    }
+
     fn build(ruleset: Arc<Ruleset>, logged: bool) -> Session {
+        Session::build_on(ruleset, logged, Some(Worker::start()))
+    }
+
+    fn build_on(ruleset: Arc<Ruleset>, logged: bool, worker: Option<Worker>) -> Session {
         Session {
-            worker: Worker::start(),
+            worker,
             ruleset,
             logged,
             open: Vec::new(),
@@ -670,12 +684,16 @@ impl Session {
 
     /// Runs `f` on the database of character `id`, on the session's worker thread, whose stack
     /// holds [`crate::field::MAX_FIELD_DEPTH`] nested field computations, with a clone of the
-    /// database (dropped before this returns, so the next edit's setter doesn't wait on it).
+    /// database (dropped before this returns, so the next edit's setter doesn't wait on it); or,
+    /// for a session without one ([`Session::on_callers_thread`]), on the calling thread.
     pub fn deep<T: Send + 'static>(
         &self,
         id: CharacterId,
         f: impl FnOnce(&Database) -> T + Send + 'static,
     ) -> Result<T, EditError> {
+        let Some(worker) = &self.worker else {
+            return Ok(f(&self.get(id)?.db));
+        };
         let db = self.get(id)?.db.clone();
         let (reply, answer) = std::sync::mpsc::channel();
         // The worker's work belongs to the caller's span (a sheet, an edit), not to no span.
@@ -686,7 +704,7 @@ impl Session {
             drop(db);
             let _ = reply.send(result);
         });
-        self.worker.send(job);
+        worker.send(job);
         match answer.recv() {
             Ok(Ok(value)) => Ok(value),
             Ok(Err(panic)) => std::panic::resume_unwind(panic),
