@@ -47,6 +47,7 @@ type Names = FxHashMap<Box<str>, FxHashMap<Box<str>, Option<Arc<str>>>>;
 struct Shared {
     formulas: Mutex<Parsed>,
     names: Mutex<Names>,
+    layout: std::sync::OnceLock<Arc<[u32]>>,
 }
 
 fn shared(ruleset: &Ruleset) -> Option<&Shared> {
@@ -103,6 +104,87 @@ pub fn resolve_field(ruleset: &Ruleset, pack: &str, id: &str) -> Option<Arc<str>
         }
     }
     result
+}
+
+/// The ruleset's fields (their places in its field order) in the order the sheet's memos hold
+/// them ([`crate::sheet`]'s chunks), once per ruleset: each field after the earliest field its
+/// formula reaches through the fields it names (its root: for a derived value, most often the
+/// input it is derived from), and in field order among the fields of one root. An edit of an input
+/// then changes the values of a few chunks, not of one chunk for each of its readers, which a
+/// ruleset's order (scores, then modifiers, then skills) spreads across the sheet; every other
+/// chunk is passed on its durability. Only a formula's own `Field` expressions count: what
+/// effects read, or a name a function builds, doesn't move a field; the order is only where the
+/// memos sit.
+pub fn field_layout(ruleset: &Ruleset) -> Arc<[u32]> {
+    let make = || layout_of(ruleset);
+    match shared(ruleset) {
+        Some(shared) => shared.layout.get_or_init(make).clone(),
+        None => make(),
+    }
+}
+
+fn layout_of(ruleset: &Ruleset) -> Arc<[u32]> {
+    let n = ruleset.fields.len();
+    let reads: Vec<Vec<u32>> = ruleset
+        .fields
+        .iter()
+        .map(|(_, decl)| {
+            let Some(text) = &decl.decl.formula else {
+                return Vec::new();
+            };
+            let Ok(formula) = parse_in(ruleset, text.as_str()) else {
+                return Vec::new();
+            };
+            formula
+                .lowered()
+                .exprs
+                .iter()
+                .filter_map(|(_, expr)| match expr {
+                    ocf_formula::lowered::Expr::Field(name) => {
+                        resolve_field(ruleset, &decl.pack, name)
+                    }
+                    _ => None,
+                })
+                .filter_map(|id| ruleset.fields.0.get_index_of(&*id))
+                .map(|i| i as u32)
+                .collect()
+        })
+        .collect();
+    // Each field's root, depth first without recursion (a chain of untrusted fields may be long);
+    // a field read again while it is being followed (a loop) adds nothing.
+    const NEW: u8 = 0;
+    const OPEN: u8 = 1;
+    const DONE: u8 = 2;
+    let mut state = vec![NEW; n];
+    let mut root: Vec<u32> = (0..n as u32).collect();
+    for start in 0..n {
+        if state[start] != NEW {
+            continue;
+        }
+        state[start] = OPEN;
+        let mut stack = vec![(start, 0usize)];
+        while let Some(top) = stack.last_mut() {
+            let (field, next) = *top;
+            if let Some(&read) = reads[field].get(next) {
+                top.1 += 1;
+                if state[read as usize] == NEW {
+                    state[read as usize] = OPEN;
+                    stack.push((read as usize, 0));
+                }
+                continue;
+            }
+            for &read in &reads[field] {
+                if state[read as usize] == DONE {
+                    root[field] = root[field].min(root[read as usize]);
+                }
+            }
+            state[field] = DONE;
+            stack.pop();
+        }
+    }
+    let mut order: Vec<u32> = (0..n as u32).collect();
+    order.sort_by_key(|&i| (root[i as usize], i));
+    order.into()
 }
 
 /// A lock whose holder panicked still holds sound data: every entry is whole.

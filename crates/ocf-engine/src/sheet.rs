@@ -181,8 +181,8 @@ const CHUNK: usize = 16;
 /// field re-runs one chunk, one group and the tree's list of 79 (not a list of every field).
 const GROUP: usize = 16;
 
-/// A run of [`CHUNK`] fields in field order: ID and value (the `Arc` the memo of `field_value`
-/// holds).
+/// A run of [`CHUNK`] fields in the tree's order ([`crate::formula::field_layout`]): ID and value
+/// (the `Arc` the memo of `field_value` holds).
 pub(crate) type Chunk = Arc<[(Arc<str>, Arc<FieldValue>)]>;
 
 /// Every field's value as a two-level tree, [`GROUP`] chunks a group: each level a memo whose
@@ -198,15 +198,36 @@ fn sheet_fields(
     db: &dyn salsa::Database,
     character: CharacterInput,
 ) -> Arc<[(Arc<str>, Arc<FieldValue>)]> {
-    flatten(field_tree(db, character))
+    flatten(field_tree(db, character), &layout(db, character))
 }
 
-/// The fields of `tree`, in field order.
-pub(crate) fn flatten(tree: &FieldTree) -> Arc<[(Arc<str>, Arc<FieldValue>)]> {
-    tree.iter()
+/// The fields of `tree`, laid out by `layout`, in field order.
+pub(crate) fn flatten(tree: &FieldTree, layout: &[u32]) -> Arc<[(Arc<str>, Arc<FieldValue>)]> {
+    in_field_order(tree, layout).into_iter().cloned().collect()
+}
+
+/// The fields of `tree`, laid out by `layout` (the field order place of each, in the tree's
+/// order), in field order.
+pub(crate) fn in_field_order<'t>(
+    tree: &'t FieldTree,
+    layout: &[u32],
+) -> Vec<&'t (Arc<str>, Arc<FieldValue>)> {
+    let mut placed = vec![None; layout.len()];
+    let entries = tree
+        .iter()
         .flat_map(|group| group.iter())
-        .flat_map(|chunk| chunk.iter().cloned())
-        .collect()
+        .flat_map(|chunk| chunk.iter());
+    for (entry, &at) in entries.zip(layout) {
+        if let Some(slot) = placed.get_mut(at as usize) {
+            *slot = Some(entry);
+        }
+    }
+    placed.into_iter().flatten().collect()
+}
+
+/// The order the sheet's tree holds the character's fields in.
+pub(crate) fn layout(db: &dyn salsa::Database, character: CharacterInput) -> Arc<[u32]> {
+    crate::formula::field_layout(character.ruleset(db).ruleset(db))
 }
 
 /// The groups of the sheet's fields: a firewall between a chunk that changed and the sheet, whose
@@ -228,14 +249,16 @@ fn sheet_group(db: &dyn salsa::Database, character: CharacterInput, index: usize
         .collect()
 }
 
-/// The values of fields `index * CHUNK ..` in field order: a firewall between a field value that
-/// changed and the whole sheet. `no_eq`: it re-runs only when one of its fields changed.
+/// The values of fields `index * CHUNK ..` in the tree's order: a firewall between a field value
+/// that changed and the whole sheet. `no_eq`: it re-runs only when one of its fields changed.
 #[salsa::tracked(returns(ref), no_eq)]
 fn sheet_chunk(db: &dyn salsa::Database, character: CharacterInput, index: usize) -> Chunk {
-    field_keys(db, character)
+    let keys = field_keys(db, character);
+    layout(db, character)
         .iter()
         .skip(index * CHUNK)
         .take(CHUNK)
+        .filter_map(|&at| keys.get(at as usize))
         .map(|(id, key)| (id.clone(), field_value(db, *key).clone()))
         .collect()
 }
@@ -246,6 +269,8 @@ fn sheet_chunk(db: &dyn salsa::Database, character: CharacterInput, index: usize
 #[derive(Debug, Clone)]
 pub(crate) struct Parts {
     pub(crate) tree: FieldTree,
+    /// The order `tree` holds the fields in ([`crate::formula::field_layout`]).
+    pub(crate) layout: Arc<[u32]>,
     pub(crate) effects: Arc<[crate::effects::Placed]>,
     pub(crate) activations: Arc<crate::activation::Activations>,
     pub(crate) rest: Arc<Rest>,
@@ -255,6 +280,7 @@ pub(crate) struct Parts {
 pub(crate) fn parts(db: &dyn salsa::Database, character: CharacterInput) -> Parts {
     Parts {
         tree: field_tree(db, character).clone(),
+        layout: layout(db, character),
         effects: shared_effects(db, character).clone(),
         activations: shared_activations(db, character).clone(),
         rest: sheet_rest(db, character).clone(),
@@ -265,7 +291,7 @@ impl Parts {
     /// The sheet of these parts: the fields flattened, one `Arc` clone a field.
     pub(crate) fn sheet(&self) -> Sheet {
         Sheet {
-            fields: flatten(&self.tree),
+            fields: flatten(&self.tree, &self.layout),
             effects: self.effects.clone(),
             activations: self.activations.clone(),
             rest: self.rest.clone(),

@@ -135,10 +135,7 @@ impl SheetChanges {
         // them changed.
         let from_fields = (p.competing || p.effects || p.issues || p.errors).then(|| {
             FieldParts::of(
-                now.tree
-                    .iter()
-                    .flat_map(|group| group.iter())
-                    .flat_map(|chunk| chunk.iter()),
+                crate::sheet::in_field_order(&now.tree, &now.layout).into_iter(),
                 false,
             )
         });
@@ -180,11 +177,8 @@ impl SheetChanges {
 
     /// Everything of `now`, reported whole.
     pub(crate) fn whole(now: Parts) -> SheetChanges {
-        let fields = now
-            .tree
-            .iter()
-            .flat_map(|group| group.iter())
-            .flat_map(|chunk| chunk.iter())
+        let fields = crate::sheet::in_field_order(&now.tree, &now.layout)
+            .into_iter()
             .map(|(id, value)| ChangedField {
                 id: id.clone(),
                 value: value.clone(),
@@ -212,26 +206,33 @@ impl SheetChanges {
 
     /// What changed from `old` to `now`.
     pub(crate) fn between(old: &Parts, now: Parts) -> SheetChanges {
-        if old.tree.len() != now.tree.len() {
+        if old.tree.len() != now.tree.len() || old.layout != now.layout {
             return SheetChanges::whole(now);
         }
         let mut parts = ChangedParts::default();
+        // Each changed field with its place in field order, which the tree's order isn't.
         let mut fields = Vec::new();
+        // The place in the tree of the chunk's first field.
+        let mut at = 0;
         for (old_group, group) in old.tree.iter().zip(now.tree.iter()) {
             if Arc::ptr_eq(old_group, group) {
+                at += group.iter().map(|chunk| chunk.len()).sum::<usize>();
                 continue;
             }
             if old_group.len() != group.len() {
                 return SheetChanges::whole(now);
             }
             for (old_chunk, chunk) in old_group.iter().zip(group.iter()) {
+                let first = at;
+                at += chunk.len();
                 if Arc::ptr_eq(old_chunk, chunk) {
                     continue;
                 }
                 if old_chunk.len() != chunk.len() {
                     return SheetChanges::whole(now);
                 }
-                for ((old_id, old_value), (id, value)) in old_chunk.iter().zip(chunk.iter()) {
+                let pairs = old_chunk.iter().zip(chunk.iter());
+                for (place, ((old_id, old_value), (id, value))) in (first..).zip(pairs) {
                     if old_id != id {
                         return SheetChanges::whole(now);
                     }
@@ -243,10 +244,14 @@ impl SheetChanges {
                     parts.effects |= old_value.suppressed != value.suppressed;
                     parts.issues |= old_value.out_of_limits != value.out_of_limits;
                     parts.errors |= old_value.out_of_range != value.out_of_range;
-                    fields.push(ChangedField {
-                        id: id.clone(),
-                        value: value.clone(),
-                    });
+                    let order = now.layout.get(place).copied().unwrap_or(u32::MAX);
+                    fields.push((
+                        order,
+                        ChangedField {
+                            id: id.clone(),
+                            value: value.clone(),
+                        },
+                    ));
                 }
             }
         }
@@ -273,9 +278,10 @@ impl SheetChanges {
             parts.actions |= a.actions != b.actions;
             parts.offers |= a.offers != b.offers;
         }
+        fields.sort_by_key(|(order, _)| *order);
         SheetChanges {
             whole: false,
-            fields,
+            fields: fields.into_iter().map(|(_, field)| field).collect(),
             parts,
             now: Some(now),
             failed: None,
