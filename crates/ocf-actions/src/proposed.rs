@@ -79,6 +79,8 @@ impl Sheets {
         if let Some((_, c)) = self.built.iter().find(|(b, _)| *b == batch) {
             return Ok(*c);
         }
+        // What a slow step spent building its sheet (`RUST_LOG=ocf_actions=info`).
+        let _span = tracing::info_span!("action.proposed_sheet", changes = batch.len()).entered();
         self.hold(db, &batch, path)?;
         let private = self.session.as_ref().expect("made by hold");
         // Read from the session's inputs, which hold the file as the engines see it already.
