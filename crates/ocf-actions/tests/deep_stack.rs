@@ -2,8 +2,8 @@
 //! stack): a chain of fields as deep as the field depth limit lets an untrusted pack write,
 //! computed on the proposed sheet, answers there instead of overflowing the stack.
 
-use ocf_actions::{Limits, StartInput};
-use ocf_dice::SeededDice;
+mod common;
+
 use ocf_engine::Session;
 use serde_json::json;
 
@@ -45,16 +45,7 @@ fn a_deep_chain_on_the_proposed_sheet_answers_on_a_small_stack() {
             let character = serde_json::from_value(json!({ "id": "pc", "specVersion": "1.0.0" }))
                 .expect("a character");
             let pc = session.open(&character, &[]);
-            let call: StartInput =
-                serde_json::from_value(json!({ "action": { "id": "t:deep" } })).expect("input");
-            let out = ocf_actions::start_action(
-                session.db(pc).expect("open"),
-                session.character_input(pc).expect("open"),
-                &call,
-                &mut SeededDice::new(1),
-                Limits::default(),
-            )
-            .expect("runs");
+            let out = common::start(&session, pc, json!({ "action": { "id": "t:deep" } }));
             out["outcome"].clone()
         })
         .expect("a thread")

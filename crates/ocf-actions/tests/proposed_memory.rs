@@ -2,8 +2,8 @@
 //! proposed sheet derives the character's inputs in its database, which salsa never frees, and
 //! `Session::reclaim` gives them back once they outgrow the character.
 
-use ocf_actions::{Limits, StartInput};
-use ocf_dice::SeededDice;
+mod common;
+
 use ocf_engine::Session;
 use ocf_engine::synthetic::Synthetic;
 use serde_json::json;
@@ -19,17 +19,7 @@ fn session() -> (Session, ocf_engine::CharacterId) {
 }
 
 fn run(session: &Session, pc: ocf_engine::CharacterId) -> serde_json::Value {
-    let call: StartInput =
-        serde_json::from_value(json!({ "action": { "id": "g:proposed" } })).expect("input");
-    let c = session.character_input(pc).expect("open");
-    ocf_actions::start_action(
-        session.db(pc).expect("open"),
-        c,
-        &call,
-        &mut SeededDice::new(1),
-        Limits::default(),
-    )
-    .expect("runs")
+    common::start(session, pc, json!({ "action": { "id": "g:proposed" } }))
 }
 
 #[test]
@@ -87,18 +77,8 @@ fn reclaim_leaves_a_database_without_derived_inputs_alone() {
 /// `g:proposed` with the score raised to `to`, reading `g:f11` (which reads `g:score1`, not the
 /// raised score) on the proposed sheet: what it proposes for `g:score1` is that field's value.
 fn read_f11(session: &Session, pc: ocf_engine::CharacterId, to: i64) -> serde_json::Value {
-    let call: StartInput =
-        serde_json::from_value(json!({ "action": { "id": "g:proposed" }, "params": { "to": to } }))
-            .expect("input");
-    let out = ocf_actions::start_action(
-        session.db(pc).expect("open"),
-        session.character_input(pc).expect("open"),
-        &call,
-        &mut SeededDice::new(1),
-        Limits::default(),
-    )
-    .expect("runs");
-    out["proposedChanges"][1]["change"]["value"].clone()
+    let call = json!({ "action": { "id": "g:proposed" }, "params": { "to": to } });
+    common::start(session, pc, call)["proposedChanges"][1]["change"]["value"].clone()
 }
 
 #[test]

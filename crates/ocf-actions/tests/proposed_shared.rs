@@ -2,8 +2,8 @@
 //! the given sheet's value, one it reaches is computed again. (What runs is counted by
 //! `ocf_engine::derived`'s own tests: debug builds compute every shared value again, to check it.)
 
-use ocf_actions::{Limits, StartInput};
-use ocf_dice::SeededDice;
+mod common;
+
 use ocf_engine::Session;
 use ocf_engine::synthetic::Synthetic;
 use serde_json::json;
@@ -16,17 +16,8 @@ fn run(read: &str, to: i64) -> (serde_json::Value, serde_json::Value) {
     let mut session = Session::new(size.ruleset_with_proposed(read));
     let pc = session.open(&size.character(14), &[]);
     session.sheet(pc).expect("the sheet");
-    let call: StartInput =
-        serde_json::from_value(json!({ "action": { "id": "g:proposed" }, "params": { "to": to } }))
-            .expect("input");
-    let out = ocf_actions::start_action(
-        session.db(pc).expect("open"),
-        session.character_input(pc).expect("open"),
-        &call,
-        &mut SeededDice::new(1),
-        Limits::default(),
-    )
-    .expect("runs");
+    let call = json!({ "action": { "id": "g:proposed" }, "params": { "to": to } });
+    let out = common::start(&session, pc, call);
     let mut fresh = Session::new(size.ruleset());
     let id = fresh.open(&size.character(to), &[]);
     let expected = fresh.field(id, &format!("g:{read}")).expect("open");
