@@ -178,7 +178,25 @@ pub fn continue_action(
     run_call(db, character, &call, state.rolled.clone(), dice, limits)
 }
 
+/// Runs the call on a stack of its own, as deep as a session's worker's: an action reads field
+/// values on the thread that calls it (a service's has 2 MiB), and checking a chain of
+/// `MAX_FIELD_DEPTH` field memos after an edit recurses in salsa itself, where a field value's own
+/// guard ([`ocf_engine::field::field_value`]) can't grow the stack. Reserved, not committed: only
+/// what the run touches is memory.
 fn run_call(
+    db: &ocf_engine::Database,
+    character: CharacterInput,
+    input: &StartInput,
+    rolled: Vec<i64>,
+    dice: &mut dyn DiceFunction,
+    limits: Limits,
+) -> Result<Json, ActionError> {
+    stacker::grow(ocf_engine::session::DEEP_STACK, || {
+        run_call_here(db, character, input, rolled, dice, limits)
+    })
+}
+
+fn run_call_here(
     db: &ocf_engine::Database,
     character: CharacterInput,
     input: &StartInput,

@@ -53,3 +53,29 @@ fn a_deep_chain_on_the_proposed_sheet_answers_on_a_small_stack() {
         .expect("no overflow");
     assert_eq!(outcome, json!({ "data": { "v": 5 + n } }));
 }
+
+#[test]
+fn a_deep_chain_checked_again_after_an_edit_answers_on_a_small_stack() {
+    // The second call checks the given sheet's memos of the whole chain again after the edit (the
+    // proposed sheet's judgement reads them): salsa's own recursion, on the caller's stack.
+    let n = ocf_engine::field::MAX_FIELD_DEPTH - 100;
+    let rules = chain(n);
+    let outcomes = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || {
+            let mut session = Session::new(rules);
+            let character = serde_json::from_value(json!({ "id": "pc", "specVersion": "1.0.0" }))
+                .expect("a character");
+            let pc = session.open(&character, &[]);
+            let call = || json!({ "action": { "id": "t:deep" } });
+            let first = common::start(&session, pc, call())["outcome"].clone();
+            session.set_value(pc, "t:c0", Some(json!(7))).expect("open");
+            let second = common::start(&session, pc, call())["outcome"].clone();
+            (first, second)
+        })
+        .expect("a thread")
+        .join()
+        .expect("no overflow");
+    let expected = json!({ "data": { "v": 5 + n } });
+    assert_eq!(outcomes, (expected.clone(), expected));
+}
