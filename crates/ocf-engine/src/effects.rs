@@ -319,14 +319,16 @@ pub fn effect_instances(db: &dyn salsa::Database, character: CharacterInput) -> 
         }
     }
     for (a, activation) in acts.list.iter().enumerate() {
+        let applied_in =
+            (activation.copy.is_none() && activation.applied_entry.is_some()).then_some(character);
         let key = ActivationKey::new(
             db,
             ruleset_input,
             activation.item.clone(),
             activation.templates.clone(),
-            activation.entry.clone(),
             activation.copy,
             activation.applied_entry,
+            applied_in,
             activation.via == crate::activation::Via::Template,
             activation.applied,
         );
@@ -407,7 +409,9 @@ fn rules_instances(db: &dyn salsa::Database, ruleset_input: RulesetInput) -> Arc
 /// What an activation's instances are made of: its content and templates, its owner copy or
 /// applied entry, and whether it is a template's and in `applied` scope. Not where it stands
 /// among the activations, so a pick that adds or removes one in front of it leaves its instances
-/// as they were.
+/// as they were. Nor its entry's ID, which the memo reads from the copy or the applied list: a
+/// key made of IDs a client chooses would stay interned for every ID a long session ever saw,
+/// where copies' handles are reused ([`crate::input::Slots`]).
 #[salsa::interned(debug)]
 pub struct ActivationKey<'db> {
     #[returns(copy)]
@@ -416,12 +420,13 @@ pub struct ActivationKey<'db> {
     item: Arc<str>,
     #[returns(ref)]
     templates: Arc<[String]>,
-    #[returns(ref)]
-    entry: Option<Arc<str>>,
     #[returns(copy)]
     copy: Option<CopyInput>,
     #[returns(copy)]
     applied_entry: Option<usize>,
+    /// The character whose `applied` list holds the applied entry (for an activation of one).
+    #[returns(copy)]
+    applied_in: Option<CharacterInput>,
     #[returns(copy)]
     template: bool,
     #[returns(copy)]
@@ -463,7 +468,11 @@ fn activation_effects(db: &dyn salsa::Database, key: ActivationKey<'_>) -> Vec<I
             SourceKind::Item
         },
         id: item.to_string(),
-        entry: key.entry(db).as_deref().map(str::to_owned),
+        entry: match (key.copy(db), key.applied_entry(db), key.applied_in(db)) {
+            (Some(copy), _, _) => Some(copy.id(db).clone()),
+            (None, Some(i), Some(c)) => c.applied(db).get(i).map(|e| e.id.clone()),
+            _ => None,
+        },
     });
     let templates = key.templates(db).clone();
     let (copy, applied_entry) = (key.copy(db), key.applied_entry(db));

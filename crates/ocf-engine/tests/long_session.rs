@@ -1,7 +1,8 @@
 //! A long session's records stay bounded by what is open (issue 19): cycles of edits that end
-//! where they started (a copy added then removed, a value edited and put back, a copy equipped and
-//! unequipped, a change batch whose formula the session has not seen before, a character opened
-//! and closed) leave the session holding what it held before, however many cycles run.
+//! where they started (a copy added then removed, its ID new each time, a value edited and put
+//! back, a copy equipped and unequipped, a change batch whose formula the session has not seen
+//! before, a character opened and closed) leave the session holding what it held before, however
+//! many cycles run.
 
 use ocf_engine::Session;
 use ocf_engine::changes::{Options, read_batch};
@@ -18,9 +19,11 @@ fn records_stay_at_their_baseline_over_many_cycles_of_edits() {
     let size = Synthetic::with_fields(200).unwrap();
     let mut session = Session::new(size.ruleset());
     let pc = session.open(&size.character(14), &[]);
-    let extra: ocf_model::CopyEntry =
-        serde_json::from_value(json!({ "id": "extra", "item": "g:item3" })).unwrap();
     let cycle = |session: &mut Session, round: usize| {
+        // A copy with an ID new each round, as a client may choose.
+        let id = format!("extra{round}");
+        let extra: ocf_model::CopyEntry =
+            serde_json::from_value(json!({ "id": id, "item": "g:item3" })).unwrap();
         session.add_copy(pc, CopyList::Inventory, &extra).unwrap();
         session.changes(pc).unwrap();
         // A formula text new to the session each round, as a client's batches bring.
@@ -31,7 +34,7 @@ fn records_stay_at_their_baseline_over_many_cycles_of_edits() {
         session.apply(pc, &batch, Options::default()).unwrap();
         session.equip(pc, "c1", true).unwrap();
         session.changes(pc).unwrap();
-        session.remove_copy(pc, "extra").unwrap();
+        session.remove_copy(pc, &id).unwrap();
         session.set_value(pc, "g:score1", Some(json!(12))).unwrap();
         session.equip(pc, "c1", false).unwrap();
         session.changes(pc).unwrap();
