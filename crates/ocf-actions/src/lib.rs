@@ -136,7 +136,7 @@ pub fn start_action(
 ) -> Result<Json, ActionError> {
     let span = tracing::info_span!("startAction", action = %input.action.id);
     let _guard = span.enter();
-    run_call(db, character, input, Vec::new(), dice, limits)
+    on_deep_stack(|| run_call(db, character, input, Vec::new(), dice, limits))
 }
 
 /// continueAction: the paused action of `state` continued with `answer`, on the same character
@@ -175,28 +175,19 @@ pub fn continue_action(
     }
     let mut call = state.input.clone();
     call.answers.push(input.answer.clone());
-    run_call(db, character, &call, state.rolled.clone(), dice, limits)
+    on_deep_stack(|| run_call(db, character, &call, state.rolled.clone(), dice, limits))
 }
 
-/// Runs the call on a stack of its own, as deep as a session's worker's: an action reads field
+/// Runs a call on a stack of its own, as deep as a session's worker's: an action reads field
 /// values on the thread that calls it (a service's has 2 MiB), and checking a chain of
 /// `MAX_FIELD_DEPTH` field memos after an edit recurses in salsa itself, where a field value's own
 /// guard ([`ocf_engine::field::field_value`]) can't grow the stack. Reserved, not committed: only
 /// what the run touches is memory.
-fn run_call(
-    db: &ocf_engine::Database,
-    character: CharacterInput,
-    input: &StartInput,
-    rolled: Vec<i64>,
-    dice: &mut dyn DiceFunction,
-    limits: Limits,
-) -> Result<Json, ActionError> {
-    stacker::grow(ocf_engine::session::DEEP_STACK, || {
-        run_call_here(db, character, input, rolled, dice, limits)
-    })
+fn on_deep_stack<T>(call: impl FnOnce() -> T) -> T {
+    stacker::grow(ocf_engine::session::DEEP_STACK, call)
 }
 
-fn run_call_here(
+fn run_call(
     db: &ocf_engine::Database,
     character: CharacterInput,
     input: &StartInput,

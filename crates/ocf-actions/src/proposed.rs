@@ -46,8 +46,6 @@ struct Private {
     links: Map<String, Json>,
     /// The batch the session holds now (applied to the given file).
     holds: Vec<Json>,
-    /// The session holds an earlier file of the given character.
-    stale: bool,
 }
 
 /// How many built sheets are kept.
@@ -148,7 +146,8 @@ impl Sheets {
                     if !Arc::ptr_eq(&private.given, &file) {
                         if *private.given != *file {
                             // Edited since: the session goes back to the file as it is now.
-                            private.stale = true;
+                            let _ = private.session.update(private.id, &file);
+                            private.holds.clear();
                         }
                         private.given = file;
                     }
@@ -173,18 +172,16 @@ impl Sheets {
                         given: file,
                         links: self.links.clone(),
                         holds: Vec::new(),
-                        stale: false,
                     }
                 }
             });
         }
         let private = self.session.as_mut().expect("made above");
-        let from = if !private.stale && batch.starts_with(&private.holds) {
+        let from = if batch.starts_with(&private.holds) {
             private.holds.len()
         } else {
             let _ = private.session.update(private.id, &private.given);
             private.holds.clear();
-            private.stale = false;
             0
         };
         if from < batch.len() {
@@ -211,9 +208,7 @@ impl Sheets {
         }
         Ok(())
     }
-}
 
-impl Sheets {
     /// Leaves the run's session in `db` for the next call on it ([`ocf_engine::Database::keep`]).
     pub fn keep_in(&mut self, db: &ocf_engine::Database) {
         if let Some(private) = self.session.take() {

@@ -34,48 +34,48 @@ fn chain(n: usize) -> ocf_model::Ruleset {
     .expect("a ruleset")
 }
 
-#[test]
-fn a_deep_chain_on_the_proposed_sheet_answers_on_a_small_stack() {
-    let n = ocf_engine::field::MAX_FIELD_DEPTH - 100;
-    let rules = chain(n);
-    let outcome = std::thread::Builder::new()
+/// How deep the chain is: as deep as the field depth limit lets a pack write, less some room.
+const DEPTH: usize = ocf_engine::field::MAX_FIELD_DEPTH - 100;
+
+/// What `run` gives on a thread of 2 MiB of stack (a service's), with a session holding a
+/// character on the chain's ruleset; a stack overflow aborts the test.
+fn on_a_small_stack<T: Send + 'static>(
+    run: impl FnOnce(&mut Session, ocf_engine::CharacterId) -> T + Send + 'static,
+) -> T {
+    std::thread::Builder::new()
         .stack_size(2 << 20)
         .spawn(move || {
-            let mut session = Session::new(rules);
+            let mut session = Session::new(chain(DEPTH));
             let character = serde_json::from_value(json!({ "id": "pc", "specVersion": "1.0.0" }))
                 .expect("a character");
             let pc = session.open(&character, &[]);
-            let out = common::start(&session, pc, json!({ "action": { "id": "t:deep" } }));
-            out["outcome"].clone()
+            run(&mut session, pc)
         })
         .expect("a thread")
         .join()
-        .expect("no overflow");
-    assert_eq!(outcome, json!({ "data": { "v": 5 + n } }));
+        .expect("no overflow")
+}
+
+/// The outcome of `t:deep`: the chain's last value on the proposed sheet.
+fn deep(session: &Session, pc: ocf_engine::CharacterId) -> serde_json::Value {
+    common::start(session, pc, json!({ "action": { "id": "t:deep" } }))["outcome"].clone()
+}
+
+#[test]
+fn a_deep_chain_on_the_proposed_sheet_answers_on_a_small_stack() {
+    let outcome = on_a_small_stack(|session, pc| deep(session, pc));
+    assert_eq!(outcome, json!({ "data": { "v": 5 + DEPTH } }));
 }
 
 #[test]
 fn a_deep_chain_checked_again_after_an_edit_answers_on_a_small_stack() {
     // The second call checks the given sheet's memos of the whole chain again after the edit (the
     // proposed sheet's judgement reads them): salsa's own recursion, on the caller's stack.
-    let n = ocf_engine::field::MAX_FIELD_DEPTH - 100;
-    let rules = chain(n);
-    let outcomes = std::thread::Builder::new()
-        .stack_size(2 << 20)
-        .spawn(move || {
-            let mut session = Session::new(rules);
-            let character = serde_json::from_value(json!({ "id": "pc", "specVersion": "1.0.0" }))
-                .expect("a character");
-            let pc = session.open(&character, &[]);
-            let call = || json!({ "action": { "id": "t:deep" } });
-            let first = common::start(&session, pc, call())["outcome"].clone();
-            session.set_value(pc, "t:c0", Some(json!(7))).expect("open");
-            let second = common::start(&session, pc, call())["outcome"].clone();
-            (first, second)
-        })
-        .expect("a thread")
-        .join()
-        .expect("no overflow");
-    let expected = json!({ "data": { "v": 5 + n } });
+    let outcomes = on_a_small_stack(|session, pc| {
+        let first = deep(session, pc);
+        session.set_value(pc, "t:c0", Some(json!(7))).expect("open");
+        (first, deep(session, pc))
+    });
+    let expected = json!({ "data": { "v": 5 + DEPTH } });
     assert_eq!(outcomes, (expected.clone(), expected));
 }

@@ -342,17 +342,7 @@ impl CharacterInput {
         let ruleset = self.ruleset(db);
         let rules = ruleset.ruleset(db).clone();
         let view = crate::standard::standard_view(&rules, file);
-        // The given character's inputs that `file` holds as they are serve the derived one too:
-        // what reads only them (an activation's instances, a copy's item) is shared with the
-        // given sheet, and a proposed sheet after one change makes few inputs.
-        let saved = self.saved(db);
-        let copies: FxHashMap<&str, CopyInput> = self
-            .features(db)
-            .iter()
-            .chain(self.inventory(db).iter())
-            .map(|c| (c.id(db).as_str(), *c))
-            .collect();
-        let mut made = 1;
+        let mut reuse = Reuse::of(db, self);
         let fields = Fields::of(
             ruleset.ruleset(db),
             &view.character,
@@ -360,23 +350,15 @@ impl CharacterInput {
             view.errors,
             view.kept,
             |new| match new {
-                New::Saved(id, value) => match saved.get(id) {
-                    Some(handle) if *handle.value(db) == value => Made::Saved(*handle),
-                    _ => {
-                        made += 1;
-                        Made::Saved(SavedValue::loaded(db, value))
-                    }
-                },
-                New::Copy(list, entry) => match copies.get(entry.id.as_str()) {
-                    Some(copy) if copy.holds(db, ruleset, list, entry) => Made::Copy(*copy),
-                    _ => {
-                        made += 1;
-                        Made::Copy(CopyInput::from_entry(db, ruleset, list, entry))
-                    }
-                },
+                New::Saved(id, value) => Made::Saved(reuse.saved(id, &value)),
+                New::Copy(list, entry) => Made::Copy(reuse.copy(
+                    &entry.id,
+                    |copy| copy.holds(db, ruleset, list, entry),
+                    || CopyInput::from_entry(db, ruleset, list, entry),
+                )),
             },
         );
-        db.note_derived(held_by_derived(made, &fields.features, &fields.inventory));
+        reuse.note(&fields.features, &fields.inventory);
         fields.input(db, ruleset, self.passed_links(db).clone(), Some(self))
     }
 
@@ -391,40 +373,22 @@ impl CharacterInput {
         other: CharacterInput,
     ) -> CharacterInput {
         let ruleset = self.ruleset(db);
-        let given = self.saved(db);
-        let mut made = 1;
+        let mut reuse = Reuse::of(db, self);
         let saved: FxHashMap<String, SavedValue> = other
             .saved(other_db)
             .iter()
-            .map(|(id, handle)| {
-                let value = handle.value(other_db);
-                let handle = match given.get(id) {
-                    Some(mine) if mine.value(db) == value => *mine,
-                    _ => {
-                        made += 1;
-                        SavedValue::loaded(db, value.clone())
-                    }
-                };
-                (id.clone(), handle)
-            })
-            .collect();
-        let mine: FxHashMap<&str, CopyInput> = self
-            .features(db)
-            .iter()
-            .chain(self.inventory(db).iter())
-            .map(|c| (c.id(db).as_str(), *c))
+            .map(|(id, handle)| (id.clone(), reuse.saved(id, handle.value(other_db))))
             .collect();
         let mut copies = |list: &Arc<Vec<CopyInput>>| {
             let copies = list.iter().map(|theirs| {
-                let id = theirs.id(other_db);
-                match mine.get(id.as_str()) {
-                    Some(copy) if copy.same_as(db, *theirs, other_db) => *copy,
-                    _ => {
-                        made += 1;
+                reuse.copy(
+                    theirs.id(other_db),
+                    |copy| copy.same_as(db, *theirs, other_db),
+                    || {
                         CopyInput::builder(
                             ruleset,
                             theirs.list(other_db),
-                            id.clone(),
+                            theirs.id(other_db).clone(),
                             theirs.item(other_db).clone(),
                             theirs.equipped(other_db),
                             theirs.quantity(other_db),
@@ -434,14 +398,14 @@ impl CharacterInput {
                         )
                         .durability(STRUCTURE)
                         .new(db)
-                    }
-                }
+                    },
+                )
             });
             Arc::new(copies.collect::<Vec<_>>())
         };
         let features = copies(other.features(other_db));
         let inventory = copies(other.inventory(other_db));
-        db.note_derived(held_by_derived(made, &features, &inventory));
+        reuse.note(&features, &inventory);
         CharacterInput::builder(
             ruleset,
             other.id(other_db).clone(),
@@ -525,14 +489,70 @@ impl CharacterInput {
     }
 }
 
-/// What a derived character counts toward [`crate::Database::derived`], in inputs of the
-/// character's own: the inputs it made, and its activations and effect index, which it holds
-/// whatever it shares. Those grow with its copies, about a sixteenth of an own input's worth a
-/// copy (a field value's memo, key and saved value): on the generated 2 000-field character, whose
-/// own 201 inputs hold about 4.2 MB, a proposed sheet after one change holds about 108 KB, five
-/// inputs' worth (docs/perf.md).
-fn held_by_derived(made: usize, features: &[CopyInput], inventory: &[CopyInput]) -> usize {
-    made + (features.len() + inventory.len()).div_ceil(16)
+/// The given character's inputs a derived one takes as they are, where it holds the same (a
+/// saved value, a copy): what reads only them (an activation's instances, a copy's item) is
+/// shared with the given sheet, and a proposed sheet after one change makes few inputs.
+struct Reuse<'db> {
+    db: &'db crate::Database,
+    saved: &'db FxHashMap<String, SavedValue>,
+    copies: FxHashMap<&'db str, CopyInput>,
+    /// The inputs made, the character's own among them.
+    made: usize,
+}
+
+impl<'db> Reuse<'db> {
+    fn of(db: &'db crate::Database, given: CharacterInput) -> Reuse<'db> {
+        let copies = given
+            .features(db)
+            .iter()
+            .chain(given.inventory(db).iter())
+            .map(|c| (c.id(db).as_str(), *c))
+            .collect();
+        Reuse {
+            db,
+            saved: given.saved(db),
+            copies,
+            made: 1,
+        }
+    }
+
+    /// The saved value of field `id`: the given character's handle when it holds `value`.
+    fn saved(&mut self, id: &str, value: &Option<Literal>) -> SavedValue {
+        match self.saved.get(id) {
+            Some(handle) if handle.value(self.db) == value => *handle,
+            _ => {
+                self.made += 1;
+                SavedValue::loaded(self.db, value.clone())
+            }
+        }
+    }
+
+    /// Copy `id`: the given character's when `same` says it holds the same, else `make`'s.
+    fn copy(
+        &mut self,
+        id: &str,
+        same: impl FnOnce(CopyInput) -> bool,
+        make: impl FnOnce() -> CopyInput,
+    ) -> CopyInput {
+        match self.copies.get(id) {
+            Some(&copy) if same(copy) => copy,
+            _ => {
+                self.made += 1;
+                make()
+            }
+        }
+    }
+
+    /// Counts what the derived character holds toward [`crate::Database::derived`], in inputs of
+    /// the character's own: the inputs it made, and its activations and effect index, which it
+    /// holds whatever it shares. Those grow with its copies, about a sixteenth of an own input's
+    /// worth a copy (a field value's memo, key and saved value): on the generated 2 000-field
+    /// character, whose own 201 inputs hold about 4.2 MB, a proposed sheet after one change holds
+    /// about 108 KB, five inputs' worth (docs/perf.md).
+    fn note(&self, features: &[CopyInput], inventory: &[CopyInput]) {
+        self.db
+            .note_derived(self.made + (features.len() + inventory.len()).div_ceil(16));
+    }
 }
 
 /// The character's file as its inputs hold it ([`CharacterInput::to_file`]), made once while

@@ -196,8 +196,10 @@ impl Session {
     /// A session on a shared ruleset that runs its queries on the thread that calls it, with no
     /// worker thread of its own: for a session inside a call that is itself on a thread (an
     /// action's proposed sheets, whose session answers several times a step), where handing each
-    /// question to a worker costs more than the answer. A chain of fields grows the stack where
-    /// it runs low ([`crate::field::field_value`]), so the caller's stack needn't be deep.
+    /// question to a worker costs more than the answer. Computing a chain of fields grows the
+    /// stack where it runs low ([`crate::field::field_value`]), but checking one again after an
+    /// edit recurses in salsa: the caller runs it on a stack as deep as [`DEEP_STACK`]
+    /// (ocf-actions runs each call on one).
     pub fn on_callers_thread(ruleset: Arc<Ruleset>) -> Session {
         Session::build_on(ruleset, false, None)
     }
