@@ -5,6 +5,8 @@
 //! Building the index is also where a document's nesting and alias expansion are bounded: aliases are
 //! counted by the size of what they stand for, never expanded.
 
+use std::sync::{Arc, OnceLock};
+
 use rustc_hash::FxHashMap;
 use saphyr_parser::{Event, Parser, ScalarStyle, Span};
 
@@ -22,9 +24,22 @@ struct Node {
 }
 
 /// Pointer to position, for one document.
+///
+/// A document read in one pass ([`super::plain`]) is indexed when a position is first asked for:
+/// most documents of a pack have no problem to place, and the index costs as much as reading them.
 #[derive(Debug, Clone, Default)]
 pub struct Locations {
-    nodes: FxHashMap<String, Node>,
+    nodes: OnceLock<FxHashMap<String, Node>>,
+    /// The text to index, and the renames made since, when the index is made on demand.
+    later: Option<Box<Later>>,
+}
+
+#[derive(Debug, Clone)]
+struct Later {
+    text: Arc<str>,
+    limits: ReadLimits,
+    /// Each call of [`Locations::alias`] so far, in order.
+    renames: Vec<Vec<(String, String)>>,
 }
 
 /// Why a document could not be indexed.
@@ -57,12 +72,41 @@ impl Locations {
 
     /// Whether the document has a node at `pointer` itself.
     pub fn has(&self, pointer: &str) -> bool {
-        self.nodes.contains_key(pointer)
+        self.nodes().contains_key(pointer)
     }
 
     /// Where the text of the scalar at `pointer` starts, when it is on one line and written as is.
     pub fn text(&self, pointer: &str) -> Option<Position> {
-        self.nodes.get(pointer).and_then(|node| node.text)
+        self.nodes().get(pointer).and_then(|node| node.text)
+    }
+
+    /// The index of a document its reader has already checked (it parses, within `limits`), to be
+    /// made when first asked for.
+    pub fn later(text: &str, limits: &ReadLimits) -> Locations {
+        Locations {
+            nodes: OnceLock::new(),
+            later: Some(Box::new(Later {
+                text: text.into(),
+                limits: *limits,
+                renames: Vec::new(),
+            })),
+        }
+    }
+
+    fn nodes(&self) -> &FxHashMap<String, Node> {
+        self.nodes.get_or_init(|| {
+            let Some(later) = &self.later else {
+                return FxHashMap::default();
+            };
+            // The reader parsed this text within the same limits: the index can't fail.
+            let mut nodes = Locations::index(&later.text, &later.limits)
+                .map(|index| index.nodes.into_inner().unwrap_or_default())
+                .unwrap_or_default();
+            for renames in &later.renames {
+                rename(&mut nodes, renames);
+            }
+            nodes
+        })
     }
 
     /// Gives the nodes at and under `written` the same positions at and under `expanded` too, in
@@ -72,25 +116,18 @@ impl Locations {
         if renames.is_empty() {
             return;
         }
-        let mut sorted: Vec<(String, Node)> =
-            self.nodes.iter().map(|(p, n)| (p.clone(), *n)).collect();
-        sorted.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        for (written, expanded) in renames {
-            let start = sorted.partition_point(|(p, _)| p.as_str() < written.as_str());
-            let under = sorted[start..]
-                .iter()
-                .take_while(|(p, _)| p.starts_with(written.as_str()))
-                .filter(|(p, _)| p.len() == written.len() || p[written.len()..].starts_with('/'))
-                .map(|(p, n)| (format!("{expanded}{}", &p[written.len()..]), *n))
-                .collect::<Vec<_>>();
-            self.nodes.extend(under);
+        match (self.nodes.get_mut(), &mut self.later) {
+            (None, Some(later)) => later.renames.push(renames.to_vec()),
+            (Some(nodes), _) => rename(nodes, renames),
+            (None, None) => {}
         }
     }
 
     fn nearest(&self, pointer: &str) -> Option<&Node> {
+        let nodes = self.nodes();
         let mut pointer = pointer;
         loop {
-            if let Some(node) = self.nodes.get(pointer) {
+            if let Some(node) = nodes.get(pointer) {
                 return Some(node);
             }
             pointer = &pointer[..pointer.rfind('/')?];
@@ -102,12 +139,28 @@ impl Locations {
         Indexer {
             limits,
             text,
-            locations: Locations::default(),
+            nodes: FxHashMap::default(),
             stack: Vec::new(),
             anchor_sizes: FxHashMap::default(),
             cursor: (0, 0),
         }
         .run()
+    }
+}
+
+/// [`Locations::alias`] on the index.
+fn rename(nodes: &mut FxHashMap<String, Node>, renames: &[(String, String)]) {
+    let mut sorted: Vec<(String, Node)> = nodes.iter().map(|(p, n)| (p.clone(), *n)).collect();
+    sorted.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    for (written, expanded) in renames {
+        let start = sorted.partition_point(|(p, _)| p.as_str() < written.as_str());
+        let under = sorted[start..]
+            .iter()
+            .take_while(|(p, _)| p.starts_with(written.as_str()))
+            .filter(|(p, _)| p.len() == written.len() || p[written.len()..].starts_with('/'))
+            .map(|(p, n)| (format!("{expanded}{}", &p[written.len()..]), *n))
+            .collect::<Vec<_>>();
+        nodes.extend(under);
     }
 }
 
@@ -130,7 +183,7 @@ enum Next {
 struct Indexer<'a> {
     limits: &'a ReadLimits,
     text: &'a str,
-    locations: Locations,
+    nodes: FxHashMap<String, Node>,
     stack: Vec<Open>,
     anchor_sizes: FxHashMap<usize, u64>,
     /// A character index of `text` and its byte offset: the parser gives positions in characters,
@@ -232,7 +285,10 @@ impl Indexer<'_> {
                 | Event::DocumentStart(_) => {}
             }
         }
-        Ok(self.locations)
+        Ok(Locations {
+            nodes: OnceLock::from(self.nodes),
+            later: None,
+        })
     }
 
     /// In a map expecting a key, takes `key` as it: the next node is its value.
@@ -284,7 +340,7 @@ impl Indexer<'_> {
         at: Position,
         text: Option<Position>,
     ) {
-        self.locations.nodes.entry(pointer).or_insert(Node {
+        self.nodes.entry(pointer).or_insert(Node {
             value: at,
             key,
             text,

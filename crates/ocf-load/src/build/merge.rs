@@ -17,15 +17,17 @@ pub struct RulesFile<'a> {
     pub locations: &'a Locations,
 }
 
-/// Where a declaration was first seen.
-struct Seen {
-    file: String,
-    line: Option<usize>,
+/// Where a declaration was first seen: its line is looked up only for a duplicate's message (a
+/// document read in one pass is indexed only when a position is asked for).
+struct Seen<'a> {
+    file: &'a str,
+    pointer: String,
+    locations: &'a Locations,
 }
 
 #[derive(Default)]
-struct Merger {
-    seen: FxHashMap<String, Seen>,
+struct Merger<'a> {
+    seen: FxHashMap<String, Seen<'a>>,
     problems: Vec<Problem>,
     origins: Origins,
 }
@@ -51,7 +53,7 @@ impl Origins {
     }
 }
 
-pub fn merge(files: &[RulesFile<'_>]) -> (RulesDocument, Origins, Vec<Problem>) {
+pub fn merge<'a>(files: &[RulesFile<'a>]) -> (RulesDocument, Origins, Vec<Problem>) {
     let mut merger = Merger::default();
     let mut out = RulesDocument::default();
     for (index, file) in files.iter().enumerate() {
@@ -60,8 +62,8 @@ pub fn merge(files: &[RulesFile<'_>]) -> (RulesDocument, Origins, Vec<Problem>) 
     (out, merger.origins, merger.problems)
 }
 
-impl Merger {
-    fn file(&mut self, out: &mut RulesDocument, index: usize, file: &RulesFile<'_>) {
+impl<'a> Merger<'a> {
+    fn file(&mut self, out: &mut RulesDocument, index: usize, file: &RulesFile<'a>) {
         let doc = file.doc.clone();
         self.origins(out, index, &doc);
         self.keyed(&mut out.fields, doc.fields, "fields", file);
@@ -202,12 +204,11 @@ impl Merger {
 
     /// Records `id` (a dotted name such as `fields.hp.max`) as declared at `pointer` in `file`; a
     /// second declaration is a problem.
-    fn declare(&mut self, id: String, pointer: &str, file: &RulesFile<'_>) -> bool {
-        let at = file.locations.key(pointer);
+    fn declare(&mut self, id: String, pointer: &str, file: &RulesFile<'a>) -> bool {
         if let Some(first) = self.seen.get(&id) {
-            let place = match first.line {
-                Some(line) => format!("{}:{line}", first.file),
-                None => first.file.clone(),
+            let place = match first.locations.key(&first.pointer) {
+                Some(at) => format!("{}:{}", first.file, at.line),
+                None => first.file.to_owned(),
             };
             self.problems.push(
                 Problem::error(
@@ -215,23 +216,24 @@ impl Merger {
                     format!("`{id}` is also declared at {place}"),
                 )
                 .in_file(file.name)
-                .at(pointer, at)
+                .at(pointer, file.locations.key(pointer))
                 .with("id", id)
-                .with("files", vec![first.file.clone(), file.name.to_owned()]),
+                .with("files", vec![first.file.to_owned(), file.name.to_owned()]),
             );
             return false;
         }
         self.seen.insert(
             id,
             Seen {
-                file: file.name.to_owned(),
-                line: at.map(|p| p.line),
+                file: file.name,
+                pointer: pointer.to_owned(),
+                locations: file.locations,
             },
         );
         true
     }
 
-    fn keyed<V>(&mut self, out: &mut Keyed<V>, doc: Keyed<V>, section: &str, file: &RulesFile<'_>) {
+    fn keyed<V>(&mut self, out: &mut Keyed<V>, doc: Keyed<V>, section: &str, file: &RulesFile<'a>) {
         for (key, value) in doc.0 {
             let pointer = format!("/{section}/{}", escape(&key));
             if self.declare(format!("{section}.{key}"), &pointer, file)
@@ -249,7 +251,7 @@ impl Merger {
         out: &mut Vec<T>,
         doc: Vec<T>,
         section: &str,
-        file: &RulesFile<'_>,
+        file: &RulesFile<'a>,
         id: impl Fn(&T) -> Option<&String>,
     ) {
         for (index, entry) in doc.into_iter().enumerate() {
@@ -262,8 +264,8 @@ impl Merger {
     }
 
     /// Settings merge key by key; `stacking.keys` is a map and merges by stack key.
-    fn settings(&mut self, out: &mut Settings, doc: Settings, file: &RulesFile<'_>) {
-        let leaf = |merger: &mut Merger, name: &str, set: bool| {
+    fn settings(&mut self, out: &mut Settings, doc: Settings, file: &RulesFile<'a>) {
+        let leaf = |merger: &mut Merger<'a>, name: &str, set: bool| {
             set && merger.declare(
                 format!("settings.{name}"),
                 &format!("/settings/{}", name.replace('.', "/")),

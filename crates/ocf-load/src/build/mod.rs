@@ -16,6 +16,7 @@ mod locations;
 mod manifest;
 mod merge;
 mod names;
+mod plain;
 mod problem;
 // Public for the language server (ocf-lsp), which reads one file at a time and lists what it uses.
 pub mod read;

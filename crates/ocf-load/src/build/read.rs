@@ -7,6 +7,7 @@ use serde::de::DeserializeOwned;
 
 use super::limits::ReadLimits;
 use super::locations::{IndexError, Locations, escape};
+use super::plain;
 use super::problem::{Position, Problem};
 
 /// A document read into `T`, with its positions.
@@ -15,12 +16,20 @@ pub struct Document<T> {
     pub locations: Locations,
 }
 
-pub fn document<T: DeserializeOwned>(
+pub fn document<T: DeserializeOwned + PartialEq + std::fmt::Debug>(
     text: &str,
     file: &str,
     limits: &ReadLimits,
 ) -> Result<Document<T>, Box<Problem>> {
     let text = without_bom(text);
+    // The common document in one pass, its index made only if a position is asked for.
+    if let Some(value) = plain::read::<T>(text, limits) {
+        debug_assert_same(&value, text, file);
+        return Ok(Document {
+            value,
+            locations: Locations::later(text, limits),
+        });
+    }
     let locations =
         Locations::index(text, limits).map_err(|error| Box::new(index_problem(error, file)))?;
     // A file with no node (empty, or only comments) is an empty document: serde_yaml reads it as
@@ -30,6 +39,23 @@ pub fn document<T: DeserializeOwned>(
     match from_yaml_str::<T>(text, file) {
         Ok(value) => Ok(Document { value, locations }),
         Err(error) => Err(Box::new(load_problem(error, file, &locations))),
+    }
+}
+
+/// Debug builds check that the one-pass reading gave what serde_yaml gives: every test and
+/// conformance case that reads a pack or a character checks it.
+fn debug_assert_same<T: DeserializeOwned + PartialEq + std::fmt::Debug>(
+    value: &T,
+    text: &str,
+    file: &str,
+) {
+    if cfg!(debug_assertions) {
+        let theirs = from_yaml_str::<T>(text, file);
+        assert_eq!(
+            theirs.as_ref().ok(),
+            Some(value),
+            "{file}: the one-pass reading differs from serde_yaml's"
+        );
     }
 }
 
