@@ -784,6 +784,14 @@ impl<'db> Work<'_, 'db> {
     /// Stacking (EC, "Stacking"): instances with a `stackKey` are grouped by key (`source` meaning
     /// the source content) and reduced by the key's policy. What counts keeps instance order.
     fn stack(&mut self, op: Op, counted: Vec<Counted>) -> Result<Vec<Counted>, FieldError> {
+        // Most of a field's operations have no instance, or none with a stack key: nothing to
+        // group (each value computed asks this for all six operations).
+        if counted
+            .iter()
+            .all(|c| c.instance.effect.stack_key.is_none())
+        {
+            return Ok(counted);
+        }
         let groups =
             crate::effects::stack_groups(self.settings, counted.iter().map(|c| &*c.instance));
         let mut keep = vec![true; counted.len()];

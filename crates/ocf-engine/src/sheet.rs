@@ -174,21 +174,26 @@ fn field_keys<'db>(
 
 /// How many fields a [`sheet_chunk`] holds: small enough that an edit re-reads few fields beyond
 /// the ones it changed, large enough that a [`sheet_group`] joins few chunks.
-const CHUNK: usize = 16;
+pub(crate) const CHUNK: usize = 16;
 
-/// How many chunks a [`sheet_group`] holds, and so how many groups [`field_tree`] holds: with
-/// 16 × 16 fields a group, a sheet of 20 000 fields is 79 groups, and an edit that changes one
-/// field re-runs one chunk, one group and the tree's list of 79 (not a list of every field).
-const GROUP: usize = 16;
+/// How many chunks a [`sheet_group`] holds, how many groups a [`sheet_section`] holds, and so how
+/// many sections [`field_tree`] holds: with 16 × 16 × 16 fields a section, a sheet of 20 000 fields
+/// is 5 sections of 79 groups, and an edit that changes one field re-runs one chunk, one group of
+/// 16 chunks, one section of 16 groups and the tree's list of 5 (with two levels the tree's list
+/// was of 79 groups, which an edit made again: one sixth of an edit's cost at 20 000 fields).
+pub(crate) const GROUP: usize = 16;
 
 /// A run of [`CHUNK`] fields in the tree's order ([`crate::formula::field_layout`]): ID and value
 /// (the `Arc` the memo of `field_value` holds).
 pub(crate) type Chunk = Arc<[(Arc<str>, Arc<FieldValue>)]>;
 
-/// Every field's value as a two-level tree, [`GROUP`] chunks a group: each level a memo whose
-/// `Arc` stays the same while nothing under it changed, so two trees are compared by pointer
-/// down to the fields that changed ([`crate::changes`]).
-pub(crate) type FieldTree = Arc<[Arc<[Chunk]>]>;
+/// [`GROUP`] chunks.
+pub(crate) type Group = Arc<[Chunk]>;
+
+/// Every field's value as a three-level tree, [`GROUP`] groups a section, [`GROUP`] chunks a
+/// group: each level a memo whose `Arc` stays the same while nothing under it changed, so two
+/// trees are compared by pointer down to the fields that changed ([`crate::changes`]).
+pub(crate) type FieldTree = Arc<[Arc<[Group]>]>;
 
 /// Every field's value, in field order: the tree flattened. `no_eq`: only [`collect`] reads it.
 /// A sheet read re-runs it after any field changed, at a cost of one `Arc` clone a field; what an
@@ -215,6 +220,7 @@ pub(crate) fn in_field_order<'t>(
     let mut placed = vec![None; layout.len()];
     let entries = tree
         .iter()
+        .flat_map(|section| section.iter())
         .flat_map(|group| group.iter())
         .flat_map(|chunk| chunk.iter());
     for (entry, &at) in entries.zip(layout) {
@@ -230,19 +236,35 @@ pub(crate) fn layout(db: &dyn salsa::Database, character: CharacterInput) -> Arc
     crate::formula::field_layout(character.ruleset(db).ruleset(db))
 }
 
-/// The groups of the sheet's fields: a firewall between a chunk that changed and the sheet, whose
-/// list re-runs with one `Arc` clone a group. `no_eq`: it re-runs only when a group changed.
+/// The sections of the sheet's fields: a firewall between a group that changed and the sheet,
+/// whose list re-runs with one `Arc` clone a section. `no_eq`: it re-runs only when a section
+/// changed.
 #[salsa::tracked(returns(ref), no_eq)]
 pub(crate) fn field_tree(db: &dyn salsa::Database, character: CharacterInput) -> FieldTree {
+    let sections = field_keys(db, character)
+        .len()
+        .div_ceil(CHUNK * GROUP * GROUP);
+    (0..sections)
+        .map(|index| sheet_section(db, character, index).clone())
+        .collect()
+}
+
+/// The groups `index * GROUP ..`. `no_eq`: it re-runs only when one of its groups changed.
+#[salsa::tracked(returns(ref), no_eq)]
+fn sheet_section(
+    db: &dyn salsa::Database,
+    character: CharacterInput,
+    index: usize,
+) -> Arc<[Group]> {
     let groups = field_keys(db, character).len().div_ceil(CHUNK * GROUP);
-    (0..groups)
-        .map(|index| sheet_group(db, character, index).clone())
+    (index * GROUP..((index + 1) * GROUP).min(groups))
+        .map(|group| sheet_group(db, character, group).clone())
         .collect()
 }
 
 /// The chunks `index * GROUP ..`. `no_eq`: it re-runs only when one of its chunks changed.
 #[salsa::tracked(returns(ref), no_eq)]
-fn sheet_group(db: &dyn salsa::Database, character: CharacterInput, index: usize) -> Arc<[Chunk]> {
+fn sheet_group(db: &dyn salsa::Database, character: CharacterInput, index: usize) -> Group {
     let chunks = field_keys(db, character).len().div_ceil(CHUNK);
     (index * GROUP..((index + 1) * GROUP).min(chunks))
         .map(|chunk| sheet_chunk(db, character, chunk).clone())

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value as Json};
 
 use crate::field::FieldValue;
-use crate::sheet::{FieldParts, Parts, Rest};
+use crate::sheet::{CHUNK, FieldParts, GROUP, Parts, Rest};
 
 /// One field whose value changed: its ID and everything computeSheet reports of it now.
 #[derive(Debug, Clone, PartialEq)]
@@ -206,52 +206,64 @@ impl SheetChanges {
 
     /// What changed from `old` to `now`.
     pub(crate) fn between(old: &Parts, now: Parts) -> SheetChanges {
-        if old.tree.len() != now.tree.len() || old.layout != now.layout {
+        // The layout is one `Arc` per ruleset: compared by pointer first (20 000 fields are
+        // 80 KB to compare).
+        if old.tree.len() != now.tree.len()
+            || !Arc::ptr_eq(&old.layout, &now.layout) && old.layout != now.layout
+        {
             return SheetChanges::whole(now);
         }
         let mut parts = ChangedParts::default();
         // Each changed field with its place in field order, which the tree's order isn't.
         let mut fields = Vec::new();
-        // The place in the tree of the chunk's first field.
-        let mut at = 0;
-        for (old_group, group) in old.tree.iter().zip(now.tree.iter()) {
-            if Arc::ptr_eq(old_group, group) {
-                at += group.iter().map(|chunk| chunk.len()).sum::<usize>();
+        let sections = old.tree.iter().zip(now.tree.iter());
+        for (s, (old_section, section)) in sections.enumerate() {
+            if Arc::ptr_eq(old_section, section) {
                 continue;
             }
-            if old_group.len() != group.len() {
+            if old_section.len() != section.len() {
                 return SheetChanges::whole(now);
             }
-            for (old_chunk, chunk) in old_group.iter().zip(group.iter()) {
-                let first = at;
-                at += chunk.len();
-                if Arc::ptr_eq(old_chunk, chunk) {
+            let groups = old_section.iter().zip(section.iter());
+            for (g, (old_group, group)) in groups.enumerate() {
+                if Arc::ptr_eq(old_group, group) {
                     continue;
                 }
-                if old_chunk.len() != chunk.len() {
+                if old_group.len() != group.len() {
                     return SheetChanges::whole(now);
                 }
-                let pairs = old_chunk.iter().zip(chunk.iter());
-                for (place, ((old_id, old_value), (id, value))) in (first..).zip(pairs) {
-                    if old_id != id {
-                        return SheetChanges::whole(now);
-                    }
-                    // A field that re-ran to an equal value has a new `Arc` and is no change.
-                    if Arc::ptr_eq(old_value, value) || old_value == value {
+                for (c, (old_chunk, chunk)) in old_group.iter().zip(group.iter()).enumerate() {
+                    if Arc::ptr_eq(old_chunk, chunk) {
                         continue;
                     }
-                    parts.competing |= old_value.competing != value.competing;
-                    parts.effects |= old_value.suppressed != value.suppressed;
-                    parts.issues |= old_value.out_of_limits != value.out_of_limits;
-                    parts.errors |= old_value.out_of_range != value.out_of_range;
-                    let order = now.layout.get(place).copied().unwrap_or(u32::MAX);
-                    fields.push((
-                        order,
-                        ChangedField {
-                            id: id.clone(),
-                            value: value.clone(),
-                        },
-                    ));
+                    if old_chunk.len() != chunk.len() {
+                        return SheetChanges::whole(now);
+                    }
+                    // The place in the tree of the chunk's first field: every chunk before the
+                    // tree's last is full (the layout places each of the ruleset's fields once).
+                    let first = ((s * GROUP + g) * GROUP + c) * CHUNK;
+                    let pairs = old_chunk.iter().zip(chunk.iter());
+                    for (place, ((old_id, old_value), (id, value))) in (first..).zip(pairs) {
+                        if !Arc::ptr_eq(old_id, id) && old_id != id {
+                            return SheetChanges::whole(now);
+                        }
+                        // A field that re-ran to an equal value has a new `Arc` and is no change.
+                        if Arc::ptr_eq(old_value, value) || old_value == value {
+                            continue;
+                        }
+                        parts.competing |= old_value.competing != value.competing;
+                        parts.effects |= old_value.suppressed != value.suppressed;
+                        parts.issues |= old_value.out_of_limits != value.out_of_limits;
+                        parts.errors |= old_value.out_of_range != value.out_of_range;
+                        let order = now.layout.get(place).copied().unwrap_or(u32::MAX);
+                        fields.push((
+                            order,
+                            ChangedField {
+                                id: id.clone(),
+                                value: value.clone(),
+                            },
+                        ));
+                    }
                 }
             }
         }

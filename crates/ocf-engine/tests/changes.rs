@@ -129,3 +129,35 @@ fn a_character_reopened_in_a_closed_ones_place_is_reported_whole() {
         session.sheet_json(again).unwrap()
     );
 }
+
+/// On a sheet of several sections of the tree (4 096 fields a section), each report applied to the
+/// sheet as last seen gives the sheet, with the changed fields in field order, for edits of scores
+/// whose readers are in the first section and in the last.
+#[test]
+fn reports_across_the_trees_sections_give_the_sheet() {
+    use ocf_engine::synthetic::Synthetic;
+    let size = Synthetic::with_fields(5000).unwrap();
+    let mut session = Session::shared(std::sync::Arc::new(size.ruleset()));
+    let pc = session.open(&size.character(14), &[]);
+    let mut seen = session.changes(pc).unwrap().to_json();
+    seen.as_object_mut().unwrap().remove("whole");
+    let last = format!("g:score{}", size.scores() - 1);
+    for (field, score) in [("g:score0", 16), (last.as_str(), 18), ("g:score0", 9)] {
+        session.set_value(pc, field, Some(json!(score))).unwrap();
+        let changes = session.changes(pc).unwrap();
+        assert!(!changes.whole, "{field}");
+        let order: Vec<&str> = changes.fields.iter().map(|f| &*f.id).collect();
+        let sheet = session.sheet_json(pc).unwrap();
+        let in_sheet: Vec<&str> = sheet["values"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .filter(|id| order.contains(id))
+            .collect();
+        assert_eq!(order, in_sheet, "{field}: changed fields in field order");
+        assert!(order.len() > 1, "{field}: {order:?}");
+        apply(&mut seen, &changes.to_json());
+        assert_eq!(seen, sheet, "{field}");
+    }
+}

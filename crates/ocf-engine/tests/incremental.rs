@@ -58,7 +58,8 @@ fn setting_a_score_reruns_exactly_its_readers() {
         field_value(t:str.score)
         sheet_chunk
         sheet_fields
-        sheet_group"#]]
+        sheet_group
+        sheet_section"#]]
     .assert_eq(&executed(&session));
 }
 
@@ -83,7 +84,8 @@ fn an_unchanged_value_stops_the_spread() {
         field_value(t:str.score)
         sheet_chunk
         sheet_fields
-        sheet_group"#]]
+        sheet_group
+        sheet_section"#]]
     .assert_eq(&executed(&session));
 }
 
@@ -104,7 +106,8 @@ fn a_values_first_edit_reruns_all_its_readers_once() {
         field_value(t:str.score)
         sheet_chunk
         sheet_fields
-        sheet_group"#]]
+        sheet_group
+        sheet_section"#]]
     .assert_eq(&executed(&session));
 }
 
@@ -174,7 +177,8 @@ fn a_later_edit_checks_only_what_reads_edited_values() {
         field_value(t:str.score)
         sheet_chunk
         sheet_fields
-        sheet_group"#]]
+        sheet_group
+        sheet_section"#]]
     .assert_eq(&executed(&session));
 }
 
@@ -190,7 +194,8 @@ fn equipping_a_shield_reruns_the_ac_chain_only() {
         field_value(t:ac)
         sheet_chunk
         sheet_fields
-        sheet_group"#]]
+        sheet_group
+        sheet_section"#]]
     .assert_eq(&executed(&session));
 }
 
@@ -206,7 +211,8 @@ fn editing_a_field_nothing_reads_reruns_nothing_else() {
         field_value(t:notes)
         sheet_chunk
         sheet_fields
-        sheet_group"#]]
+        sheet_group
+        sheet_section"#]]
     .assert_eq(&executed(&session));
 }
 

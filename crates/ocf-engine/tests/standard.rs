@@ -609,7 +609,8 @@ fn an_edit_the_rounds_leave_alone_sets_nothing_else() {
         field_value(core:max-hp)
         sheet_chunk
         sheet_fields
-        sheet_group"#]]
+        sheet_group
+        sheet_section"#]]
     .assert_eq(&executed_after(Edit::Value("core:hp", Some(json!(5)))));
     // Unequipping an unequipped copy changes no input.
     expect![[r#""#]].assert_eq(&executed_after(Edit::Equip("c", false)));
