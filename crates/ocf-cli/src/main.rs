@@ -10,6 +10,13 @@ mod sheet;
 mod upgrade;
 
 use clap::{Parser, Subcommand};
+
+/// The `ocf` binary's allocator. Building a pack, loading a ruleset and computing a sheet make
+/// and free many small values (a pack's documents, formulas' trees, field values): with glibc's
+/// allocator a third of `ocf sheet`'s instructions were malloc and free (docs/perf.md). The
+/// libraries leave the choice to the application that links them.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
