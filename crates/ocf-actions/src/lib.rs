@@ -189,6 +189,20 @@ fn on_deep_stack<T>(call: impl FnOnce() -> T) -> T {
     stacker::maybe_grow(deep / 2, deep, call)
 }
 
+/// The character an action runs on: `character` without its picks among competing options, which
+/// only computeSheet reads (EF "Competing options": "Picks reach only `computeSheet`. The other
+/// calls (`listOptions`, `applyChanges`, actions) use each group's recommended option."). A
+/// character with picks is derived in `db` without them, its saved values and copies shared; its
+/// sheet (the fields the action reads, and its proposed sheets) is its own.
+fn without_picks(db: &ocf_engine::Database, character: CharacterInput) -> CharacterInput {
+    if character.competing(db).is_empty() {
+        return character;
+    }
+    let mut file = (**ocf_engine::input::held_file(db, character)).clone();
+    file.competing.clear();
+    character.derive(db, &file)
+}
+
 fn run_call(
     db: &ocf_engine::Database,
     character: CharacterInput,
@@ -197,6 +211,7 @@ fn run_call(
     dice: &mut dyn DiceFunction,
     limits: Limits,
 ) -> Result<Json, ActionError> {
+    let character = without_picks(db, character);
     let ruleset = character.ruleset(db).ruleset(db);
     let a = &input.action;
     // An offer taken up: its action must be the one named.
