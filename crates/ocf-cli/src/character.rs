@@ -221,7 +221,12 @@ pub fn check(path: &Path, packs: &[PathBuf]) -> Vec<Problem> {
         Ok(ruleset) => ruleset,
         Err(problems) => return problems,
     };
-    let sheet = ocf_engine::compute_sheet_call(&ruleset, &file.character, &[], &Default::default());
+    let sheet = ocf_engine::compute_sheet_shared(
+        std::sync::Arc::new(ruleset),
+        &file.character,
+        &[],
+        &Default::default(),
+    );
     let mut problems = sheet_problems(path, &file, &sheet);
     // File order, as the build's problems: by line, then column; unplaced ones first.
     problems.sort_by_key(|p| (p.line, p.column));

@@ -45,7 +45,12 @@ pub fn run_sheet(args: SheetArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let sheet = ocf_engine::compute_sheet_call(&ruleset, &character, &[], &Default::default());
+    let sheet = ocf_engine::compute_sheet_shared(
+        std::sync::Arc::new(ruleset),
+        &character,
+        &[],
+        &Default::default(),
+    );
     if args.json {
         println!(
             "{}",

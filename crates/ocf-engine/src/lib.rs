@@ -38,5 +38,5 @@ pub use crate::db::Database;
 pub use crate::field::{FieldKey, FieldValue, field_value};
 pub use crate::input::{CharacterInput, CopyInput, RulesetInput};
 pub use crate::session::{CharacterId, EditError, RECLAIM_AFTER, Session};
-pub use crate::sheet::{Sheet, compute_sheet, compute_sheet_call};
+pub use crate::sheet::{Sheet, compute_sheet, compute_sheet_call, compute_sheet_shared};
 pub use crate::sheet_changes::{ChangedField, ChangedParts, SheetChanges};
