@@ -34,7 +34,6 @@ const ISSUE_ORDER: [&str; 10] = [
 /// computeSheet as a call (docs/spec/engine-interface.md): `character`'s homebrew loaded on top of
 /// `ruleset` (EC, "A character's homebrew") by [`crate::Session::open`], then the sheet. A
 /// homebrew that fails to load gives empty `values` and its `homebrew-error`s.
-#[tracing::instrument(name = "computeSheet", level = "info", skip_all, fields(character = %character.id))]
 pub fn compute_sheet_call(
     ruleset: &ocf_model::Ruleset,
     character: &ocf_model::Character,
@@ -46,6 +45,7 @@ pub fn compute_sheet_call(
 
 /// [`compute_sheet_call`] on a ruleset the caller shares or hands over: a ruleset's clone copies
 /// every declaration (2 M instructions for the 5E pack's, a tenth of `ocf sheet` after its build).
+#[tracing::instrument(name = "computeSheet", level = "info", skip_all, fields(character = %character.id))]
 pub fn compute_sheet_shared(
     ruleset: Arc<ocf_model::Ruleset>,
     character: &ocf_model::Character,
