@@ -396,6 +396,56 @@ impl<'de> de::Deserializer<'de> for Node {
         }
     }
 
+    // A list, a map or an identifier is taken only from its own kind of node, as serde_yaml
+    // takes them (a struct from a list, or a field named by a number, it refuses). An empty plain
+    // scalar serde_yaml reads as an empty list or map; this reading leaves it to serde_yaml.
+    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Refused> {
+        match self {
+            Node::List(_) => self.deserialize_any(visitor),
+            _ => Err(Refused),
+        }
+    }
+
+    fn deserialize_tuple<V: Visitor<'de>>(
+        self,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value, Refused> {
+        self.deserialize_seq(visitor)
+    }
+
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value, Refused> {
+        self.deserialize_seq(visitor)
+    }
+
+    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Refused> {
+        match self {
+            Node::Map(_) => self.deserialize_any(visitor),
+            _ => Err(Refused),
+        }
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Refused> {
+        self.deserialize_map(visitor)
+    }
+
+    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Refused> {
+        match self {
+            Node::Str(s) => visitor.visit_string(s),
+            _ => Err(Refused),
+        }
+    }
+
     fn deserialize_newtype_struct<V: Visitor<'de>>(
         self,
         _name: &'static str,
@@ -406,7 +456,7 @@ impl<'de> de::Deserializer<'de> for Node {
 
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf unit
-        unit_struct seq tuple tuple_struct map struct identifier ignored_any
+        unit_struct ignored_any
     }
 }
 
@@ -528,6 +578,31 @@ mod tests {
             })
             .collect();
         assert!(general.is_empty(), "read the general way: {general:?}");
+    }
+
+    /// A struct from a list, or a field named by a number: serde_yaml refuses both, and so does
+    /// this reading (a struct's visitor takes a list by position, and a number as a field's index).
+    #[test]
+    fn a_struct_only_from_a_map() {
+        #[derive(Debug, serde::Deserialize)]
+        #[allow(dead_code)]
+        struct Copies {
+            max: Option<u32>,
+        }
+        #[derive(Debug, serde::Deserialize)]
+        #[allow(dead_code)]
+        struct Type {
+            copies: Copies,
+        }
+        for text in [
+            "copies: []\n",
+            "copies: { 0: 1 }\n",
+            "copies: ~\n",
+            "copies:\n",
+        ] {
+            assert!(read::<Type>(text, &limits()).is_none(), "{text:?}");
+        }
+        assert!(read::<Type>("copies: { max: 1 }\n", &limits()).is_some());
     }
 
     /// A key written twice reaches the type twice, as serde_yaml hands it: a map keeps the last.
