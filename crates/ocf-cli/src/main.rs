@@ -10,6 +10,8 @@ mod sheet;
 mod upgrade;
 
 use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
 
 /// The `ocf` binary's allocator. Building a pack, loading a ruleset and computing a sheet make
 /// and free many small values (a pack's documents, formulas' trees, field values): with glibc's
@@ -17,8 +19,6 @@ use clap::{Parser, Subcommand};
 /// libraries leave the choice to the application that links them.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-use std::path::PathBuf;
-use std::process::ExitCode;
 
 #[derive(Parser)]
 #[command(name = "ocf", version, about = "The Open Character Format engine")]

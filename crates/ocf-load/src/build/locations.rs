@@ -142,7 +142,7 @@ impl Locations {
             nodes: FxHashMap::default(),
             stack: Vec::new(),
             anchor_sizes: FxHashMap::default(),
-            cursor: (0, 0),
+            chars: CharIndex::new(text),
         }
         .run()
     }
@@ -186,10 +186,8 @@ struct Indexer<'a> {
     nodes: FxHashMap<String, Node>,
     stack: Vec<Open>,
     anchor_sizes: FxHashMap<usize, u64>,
-    /// A character index of `text` and its byte offset: the parser gives positions in characters,
-    /// and scalars come in source order, so walking on from the last one keeps finding their text
-    /// linear in the document (from the start each time, it was quadratic).
-    cursor: (usize, usize),
+    /// The parser gives positions in characters; a scalar's text is found by its byte.
+    chars: CharIndex<'a>,
 }
 
 impl Indexer<'_> {
@@ -389,25 +387,49 @@ impl Indexer<'_> {
             ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted => 1,
             _ => return None,
         };
-        let byte = self.byte_of(span.start.index() + offset)?;
+        let byte = self.chars.byte_of(span.start.index() + offset)?;
         self.text[byte..]
             .starts_with(value)
             .then(|| position(span.start.line(), span.start.col() + offset))
     }
+}
 
-    /// The byte offset of character `index` of the text, walking on from the cursor (back to the
-    /// start only if the parser ever went back).
-    fn byte_of(&mut self, index: usize) -> Option<usize> {
+/// The byte offsets of a text's characters by their index, as the parser gives positions: the
+/// parser's events come in text order, so walking on from the last index asked keeps the walk
+/// linear in the text (from the start each time, it was quadratic).
+pub(super) struct CharIndex<'a> {
+    text: &'a str,
+    /// Whether every character is a byte, so that an index is its offset.
+    ascii: bool,
+    /// A character index and its byte offset.
+    cursor: (usize, usize),
+}
+
+impl<'a> CharIndex<'a> {
+    pub(super) fn new(text: &'a str) -> CharIndex<'a> {
+        CharIndex {
+            text,
+            ascii: text.is_ascii(),
+            cursor: (0, 0),
+        }
+    }
+
+    /// The byte offset of character `index` (back to the start only if asked for one before the
+    /// last).
+    pub(super) fn byte_of(&mut self, index: usize) -> Option<usize> {
+        if self.ascii {
+            return (index <= self.text.len()).then_some(index);
+        }
         if index < self.cursor.0 {
             self.cursor = (0, 0);
         }
-        let (mut chars, mut byte) = self.cursor;
+        let (mut at, mut byte) = self.cursor;
         let mut rest = self.text[byte..].chars();
-        while chars < index {
+        while at < index {
             byte += rest.next()?.len_utf8();
-            chars += 1;
+            at += 1;
         }
-        self.cursor = (chars, byte);
+        self.cursor = (at, byte);
         Some(byte)
     }
 }

@@ -204,7 +204,7 @@ impl<'a> Merger<'a> {
 
     /// Records `id` (a dotted name such as `fields.hp.max`) as declared at `pointer` in `file`; a
     /// second declaration is a problem.
-    fn declare(&mut self, id: String, pointer: &str, file: &RulesFile<'a>) -> bool {
+    fn declare(&mut self, id: String, pointer: String, file: &RulesFile<'a>) -> bool {
         if let Some(first) = self.seen.get(&id) {
             let place = match first.locations.key(&first.pointer) {
                 Some(at) => format!("{}:{}", first.file, at.line),
@@ -216,7 +216,7 @@ impl<'a> Merger<'a> {
                     format!("`{id}` is also declared at {place}"),
                 )
                 .in_file(file.name)
-                .at(pointer, file.locations.key(pointer))
+                .at(&pointer, file.locations.key(&pointer))
                 .with("id", id)
                 .with("files", vec![first.file.to_owned(), file.name.to_owned()]),
             );
@@ -226,7 +226,7 @@ impl<'a> Merger<'a> {
             id,
             Seen {
                 file: file.name,
-                pointer: pointer.to_owned(),
+                pointer,
                 locations: file.locations,
             },
         );
@@ -236,7 +236,7 @@ impl<'a> Merger<'a> {
     fn keyed<V>(&mut self, out: &mut Keyed<V>, doc: Keyed<V>, section: &str, file: &RulesFile<'a>) {
         for (key, value) in doc.0 {
             let pointer = format!("/{section}/{}", escape(&key));
-            if self.declare(format!("{section}.{key}"), &pointer, file)
+            if self.declare(format!("{section}.{key}"), pointer, file)
                 && let Entry::Vacant(slot) = out.0.entry(key)
             {
                 slot.insert(value);
@@ -257,7 +257,7 @@ impl<'a> Merger<'a> {
         for (index, entry) in doc.into_iter().enumerate() {
             if let Some(id) = id(&entry) {
                 let pointer = format!("/{section}/{index}/id");
-                self.declare(format!("{section}.{id}"), &pointer, file);
+                self.declare(format!("{section}.{id}"), pointer, file);
             }
             out.push(entry);
         }
@@ -268,7 +268,7 @@ impl<'a> Merger<'a> {
         let leaf = |merger: &mut Merger<'a>, name: &str, set: bool| {
             set && merger.declare(
                 format!("settings.{name}"),
-                &format!("/settings/{}", name.replace('.', "/")),
+                format!("/settings/{}", name.replace('.', "/")),
                 file,
             )
         };

@@ -22,6 +22,7 @@ use serde::de::value::{MapDeserializer, SeqDeserializer, StringDeserializer};
 use serde::de::{self, DeserializeOwned, IntoDeserializer, Visitor};
 
 use super::limits::ReadLimits;
+use super::locations::CharIndex;
 
 /// `text` read into `T` through its events, or `None` where the caller must read it the general way.
 pub fn read<T: DeserializeOwned>(text: &str, limits: &ReadLimits) -> Option<T> {
@@ -146,44 +147,6 @@ fn value(text: &str, limits: &ReadLimits) -> Option<Node> {
         }
     }
     None
-}
-
-/// The bytes of a text by the parser's character indices, walking on from the last one asked
-/// (the parser's events come in text order, so the walk is linear in the text).
-struct CharIndex<'a> {
-    text: &'a str,
-    /// Whether every character is a byte, so that an index is its offset.
-    ascii: bool,
-    /// A character index and its byte offset.
-    cursor: (usize, usize),
-}
-
-impl<'a> CharIndex<'a> {
-    fn new(text: &'a str) -> CharIndex<'a> {
-        CharIndex {
-            text,
-            ascii: text.is_ascii(),
-            cursor: (0, 0),
-        }
-    }
-
-    /// The byte offset of character `index`.
-    fn byte_of(&mut self, index: usize) -> Option<usize> {
-        if self.ascii {
-            return Some(index);
-        }
-        if index < self.cursor.0 {
-            self.cursor = (0, 0);
-        }
-        let (mut at, mut byte) = self.cursor;
-        let mut rest = self.text[byte..].chars();
-        while at < index {
-            byte += rest.next()?.len_utf8();
-            at += 1;
-        }
-        self.cursor = (at, byte);
-        Some(byte)
-    }
 }
 
 /// Whether the lines of brackets from `open` to `close` (bytes of `text`) after the first are
