@@ -7,7 +7,7 @@
 //!
 //! `cold_sheet [FIELDS] [--sheets N] [--memory]` (2 000 fields, 1 sheet by default) prints the
 //! number of fields of the sheet, and with `--memory` the bytes the last session holds after its
-//! sheet, and their peak, per field.
+//! sheet, and their peak, per field, and the allocations its sheet made.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::Arc;
@@ -22,11 +22,13 @@ struct Counting;
 
 static HELD: AtomicUsize = AtomicUsize::new(0);
 static PEAK: AtomicUsize = AtomicUsize::new(0);
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         let held = HELD.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
         PEAK.fetch_max(held, Ordering::Relaxed);
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
         unsafe { System.alloc(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
@@ -77,7 +79,9 @@ fn main() {
     }
     let before = HELD.load(Ordering::Relaxed);
     PEAK.store(before, Ordering::Relaxed);
+    let allocations = ALLOCATIONS.load(Ordering::Relaxed);
     let n = std::hint::black_box(cold(&rules, &character));
+    let allocations = ALLOCATIONS.load(Ordering::Relaxed) - allocations;
     let held = HELD.load(Ordering::Relaxed) - before;
     let peak = PEAK.load(Ordering::Relaxed) - before;
     println!("{n} fields");
@@ -88,6 +92,11 @@ fn main() {
             held / n.max(1),
             peak,
             peak / n.max(1)
+        );
+        println!(
+            "{} allocations ({} per field)",
+            allocations,
+            allocations / n.max(1)
         );
     }
 }

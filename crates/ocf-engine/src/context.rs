@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use ocf_model::Ruleset;
 
+use crate::field::FieldKey;
 use crate::input::{CharacterInput, CopyInput};
 use crate::reads::View;
 use crate::view::{
@@ -117,12 +118,19 @@ impl<'db> Bindings<'db> {
     }
 }
 
+/// A ruleset field's ID and the character's key of it ([`crate::sheet::field_keys`]).
+type Keyed<'db> = (Arc<str>, FieldKey<'db>);
+
 pub struct SheetContext<'db> {
     pub db: &'db dyn salsa::Database,
     pub character: CharacterInput,
     pub ruleset: &'db Ruleset,
     pub mode: Mode,
     pub bindings: Bindings<'db>,
+    /// The character's key of each ruleset field ([`crate::sheet::field_keys`]), fetched at the
+    /// first read, where no character was derived in the database (a derived character, which
+    /// reads a few fields, would intern every key): a read by a resolved name interns nothing.
+    keys: std::cell::OnceCell<Option<&'db [Keyed<'db>]>>,
 }
 
 impl<'db> SheetContext<'db> {
@@ -151,6 +159,7 @@ impl<'db> SheetContext<'db> {
             ruleset,
             mode,
             bindings,
+            keys: std::cell::OnceCell::new(),
         }
     }
 
@@ -161,9 +170,101 @@ impl<'db> SheetContext<'db> {
         crate::formula::resolve_field(self.ruleset, self.bindings.pack, id)
     }
 
-    /// Evaluates the formula `text` here, parsed once per ruleset ([`crate::formula::parse_in`]).
+    /// Evaluates the formula `text` here, parsed once per ruleset and the fields it names
+    /// resolved in the context's pack once per ruleset ([`crate::formula::parse_resolved`]).
     pub fn evaluate(&self, text: &str) -> Result<Value, ocf_formula::FormulaError> {
-        crate::formula::parse_in(self.ruleset, text)?.evaluate(self)
+        let (formula, names) =
+            crate::formula::parse_resolved(self.ruleset, self.bindings.pack, text)?;
+        match names {
+            Some(names) => formula.evaluate(&Resolved { ctx: self, names }),
+            None => formula.evaluate(self),
+        }
+    }
+
+    /// Reads the field `qualified` (`written` as the formula names it), the `place`th of the
+    /// ruleset's fields if it is one.
+    fn read(
+        &self,
+        written: &str,
+        qualified: &Arc<str>,
+        place: Option<u32>,
+    ) -> Result<Option<Value>, ContextError> {
+        crate::reads::field(qualified);
+        match self.mode {
+            Mode::Sheet => {
+                let key = place
+                    .and_then(|place| self.key_at(place))
+                    .unwrap_or_else(|| FieldKey::new(self.db, self.character, &**qualified));
+                let result = crate::field::field_value(self.db, key);
+                match (&result.value, &result.error) {
+                    (_, Some(error)) => Err(ContextError::new(
+                        error.code,
+                        format!("field `{written}`: {}", error.message),
+                    )),
+                    (Some(value), None) => Ok(Some(value.clone())),
+                    (None, None) => Ok(None),
+                }
+            }
+            Mode::Activation => match crate::field::raw_input(self.db, self.character, qualified) {
+                Some(value) => Ok(Some(value)),
+                None => Err(ContextError::new(
+                    ErrorCode::TypeMismatch,
+                    format!("an activation condition reads input fields only, not `{written}`"),
+                )),
+            },
+        }
+    }
+
+    /// The character's key of the `place`th ruleset field, from the table of keys where it may be
+    /// used.
+    fn key_at(&self, place: u32) -> Option<FieldKey<'db>> {
+        let keys = self.keys.get_or_init(|| {
+            crate::derived::none_in(self.db)
+                .then(|| crate::sheet::field_keys(self.db, self.character).as_slice())
+        });
+        keys.and_then(|keys| keys.get(place as usize))
+            .map(|(_, key)| *key)
+    }
+}
+
+/// A [`SheetContext`] evaluating one formula whose field names are resolved: a field expression
+/// is read by its place in the formula.
+struct Resolved<'a, 'db> {
+    ctx: &'a SheetContext<'db>,
+    names: crate::formula::ResolvedNames,
+}
+
+impl Context for Resolved<'_, '_> {
+    fn root(&self, root: Root) -> Result<Option<Value>, ContextError> {
+        self.ctx.root(root)
+    }
+
+    fn field(&self, id: &str) -> Result<Option<Value>, ContextError> {
+        self.ctx.field(id)
+    }
+
+    fn field_at(&self, at: ocf_formula::ExprId, id: &str) -> Result<Option<Value>, ContextError> {
+        match self.names.get(at.into_raw().into_u32() as usize) {
+            Some(Some(resolved)) => self.ctx.read(id, &resolved.id, Some(resolved.place)),
+            _ => self.ctx.field(id),
+        }
+    }
+
+    fn copies(&self) -> Result<Vec<Value>, ContextError> {
+        self.ctx.copies()
+    }
+
+    fn field_views(&self) -> Result<Vec<Value>, ContextError> {
+        self.ctx.field_views()
+    }
+
+    fn family_field(
+        &self,
+        family: &str,
+        value: &str,
+        field: &str,
+    ) -> Result<Option<Value>, ContextError> {
+        self.ctx.family_field(family, value, field)
     }
 }
 
@@ -207,30 +308,7 @@ impl Context for SheetContext<'_> {
         let Some(qualified) = self.resolve(id) else {
             return Err(ContextError::unknown(format!("no field `{id}`")));
         };
-        crate::reads::field(&qualified);
-        match self.mode {
-            Mode::Sheet => {
-                let key = crate::field::FieldKey::new(self.db, self.character, &*qualified);
-                let result = crate::field::field_value(self.db, key);
-                match (&result.value, &result.error) {
-                    (_, Some(error)) => Err(ContextError::new(
-                        error.code,
-                        format!("field `{id}`: {}", error.message),
-                    )),
-                    (Some(value), None) => Ok(Some(value.clone())),
-                    (None, None) => Ok(None),
-                }
-            }
-            Mode::Activation => {
-                match crate::field::raw_input(self.db, self.character, &qualified) {
-                    Some(value) => Ok(Some(value)),
-                    None => Err(ContextError::new(
-                        ErrorCode::TypeMismatch,
-                        format!("an activation condition reads input fields only, not `{id}`"),
-                    )),
-                }
-            }
-        }
+        self.read(id, &qualified, None)
     }
 
     fn copies(&self) -> Result<Vec<Value>, ContextError> {

@@ -34,6 +34,13 @@ pub(crate) fn checked() -> bool {
     cfg!(debug_assertions) && CHECK.with(Cell::get)
 }
 
+/// Whether no character was derived in `db` (one of ours).
+pub(crate) fn none_in(db: &dyn salsa::Database) -> bool {
+    let any: &dyn std::any::Any = db;
+    any.downcast_ref::<crate::Database>()
+        .is_some_and(|ours| ours.derived() == 0)
+}
+
 /// The given character's value of `key`'s field when `key`'s character is derived and the field's
 /// value is the same on it.
 pub(crate) fn given_value(db: &dyn salsa::Database, key: FieldKey<'_>) -> Option<Arc<FieldValue>> {
@@ -42,11 +49,7 @@ pub(crate) fn given_value(db: &dyn salsa::Database, key: FieldKey<'_>) -> Option
     // `derived_from`, which they would all read: a cold sheet's 2 000 fields paid 2 % for it. The
     // count only grows with the database, and a character derived later is new, so a value it
     // kept from before holds.
-    let any: &dyn std::any::Any = db;
-    if any
-        .downcast_ref::<crate::Database>()
-        .is_some_and(|ours| ours.derived() == 0)
-    {
+    if none_in(db) {
         return None;
     }
     let character = key.character(db);

@@ -18,12 +18,12 @@ use ocf_model::{
 };
 
 use crate::context::{Bindings, Mode, SelfRef, SheetContext, field_literal};
-use crate::effects::{Instance, Placed, Source, field_effects};
+use crate::effects::{Instance, Placed, Source, field_effects, has_instances};
 use crate::input::{CharacterInput, SavedValue};
 use crate::view::{ItemKey, applied_self};
 
 /// A field of a character: the key of every per-field query.
-#[salsa::interned(debug)]
+#[salsa::interned(debug, revisions = usize::MAX)]
 pub struct FieldKey<'db> {
     #[returns(copy)]
     pub character: CharacterInput,
@@ -145,7 +145,8 @@ pub struct FieldValue {
     pub suppressed: Vec<usize>,
     pub out_of_range: Option<OutOfRange>,
     pub out_of_limits: Vec<OutOfLimits>,
-    pub tags: Vec<String>,
+    /// Shared with the ruleset's list when all are written ([`crate::formula::written_tags`]).
+    pub tags: Arc<[String]>,
     pub name: Option<String>,
     /// What the value read ([`crate::reads`]); not part of the value (it compares equal).
     pub reads: crate::reads::FieldReads,
@@ -168,11 +169,8 @@ impl FieldValue {
     }
 }
 
-/// How many field values salsa keeps before evicting the least recently used: a few large sheets.
-pub const FIELD_VALUE_LRU: usize = 65_536;
-
 /// A field's value on the sheet.
-#[salsa::tracked(returns(ref), cycle_result = field_cycle, lru = 65_536)]
+#[salsa::tracked(returns(ref), cycle_result = field_cycle)]
 pub fn field_value<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> Arc<FieldValue> {
     // Each field computation may wait on the next, MAX_FIELD_DEPTH deep, on whatever thread reads:
     // a stack that runs low goes on in a segment of the heap instead of overflowing.
@@ -219,7 +217,7 @@ fn compute_field<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> Field
     };
     let character = key.character(db);
     let ruleset = character.ruleset(db).ruleset(db);
-    let Some(decl) = ruleset.field(key.field(db)) else {
+    let Some((place, _, decl)) = ruleset.fields.0.get_full(key.field(db).as_str()) else {
         return unknown_field(key.field(db));
     };
     let mut out = FieldValue::default();
@@ -229,6 +227,7 @@ fn compute_field<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> Field
         key,
         character,
         ruleset,
+        place,
         decl,
         settings: &ruleset.settings,
         out: &mut out,
@@ -361,6 +360,8 @@ struct Work<'a, 'db> {
     /// The key's character and its ruleset, read once: each is a salsa lookup.
     character: CharacterInput,
     ruleset: &'db ocf_model::Ruleset,
+    /// The field's place in the ruleset's fields.
+    place: usize,
     decl: &'db Declared<FieldDecl>,
     settings: &'db ocf_model::Settings,
     out: &'a mut FieldValue,
@@ -535,7 +536,12 @@ impl<'db> Work<'_, 'db> {
         };
 
         let ruleset = self.ruleset;
-        let instances: Vec<&Placed> = field_effects(self.db, self.key)
+        let all: &[Placed] = if has_instances(self.db, self.character, self.place) {
+            field_effects(self.db, self.key)
+        } else {
+            &[]
+        };
+        let instances: Vec<&Placed> = all
             .iter()
             .filter(|i| crate::effects::stands_on_tags(ruleset, i, &self.out.tags))
             .collect();
@@ -931,8 +937,12 @@ impl<'db> Work<'_, 'db> {
         }
     }
 
-    /// The field's tags: written, then those its `{ formula }` entries give, each once.
-    fn tags(&self) -> Result<Vec<String>, FieldError> {
+    /// The field's tags: written, then those its `{ formula }` entries give, each once. Written
+    /// tags alone are the ruleset's list, shared ([`crate::formula::written_tags`]).
+    fn tags(&self) -> Result<Arc<[String]>, FieldError> {
+        if let Some(written) = crate::formula::written_tags(self.ruleset, self.place) {
+            return Ok(written);
+        }
         let mut tags: Vec<String> = Vec::new();
         let ctx = self.own_context();
         for entry in &self.decl.decl.tags {
@@ -958,22 +968,7 @@ impl<'db> Work<'_, 'db> {
                 }
             }
         }
-        // Each tag once, first place kept. A field has a few tags: a scan beats a hash set, which
-        // stays for long lists (a scan of those would be quadratic).
-        if tags.len() > 16 {
-            let mut seen = rustc_hash::FxHashSet::default();
-            tags.retain(|t| seen.insert(t.clone()));
-            return Ok(tags);
-        }
-        let mut kept = 0;
-        for i in 0..tags.len() {
-            if !tags[..kept].contains(&tags[i]) {
-                tags.swap(kept, i);
-                kept += 1;
-            }
-        }
-        tags.truncate(kept);
-        Ok(tags)
+        Ok(Arc::from(crate::formula::first_of_each(tags)))
     }
 
     /// `name`: the `nameFrom` string field's value when it is not blank.

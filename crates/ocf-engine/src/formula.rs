@@ -15,9 +15,7 @@ use rustc_hash::FxHashMap;
 /// (issue 19); a parse costs about what one evaluation does. The ruleset's own formulas go through
 /// [`parse_in`].
 pub fn parse(_db: &dyn salsa::Database, text: &str) -> Result<Arc<Formula>, FormulaError> {
-    Formula::parse(text)
-        .map(Arc::new)
-        .map_err(|e| first_error(&e))
+    parse_text(text)
 }
 
 fn first_error(errors: &[FormulaError]) -> FormulaError {
@@ -35,8 +33,30 @@ fn first_error(errors: &[FormulaError]) -> FormulaError {
 /// past it a formula is parsed again at each read.
 pub const SHARED_LIMIT: usize = 1 << 20;
 
+/// A field's tags when all are written, else `None`.
+type Tags = Option<Arc<[String]>>;
+
 /// A formula's text to its parse (and lowering), or the error it gives.
-type Parsed = FxHashMap<Box<str>, Result<Arc<Formula>, FormulaError>>;
+type Parsed = FxHashMap<Box<str>, Entry>;
+
+/// A formula of the ruleset's table: its parse, and the fields it names resolved in each pack it
+/// was read in.
+struct Entry {
+    parsed: Result<Arc<Formula>, FormulaError>,
+    /// A formula is read in one pack, most often: a short list.
+    names: Vec<(Box<str>, ResolvedNames)>,
+}
+
+/// The fields a formula names, resolved in one pack, by the field expression's place in the
+/// lowered formula (`None` for every other expression, and a name that isn't a field).
+pub type ResolvedNames = Arc<[Option<ResolvedField>]>;
+
+/// A field name resolved: the qualified ID, and the field's place in the ruleset's fields.
+#[derive(Debug, Clone)]
+pub struct ResolvedField {
+    pub id: Arc<str>,
+    pub place: u32,
+}
 
 /// Pack, then the name as written, to the qualified field ID (`None`: no such field).
 type Names = FxHashMap<Box<str>, FxHashMap<Box<str>, Option<Arc<str>>>>;
@@ -48,6 +68,8 @@ struct Shared {
     formulas: Mutex<Parsed>,
     names: Mutex<Names>,
     layout: std::sync::OnceLock<Arc<[u32]>>,
+    /// Each field's written tags ([`written_tags`]).
+    tags: std::sync::OnceLock<Box<[Tags]>>,
 }
 
 fn shared(ruleset: &Ruleset) -> Option<&Shared> {
@@ -56,24 +78,102 @@ fn shared(ruleset: &Ruleset) -> Option<&Shared> {
 
 /// Parses `text`, once per ruleset: every session and database of `ruleset` shares the result.
 pub fn parse_in(ruleset: &Ruleset, text: &str) -> Result<Arc<Formula>, FormulaError> {
-    let parse = || {
-        Formula::parse(text)
-            .map(Arc::new)
-            .map_err(|e| first_error(&e))
-    };
     let Some(shared) = shared(ruleset) else {
-        return parse();
+        return parse_text(text);
     };
     if let Some(found) = lock(&shared.formulas).get(text) {
-        return found.clone();
+        return found.parsed.clone();
     }
-    // Parsed outside the lock: another thread may parse the same text meanwhile, to the same result.
-    let result = parse();
-    let mut formulas = lock(&shared.formulas);
-    if formulas.len() < SHARED_LIMIT {
-        formulas.insert(text.into(), result.clone());
-    }
+    let result = parse_text(text);
+    remember(shared, text, result.clone(), None);
     result
+}
+
+/// [`parse_in`], with the fields the formula names resolved in `pack` (EC: "resolving field
+/// names in its pack and that pack's dependencies"), once per ruleset: a sheet's field reads
+/// neither resolve nor hash a name ([`crate::context::SheetContext::evaluate`]).
+pub fn parse_resolved(
+    ruleset: &Ruleset,
+    pack: &str,
+    text: &str,
+) -> Result<(Arc<Formula>, Option<ResolvedNames>), FormulaError> {
+    let Some(shared) = shared(ruleset) else {
+        return parse_text(text).map(|f| (f, None));
+    };
+    let found = lock(&shared.formulas).get(text).map(|found| {
+        let names = found.names.iter().find(|(p, _)| **p == *pack);
+        (found.parsed.clone(), names.map(|(_, names)| names.clone()))
+    });
+    let parsed = match found {
+        Some((Err(error), _)) => return Err(error),
+        Some((Ok(formula), Some(names))) => return Ok((formula, Some(names))),
+        Some((parsed, None)) => parsed,
+        None => parse_text(text),
+    };
+    // Parsed and resolved outside the lock: another thread may do the same meanwhile, to the same
+    // result.
+    let names = parsed
+        .as_ref()
+        .ok()
+        .map(|f| resolve_names(ruleset, pack, f));
+    remember(
+        shared,
+        text,
+        parsed.clone(),
+        names.clone().map(|n| (pack, n)),
+    );
+    parsed.map(|f| (f, names))
+}
+
+fn parse_text(text: &str) -> Result<Arc<Formula>, FormulaError> {
+    Formula::parse(text)
+        .map(Arc::new)
+        .map_err(|e| first_error(&e))
+}
+
+/// Keeps a parse, and the names resolved in a pack, in the ruleset's table, while it has room.
+fn remember(
+    shared: &Shared,
+    text: &str,
+    parsed: Result<Arc<Formula>, FormulaError>,
+    names: Option<(&str, ResolvedNames)>,
+) {
+    let mut formulas = lock(&shared.formulas);
+    if formulas.len() >= SHARED_LIMIT && !formulas.contains_key(text) {
+        return;
+    }
+    let entry = formulas.entry(text.into()).or_insert_with(|| Entry {
+        parsed,
+        names: Vec::new(),
+    });
+    if let Some((pack, names)) = names
+        && entry.names.len() < MAX_PACKS_PER_FORMULA
+        && !entry.names.iter().any(|(p, _)| **p == *pack)
+    {
+        entry.names.push((pack.into(), names));
+    }
+}
+
+/// How many packs' resolutions one formula keeps: a text read in more packs resolves again in
+/// the others at each evaluation (by name, [`resolve_field`]'s table).
+const MAX_PACKS_PER_FORMULA: usize = 8;
+
+/// Each field expression of `formula` resolved in `pack`.
+fn resolve_names(ruleset: &Ruleset, pack: &str, formula: &Formula) -> ResolvedNames {
+    let exprs = &formula.lowered().exprs;
+    let mut names: Vec<Option<ResolvedField>> = vec![None; exprs.len()];
+    for (at, expr) in exprs.iter() {
+        if let ocf_formula::lowered::Expr::Field(name) = expr
+            && let Some(id) = resolve_field(ruleset, pack, name)
+            && let Some(place) = ruleset.fields.0.get_index_of(&*id)
+        {
+            names[at.into_raw().into_u32() as usize] = Some(ResolvedField {
+                id,
+                place: place as u32,
+            });
+        }
+    }
+    names.into()
 }
 
 /// A field name as a formula of `pack` writes it, resolved (EC: "resolving field names in its pack
@@ -185,6 +285,50 @@ fn layout_of(ruleset: &Ruleset) -> Arc<[u32]> {
     let mut order: Vec<u32> = (0..n as u32).collect();
     order.sort_by_key(|&i| (root[i as usize], i));
     order.into()
+}
+
+/// The tags of the `i`th field of the ruleset when they are all written (no `{ formula }` entry),
+/// each once, first place kept: one list per ruleset that every value of the field shares, where a
+/// list per value was two allocations of every tagged field's value.
+pub fn written_tags(ruleset: &Ruleset, i: usize) -> Option<Arc<[String]>> {
+    let of = |decl: &ocf_model::Declared<ocf_model::FieldDecl>| {
+        let mut tags: Vec<String> = Vec::with_capacity(decl.decl.tags.len());
+        for entry in &decl.decl.tags {
+            match entry {
+                ocf_model::Computed::Literal(tag) => tags.push(tag.0.clone()),
+                ocf_model::Computed::Formula { .. } => return None,
+            }
+        }
+        Some(Arc::from(first_of_each(tags)))
+    };
+    let Some(shared) = shared(ruleset) else {
+        return ruleset.fields.0.get_index(i).and_then(|(_, decl)| of(decl));
+    };
+    shared
+        .tags
+        .get_or_init(|| ruleset.fields.iter().map(|(_, decl)| of(decl)).collect())
+        .get(i)
+        .cloned()
+        .flatten()
+}
+
+/// `list` with each value kept once, where it first stands. A field has a few tags: a scan beats
+/// a hash set, which stays for long lists (a scan of those would be quadratic).
+pub(crate) fn first_of_each(mut list: Vec<String>) -> Vec<String> {
+    if list.len() > 16 {
+        let mut seen = rustc_hash::FxHashSet::default();
+        list.retain(|t| seen.insert(t.clone()));
+        return list;
+    }
+    let mut kept = 0;
+    for i in 0..list.len() {
+        if !list[..kept].contains(&list[i]) {
+            list.swap(kept, i);
+            kept += 1;
+        }
+    }
+    list.truncate(kept);
+    list
 }
 
 /// A lock whose holder panicked still holds sound data: every entry is whole.

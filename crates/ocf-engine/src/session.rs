@@ -5,9 +5,9 @@
 //! at once (its inputs, memos and interned keys go with its database), and an edit of one
 //! character costs the others nothing: no memo of theirs is checked again. What the characters
 //! share is the ruleset (one `Arc`, its formulas parsed once). Within a character, the inputs of
-//! removed copies are reused by the next copies added ([`crate::input::Slots`]), salsa expires
-//! interned keys no query reads, and `field_value` keeps at most
-//! [`crate::field::FIELD_VALUE_LRU`] values (decisions.md, "Session memory").
+//! removed copies are reused by the next copies added ([`crate::input::Slots`]), and a character's
+//! database is rebuilt once the characters derived in it (proposed sheets) hold more than it does
+//! ([`Session::reclaim`]; decisions.md, "Session memory").
 
 use std::sync::Arc;
 

@@ -171,7 +171,7 @@ fn shared_activations(
 /// The key of each field the character's ruleset declares, in field order, with its ID: made once
 /// per character (it reads only the ruleset), so a sheet read interns no keys.
 #[salsa::tracked(returns(ref))]
-fn field_keys<'db>(
+pub(crate) fn field_keys<'db>(
     db: &'db dyn salsa::Database,
     character: CharacterInput,
 ) -> Vec<(Arc<str>, FieldKey<'db>)> {

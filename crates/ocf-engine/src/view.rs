@@ -10,7 +10,7 @@ use ocf_model::{FieldType, Keyed, Literal, Ruleset, StateDecl};
 use crate::input::{CharacterInput, CopyInput, RulesetInput};
 
 /// The key of [`item_view`]: a content item with the templates applied on it, in order.
-#[salsa::interned(debug)]
+#[salsa::interned(debug, revisions = usize::MAX)]
 pub struct ItemKey<'db> {
     #[returns(copy)]
     pub ruleset: RulesetInput,

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 
 use crate::error::{ContextError, ErrorCode};
-use crate::lowered::Root;
+use crate::lowered::{ExprId, Root};
 use crate::value::{JsonError, Map, Value};
 
 /// The evaluator's view of the world. Object safe: the evaluator takes a `&dyn Context`.
@@ -27,6 +27,14 @@ pub trait Context {
     /// A field's value by its dotted ID as written (`abilities.str.mod`); the context resolves it
     /// in the formula's pack, then its dependencies (EC).
     fn field(&self, id: &str) -> Result<Option<Value>, ContextError>;
+
+    /// The field expression `at` of the formula being evaluated, `id` as written: what the
+    /// evaluator asks for a field the formula names. A context that resolved the formula's names
+    /// when it was lowered reads the field by `at`; any other reads `id` ([`Context::field`]).
+    fn field_at(&self, at: ExprId, id: &str) -> Result<Option<Value>, ContextError> {
+        let _ = at;
+        self.field(id)
+    }
 
     /// The copies the copy aggregates (`countCopies`, `sumCopies`, `maxCopies`, `minCopies`) range
     /// over, each as the `copy` root sees it (`{ id, item, type, equipped, quantity, state, tags,

@@ -137,7 +137,7 @@ impl Evaluator<'_> {
                 Ok(Value::list(values))
             }
             // A field is the most common leaf: read it here rather than through `place`.
-            Expr::Field(field) => match self.ctx.field(field) {
+            Expr::Field(field) => match self.ctx.field_at(id, field) {
                 Ok(Some(value)) => Ok(value),
                 Ok(None) => Err(absent(range())),
                 Err(e) => Err(e.at(range())),
@@ -274,7 +274,7 @@ impl Evaluator<'_> {
                 }
                 self.ctx.root(*root).map_err(|e| e.at(range()))
             }
-            Expr::Field(field) => self.ctx.field(field).map_err(|e| e.at(range())),
+            Expr::Field(field) => self.ctx.field_at(id, field).map_err(|e| e.at(range())),
             Expr::Member { base, name } => {
                 self.step(id)?;
                 match self.place(*base)? {

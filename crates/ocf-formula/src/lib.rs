@@ -30,7 +30,7 @@ pub use crate::context::{Context, MapContext};
 pub use crate::decimal::Decimal;
 pub use crate::error::{ContextError, ErrorCode, FormulaError, TextRange};
 pub use crate::limits::Limits;
-pub use crate::lowered::{Function, Lowered, Root};
+pub use crate::lowered::{ExprId, Function, Lowered, Root};
 pub use crate::ty::Ty;
 pub use crate::value::Value;
 
