@@ -301,6 +301,41 @@ impl Building {
 
 #[salsa::tracked(returns(ref))]
 pub fn effect_instances(db: &dyn salsa::Database, character: CharacterInput) -> EffectIndex {
+    if let Some(given) = shares_index_with(db, character) {
+        let shared = effect_instances(db, given).clone();
+        // Debug builds check the judgement against the index built for the derived character.
+        if crate::derived::checked() {
+            assert_eq!(
+                shared,
+                build_index(db, character),
+                "a shared effect index differs"
+            );
+        }
+        return shared;
+    }
+    build_index(db, character)
+}
+
+/// The character a derived character (a proposed sheet, [`crate::derived`]) has its instances
+/// from: the one it was derived from, when both have the same activations and applied entries.
+/// An instance is made of its activation (the copy's handle, which a derived character shares
+/// while the copy is unchanged, and its picks) and, for an applied entry, of the entry; a
+/// proposed change to a value then builds no index again (a fifth of a proposed-sheet action).
+fn shares_index_with(
+    db: &dyn salsa::Database,
+    character: CharacterInput,
+) -> Option<CharacterInput> {
+    if crate::derived::none_in(db) {
+        return None;
+    }
+    let given = character.derived_from(db)?;
+    (character.ruleset(db) == given.ruleset(db)
+        && activations(db, character) == activations(db, given)
+        && character.applied(db) == given.applied(db))
+    .then_some(given)
+}
+
+fn build_index(db: &dyn salsa::Database, character: CharacterInput) -> EffectIndex {
     let ruleset_input = character.ruleset(db);
     let ruleset = ruleset_input.ruleset(db);
     let mut index = Building::new(ruleset);

@@ -156,6 +156,13 @@ fn name_new_copies_with(
     pending: &[Json],
     changes: &mut [Json],
 ) {
+    // Only an `addItem` without an `id` is named: the IDs taken need not be gathered otherwise.
+    if !changes
+        .iter()
+        .any(|c| c.get("type").and_then(Json::as_str) == Some("addItem"))
+    {
+        return;
+    }
     let added_id = |c: &Json| -> Option<String> {
         let change = c.get("change").unwrap_or(c);
         (change.get("type")?.as_str()? == "addItem")
