@@ -243,6 +243,10 @@ impl Context for Resolved<'_, '_> {
         self.ctx.field(id)
     }
 
+    fn root_member(&self, root: Root, name: &str) -> Option<Result<Option<Value>, ContextError>> {
+        self.ctx.root_member(root, name)
+    }
+
     fn field_at(&self, at: ocf_formula::ExprId, id: &str) -> Result<Option<Value>, ContextError> {
         match self.names.get(at.into_raw().into_u32() as usize) {
             Some(Some(resolved)) => self.ctx.read(id, &resolved.id, Some(resolved.place)),
@@ -302,6 +306,28 @@ impl Context for SheetContext<'_> {
                 "`{other}` is not bound on a sheet"
             ))),
         }
+    }
+
+    fn root_member(&self, root: Root, name: &str) -> Option<Result<Option<Value>, ContextError>> {
+        // A copy's `equipped`, `quantity` and `id` are its inputs as they are: read alone, they
+        // spare making its whole `self` (its item's view and state), most often for an effect's
+        // `when: self.equipped`. A state key of the same name would stand in its place.
+        let (Root::SelfCopy, SelfRef::Copy(copy)) = (root, &self.bindings.self_ref) else {
+            return None;
+        };
+        let db = self.db;
+        let value = match name {
+            "equipped" => Value::Bool(copy.equipped(db)),
+            "quantity" => Value::Int(copy.quantity(db) as i64),
+            "id" => Value::string(copy.id(db).as_str()),
+            _ => return None,
+        };
+        let decls = crate::view::state_decls(self.ruleset, copy.item(db), copy.templates(db));
+        if decls.iter().any(|(key, _)| *key == name) {
+            return None;
+        }
+        crate::reads::view(View::Copy(*copy));
+        Some(Ok(Some(value)))
     }
 
     fn field(&self, id: &str) -> Result<Option<Value>, ContextError> {

@@ -68,6 +68,7 @@ struct Shared {
     formulas: Mutex<Parsed>,
     names: Mutex<Names>,
     layout: std::sync::OnceLock<Arc<[u32]>>,
+    ids: std::sync::OnceLock<Arc<[Arc<str>]>>,
     /// Each field's written tags ([`written_tags`]).
     tags: std::sync::OnceLock<Box<[Tags]>>,
 }
@@ -285,6 +286,16 @@ fn layout_of(ruleset: &Ruleset) -> Arc<[u32]> {
     let mut order: Vec<u32> = (0..n as u32).collect();
     order.sort_by_key(|&i| (root[i as usize], i));
     order.into()
+}
+
+/// The ruleset's field IDs in field order, made once per ruleset: every character's sheet names
+/// its fields with these.
+pub fn field_ids(ruleset: &Ruleset) -> Arc<[Arc<str>]> {
+    let make = || ruleset.fields.iter().map(|(id, _)| Arc::from(id)).collect();
+    match shared(ruleset) {
+        Some(shared) => shared.ids.get_or_init(make).clone(),
+        None => make(),
+    }
 }
 
 /// The tags of the `i`th field of the ruleset when they are all written (no `{ formula }` entry),

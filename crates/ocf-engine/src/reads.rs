@@ -11,13 +11,15 @@
 use std::cell::RefCell;
 use std::sync::Arc;
 
+use smallvec::SmallVec;
+
 /// A field's reads. Not part of the field's value: two values that differ only in what they read
 /// are equal, so that salsa's backdating is unchanged.
 #[derive(Debug, Clone, Default)]
 pub struct FieldReads {
-    /// The fields read, each once, in the order first read. (Vectors as recorded: a value is
-    /// shared behind its `Arc` and never copied, so nothing is gained by another allocation.)
-    pub fields: Vec<Arc<str>>,
+    /// The fields read, each once, in the order first read, as recorded: most values read one or
+    /// two, kept inline (a list each was a tenth of a cold sheet's allocations).
+    pub fields: Reads,
     /// The views read, each once.
     pub views: Vec<View>,
     /// Whether the value read something other than fields, views, its own saved value, its own
@@ -48,16 +50,19 @@ impl FieldReads {
     /// limit): anything may have changed it.
     pub fn unknown() -> FieldReads {
         FieldReads {
-            fields: Vec::new(),
+            fields: Reads::new(),
             views: Vec::new(),
             other: true,
         }
     }
 }
 
+/// The fields a value read.
+pub type Reads = SmallVec<[Arc<str>; 2]>;
+
 #[derive(Default)]
 struct Recording {
-    fields: Vec<Arc<str>>,
+    fields: Reads,
     views: Vec<View>,
     other: bool,
 }
@@ -80,32 +85,41 @@ impl Recorder {
 
     pub(crate) fn finish(mut self) -> FieldReads {
         self.done = true;
-        let recording = STACK.with(|s| s.borrow_mut().pop()).unwrap_or_default();
+        let mut recording = STACK.with(|s| s.borrow_mut().pop()).unwrap_or_default();
+        let fields = first_of_each(&mut recording.fields);
+        recording.fields.truncate(fields);
+        let views = first_of_each(&mut recording.views);
+        recording.views.truncate(views);
         FieldReads {
-            fields: first_of_each(recording.fields),
-            views: first_of_each(recording.views),
+            fields: recording.fields,
+            views: recording.views,
             other: recording.other,
         }
     }
 }
 
-/// `list` with each value kept once, where it first stands. A field reads a few others and a view
-/// or two: a scan beats a hash set, which stays for long lists.
-fn first_of_each<T: Eq + std::hash::Hash + Clone>(mut list: Vec<T>) -> Vec<T> {
+/// Keeps each value of `list` once, where it first stands, at the front, and says how many: the
+/// rest is to be cut. A field reads a few others and a view or two: a scan beats a hash set,
+/// which stays for long lists.
+fn first_of_each<T: Eq + std::hash::Hash + Clone>(list: &mut [T]) -> usize {
+    let mut kept = 0;
     if list.len() > 16 {
         let mut seen = rustc_hash::FxHashSet::default();
-        list.retain(|x| seen.insert(x.clone()));
+        for i in 0..list.len() {
+            if seen.insert(list[i].clone()) {
+                list.swap(kept, i);
+                kept += 1;
+            }
+        }
     } else {
-        let mut kept = 0;
         for i in 0..list.len() {
             if !list[..kept].contains(&list[i]) {
                 list.swap(kept, i);
                 kept += 1;
             }
         }
-        list.truncate(kept);
     }
-    list
+    kept
 }
 
 impl Drop for Recorder {

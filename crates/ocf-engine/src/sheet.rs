@@ -176,10 +176,9 @@ pub(crate) fn field_keys<'db>(
     character: CharacterInput,
 ) -> Vec<(Arc<str>, FieldKey<'db>)> {
     let ruleset = character.ruleset(db).ruleset(db);
-    ruleset
-        .fields
+    crate::formula::field_ids(ruleset)
         .iter()
-        .map(|(id, _)| (Arc::from(id), FieldKey::new(db, character, id.to_owned())))
+        .map(|id| (id.clone(), FieldKey::new(db, character, &**id)))
         .collect()
 }
 

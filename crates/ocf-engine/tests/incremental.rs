@@ -189,7 +189,6 @@ fn equipping_a_shield_reruns_the_ac_chain_only() {
     let sheet = session.sheet_json(pc).unwrap();
     assert_eq!(sheet["values"]["t:ac"]["value"], json!(13));
     expect![[r#"
-        copy_self
         field_tree
         field_value(t:ac)
         sheet_chunk

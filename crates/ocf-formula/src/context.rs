@@ -24,6 +24,13 @@ pub trait Context {
     /// aggregates, and `item` inside `sumFields`, are bound by the evaluator and never asked for.
     fn root(&self, root: Root) -> Result<Option<Value>, ContextError>;
 
+    /// The member `name` of the root `root`, where the context can tell it without making the
+    /// whole root (a copy's `self.equipped`): `None` to have the evaluator read the root.
+    fn root_member(&self, root: Root, name: &str) -> Option<Result<Option<Value>, ContextError>> {
+        let _ = (root, name);
+        None
+    }
+
     /// A field's value by its dotted ID as written (`abilities.str.mod`); the context resolves it
     /// in the formula's pack, then its dependencies (EC).
     fn field(&self, id: &str) -> Result<Option<Value>, ContextError>;

@@ -277,6 +277,13 @@ impl Evaluator<'_> {
             Expr::Field(field) => self.ctx.field_at(id, field).map_err(|e| e.at(range())),
             Expr::Member { base, name } => {
                 self.step(id)?;
+                // A member of a root the formula doesn't bind, which the context may tell alone.
+                if let Expr::Root(root) = &lowered.exprs[*base]
+                    && !self.bindings.iter().any(|(r, _)| r == root)
+                    && let Some(member) = self.ctx.root_member(*root, name)
+                {
+                    return member.map_err(|e| e.at(lowered.range(*base)));
+                }
                 match self.place(*base)? {
                     None => Ok(None),
                     Some(Value::Map(members)) => Ok(members.get(name).cloned()),
