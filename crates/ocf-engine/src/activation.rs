@@ -164,10 +164,28 @@ pub struct Activations {
     pub choices: Vec<ChoiceRecord>,
     /// [`MAX_ACTIVATIONS`] was reached: what is past it isn't activated.
     pub limit_reached: bool,
+    /// What the walk's conditions read ([`crate::reads`]): a derived character whose reads are
+    /// the same has the same activations ([`crate::derived::shares_activations_with`]). Not part
+    /// of the value: it compares equal.
+    pub reads: crate::reads::FieldReads,
 }
 
 #[salsa::tracked(returns(ref))]
 pub fn activations(db: &dyn salsa::Database, character: CharacterInput) -> Activations {
+    if let Some(given) = crate::derived::shares_activations_with(db, character) {
+        let shared = activations(db, given).clone();
+        // Debug builds check the judgement against the walk on the derived character.
+        if crate::derived::checked() {
+            assert_eq!(shared, walk(db, character), "shared activations differ");
+        }
+        return shared;
+    }
+    walk(db, character)
+}
+
+fn walk(db: &dyn salsa::Database, character: CharacterInput) -> Activations {
+    // The conditions' reads are the walk's, not those of a field whose computation asked first.
+    let recorder = crate::reads::Recorder::start();
     let ruleset = character.ruleset(db).ruleset(db);
     let mut walk = Walk {
         db,
@@ -187,6 +205,7 @@ pub fn activations(db: &dyn salsa::Database, character: CharacterInput) -> Activ
     }
     walk.applied();
     walk.kept_by();
+    walk.out.reads = recorder.finish();
     walk.out
 }
 

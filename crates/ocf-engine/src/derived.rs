@@ -79,6 +79,38 @@ fn shares_with_given(db: &dyn salsa::Database, character: CharacterInput) -> boo
         && character.kept(db) == given.kept(db)
 }
 
+/// The character a derived character has its activations from (an action's proposed sheet
+/// after a change of values): the one it was derived from, when what the walk reads is the same
+/// on both. That is what [`shares_with_given`] compares, the copies (the same handles: a
+/// derived character shares an unchanged copy's), the rules-level picks, and what the given
+/// walk's conditions read, each input field's saved value; a condition that read a view or
+/// anything else is not judged.
+pub(crate) fn shares_activations_with(
+    db: &dyn salsa::Database,
+    character: CharacterInput,
+) -> Option<CharacterInput> {
+    if none_in(db) {
+        return None;
+    }
+    let given = character.derived_from(db)?;
+    if !shares_with_given(db, character)
+        || character.features(db) != given.features(db)
+        || character.inventory(db) != given.inventory(db)
+        || character.choices(db) != given.choices(db)
+    {
+        return None;
+    }
+    let read = &crate::activation::activations(db, given).reads;
+    let saved = |c, f: &str| saved_handle(db, FieldKey::new(db, c, f)).map(|h| h.value(db));
+    (!read.other
+        && read.views.is_empty()
+        && read
+            .fields
+            .iter()
+            .all(|f| saved(character, f) == saved(given, f)))
+    .then_some(given)
+}
+
 /// Whether `key`'s field has the same value on its (derived) character as on the given one.
 #[salsa::tracked(returns(copy), cycle_result = not_same)]
 fn same_as_given<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> bool {
