@@ -326,7 +326,11 @@ impl Context for SheetContext<'_> {
         if decls.iter().any(|(key, _)| *key == name) {
             return None;
         }
-        crate::reads::view(View::Copy(*copy));
+        // No view is recorded: these inputs are the copy handle's own, which no pick changes (a
+        // trial's reach), and a derived character shares a copy's handle only while the copy is
+        // as it was, the handle then being part of the reading instance, which the judgement of
+        // a derived value compares (crate::derived). An edit of the copy reaches the value
+        // through salsa, which saw the input read.
         Some(Ok(Some(value)))
     }
 
