@@ -191,7 +191,7 @@ fn on_sheet(
                 .ok_or_else(invalid)?;
             let fv = ocf_engine::field_value(
                 ctx.sheet.db,
-                ocf_engine::FieldKey::new(ctx.sheet.db, ctx.sheet.character, qualified.clone()),
+                ocf_engine::FieldKey::new(ctx.sheet.db, ctx.sheet.character, &*qualified),
             );
             let decl_f = ruleset.fields.get(&qualified).ok_or_else(invalid)?;
             let tags = fv.tags.iter().map(|t| Value::string(t.as_str())).collect();

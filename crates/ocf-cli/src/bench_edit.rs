@@ -294,14 +294,14 @@ fn trace_in_one_database(ruleset: &Arc<Ruleset>, character: &Character) -> Field
     let input = CharacterInput::load(&db, rules, character, &[]);
     let ids: Vec<String> = ruleset.fields.iter().map(|(id, _)| id.to_owned()).collect();
     for id in &ids {
-        field_value(&db, FieldKey::new(&db, input, id.clone()));
+        field_value(&db, FieldKey::new(&db, input, id.as_str()));
     }
     let mut reads = BTreeMap::new();
     for id in ids {
         db.synthetic_write(salsa::Durability::HIGH);
         db.take_executed();
         db.take_validated();
-        field_value(&db, FieldKey::new(&db, input, id.clone()));
+        field_value(&db, FieldKey::new(&db, input, id.as_str()));
         // A memo salsa dropped meanwhile (an LRU eviction, an interned key reclaimed) runs again
         // instead of being verified: both are what the field depends on.
         let mut walked = db.take_validated();

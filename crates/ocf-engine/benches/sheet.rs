@@ -59,7 +59,7 @@ fn bench(c: &mut Criterion) {
                 .deep(pc, move |db| {
                     ids.iter()
                         .map(|id| {
-                            let key = ocf_engine::FieldKey::new(db, input, id.clone());
+                            let key = ocf_engine::FieldKey::new(db, input, id.as_str());
                             ocf_engine::field_value(db, key).value.is_some()
                         })
                         .count()

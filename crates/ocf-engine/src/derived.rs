@@ -57,7 +57,7 @@ pub(crate) fn given_value(db: &dyn salsa::Database, key: FieldKey<'_>) -> Option
     if !same_as_given(db, key) {
         return None;
     }
-    let theirs = FieldKey::new(db, given, key.field(db).as_str());
+    let theirs = FieldKey::new(db, given, key.field(db).clone());
     Some(field_value(db, theirs).clone())
 }
 
@@ -132,7 +132,7 @@ fn judge<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> bool {
     let Some(_depth) = crate::field::DepthGuard::enter(&DEPTH, MAX_DEPTH) else {
         return false;
     };
-    let theirs = FieldKey::new(db, given, key.field(db).as_str());
+    let theirs = FieldKey::new(db, given, key.field(db).clone());
     let read = &field_value(db, theirs).reads;
     // The fields read first: a change is most often found down the fields a value reads, and
     // then a value's own saved value and effects need no look.
@@ -191,7 +191,7 @@ mod tests {
         let given = session.character_input(pc).expect("open");
         let derived = given.derive(db, &size.character(18));
         CHECK.with(|c| c.set(false));
-        let value = field_value(db, FieldKey::new(db, derived, format!("g:{read}"))).clone();
+        let value = field_value(db, FieldKey::new(db, derived, &*format!("g:{read}"))).clone();
         CHECK.with(|c| c.set(true));
         let ran = session
             .take_executed()

@@ -27,8 +27,10 @@ use crate::view::{ItemKey, applied_self};
 pub struct FieldKey<'db> {
     #[returns(copy)]
     pub character: CharacterInput,
+    /// The ruleset's own ID where the key comes from the character's table of keys
+    /// ([`crate::sheet::field_keys`]): shared, not copied.
     #[returns(ref)]
-    pub field: String,
+    pub field: Arc<str>,
 }
 
 /// Why a field has no value: `circular-formula`, or a formula error code, with the error's message
@@ -217,7 +219,7 @@ fn compute_field<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> Field
     };
     let character = key.character(db);
     let ruleset = character.ruleset(db).ruleset(db);
-    let Some((place, _, decl)) = ruleset.fields.0.get_full(key.field(db).as_str()) else {
+    let Some((place, _, decl)) = ruleset.fields.0.get_full(&**key.field(db)) else {
         return unknown_field(key.field(db));
     };
     let mut out = FieldValue::default();
@@ -303,7 +305,7 @@ fn field_cycle<'db>(
 /// changes only when a field nothing declared is saved.
 #[salsa::tracked]
 pub fn saved_handle<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> Option<SavedValue> {
-    key.character(db).saved(db).get(key.field(db)).copied()
+    key.character(db).saved(db).get(&**key.field(db)).copied()
 }
 
 /// An input field's raw value, as activation conditions read it: the saved value, else the
@@ -351,7 +353,7 @@ pub fn field_key_text(
         return None;
     }
     let field = FieldKey::from_id(key.key_index());
-    Some(field.field(db).clone())
+    Some(field.field(db).to_string())
 }
 
 struct Work<'a, 'db> {

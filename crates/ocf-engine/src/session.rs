@@ -679,7 +679,7 @@ impl Session {
         }
         let field = field.to_owned();
         self.deep(id, move |db| {
-            let key = FieldKey::new(db, c, field);
+            let key = FieldKey::new(db, c, &*field);
             field_value(db, key).clone()
         })
     }

@@ -151,7 +151,7 @@ fn shared_effects(
             if !matches!(instance.effect.target, ocf_model::Target::Fields { .. }) {
                 return true;
             }
-            let key = crate::field::FieldKey::new(db, character, field.clone());
+            let key = crate::field::FieldKey::new(db, character, &**field);
             let tags = &crate::field::field_value(db, key).tags;
             crate::effects::stands_on_tags(ruleset, instance, tags)
         })
@@ -178,7 +178,7 @@ pub(crate) fn field_keys<'db>(
     let ruleset = character.ruleset(db).ruleset(db);
     crate::formula::field_ids(ruleset)
         .iter()
-        .map(|id| (id.clone(), FieldKey::new(db, character, &**id)))
+        .map(|id| (id.clone(), FieldKey::new(db, character, id.clone())))
         .collect()
 }
 

@@ -51,7 +51,7 @@ pub struct Carried {
 
 /// The keyed `add` instances that counted on the sheet for `field`, in the breakdown's order.
 fn carried_of(run: &Run<'_, '_>, field: &str, part: usize) -> Vec<Carried> {
-    let key = ocf_engine::FieldKey::new(run.db, run.character, field.to_owned());
+    let key = ocf_engine::FieldKey::new(run.db, run.character, field);
     let value = ocf_engine::field_value(run.db, key);
     let index = ocf_engine::effects::effect_instances(run.db, run.character);
     let instances = index.by_field.get(field);
