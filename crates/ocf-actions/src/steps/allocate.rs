@@ -213,7 +213,7 @@ fn offered<'db>(
         }
         let fv = ocf_engine::field_value(
             run.db,
-            ocf_engine::FieldKey::new(run.db, run.character, &*id),
+            ocf_engine::FieldKey::new(run.db, run.character, id),
         );
         let tags = fv.tags.iter().map(|t| Value::string(t.as_str())).collect();
         let view = ocf_engine::context::field_view_with_tags(id, decl, tags);
