@@ -163,6 +163,13 @@ impl<'db> SheetContext<'db> {
         }
     }
 
+    /// The context with the character's table of keys given (a field's computation fetched it
+    /// once for its contexts), `None` where none may be used.
+    pub(crate) fn with_keys(self, table: Option<&'db crate::sheet::FieldTable<'db>>) -> Self {
+        let _ = self.keys.set(table.map(|t| &**t));
+        self
+    }
+
     /// Resolves a field name as written in the formula's pack (EC: "resolving field names in its
     /// pack and that pack's dependencies"). A pack the ruleset doesn't know (a test's) reads
     /// qualified IDs as they are.
@@ -175,6 +182,16 @@ impl<'db> SheetContext<'db> {
     pub fn evaluate(&self, text: &str) -> Result<Value, ocf_formula::FormulaError> {
         let (formula, names) =
             crate::formula::parse_resolved(self.ruleset, self.bindings.pack, text)?;
+        self.evaluate_parsed(&formula, names)
+    }
+
+    /// Evaluates `formula` here, its field names resolved in the context's pack as `names` (from
+    /// [`crate::formula::parse_resolved`]).
+    pub fn evaluate_parsed(
+        &self,
+        formula: &ocf_formula::Formula,
+        names: Option<crate::formula::ResolvedNames>,
+    ) -> Result<Value, ocf_formula::FormulaError> {
         match names {
             Some(names) => formula.evaluate(&Resolved { ctx: self, names }),
             None => formula.evaluate(self),
@@ -220,7 +237,7 @@ impl<'db> SheetContext<'db> {
     fn key_at(&self, place: u32) -> Option<FieldKey<'db>> {
         let keys = self.keys.get_or_init(|| {
             crate::derived::none_in(self.db)
-                .then(|| crate::sheet::field_keys(self.db, self.character).as_slice())
+                .then(|| &**crate::sheet::field_keys(self.db, self.character))
         });
         keys.and_then(|keys| keys.get(place as usize))
             .map(|(_, key)| *key)

@@ -708,30 +708,43 @@ pub fn stands_on_tags(ruleset: &ocf_model::Ruleset, instance: &Instance, tags: &
 /// How many fields one [`fields_with_instances`] covers, by their place in the ruleset's fields.
 pub const FIELDS_PER_MASK: usize = 8;
 
-/// Which of the ruleset's fields `chunk * 16 ..` have instances, a bit each (the `i`th field of the
-/// chunk, bit `i`): a firewall in front of [`field_effects`]. Most fields have none, and their
-/// values read only this, so a cold sheet runs one query for 16 of them rather than one each (a
-/// tenth of a cold sheet). It changes only when a field gains its first instance or loses its
-/// last, and then re-runs the values of the chunk's 16 fields, each finding its instances as
-/// before; a change to the instances of a field that has some reaches that field alone, through
-/// [`field_effects`].
+/// Which of the 8 ruleset fields of the key's chunk (`chunk * 8 ..`) have instances, a bit each
+/// (the `i`th field of the chunk, bit `i`): a firewall in front of [`field_effects`]. Most fields
+/// have none, and their values read only this, so a cold sheet runs one query for 8 of them
+/// rather than one each (a tenth of a cold sheet). It changes only when a field gains its first
+/// instance or loses its last, and then re-runs the values of the chunk's 8 fields, each finding
+/// its instances as before; a change to the instances of a field that has some reaches that
+/// field alone, through [`field_effects`].
 #[salsa::tracked]
-pub fn fields_with_instances(
-    db: &dyn salsa::Database,
-    character: CharacterInput,
-    chunk: u32,
-) -> u8 {
-    let by_field = &effect_instances(db, character).by_field;
-    let first = chunk as usize * FIELDS_PER_MASK;
+pub fn fields_with_instances<'db>(db: &'db dyn salsa::Database, key: MaskKey<'db>) -> u8 {
+    let by_field = &effect_instances(db, key.character(db)).by_field;
+    let first = key.chunk(db) as usize * FIELDS_PER_MASK;
     (0..FIELDS_PER_MASK)
         .filter(|i| by_field.has(first + i))
         .fold(0, |mask, i| mask | 1 << i)
 }
 
-/// Whether the `place`th field of the character's ruleset has instances ([`fields_with_instances`]).
-pub fn has_instances(db: &dyn salsa::Database, character: CharacterInput, place: usize) -> bool {
-    let mask = fields_with_instances(db, character, (place / FIELDS_PER_MASK) as u32);
-    mask & (1 << (place % FIELDS_PER_MASK)) != 0
+/// The key of one [`fields_with_instances`] mask: the character, and which 8 fields.
+#[salsa::interned(debug, revisions = usize::MAX)]
+pub struct MaskKey<'db> {
+    #[returns(copy)]
+    pub character: CharacterInput,
+    #[returns(copy)]
+    pub chunk: u32,
+}
+
+/// Whether the `place`th field of the character's ruleset has instances ([`fields_with_instances`]),
+/// the mask's key from the character's table of keys when there is one.
+pub(crate) fn has_instances(
+    db: &dyn salsa::Database,
+    character: CharacterInput,
+    place: usize,
+    table: Option<&crate::sheet::FieldTable<'_>>,
+) -> bool {
+    let key = table
+        .and_then(|t| t.mask(place))
+        .unwrap_or_else(|| MaskKey::new(db, character, (place / FIELDS_PER_MASK) as u32));
+    fields_with_instances(db, key) & (1 << (place % FIELDS_PER_MASK)) != 0
 }
 
 /// The instances on one field: a firewall between the whole index and the field's value.

@@ -230,6 +230,7 @@ fn compute_field<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> Field
         character,
         ruleset,
         place,
+        table: crate::derived::none_in(db).then(|| crate::sheet::field_keys(db, character)),
         decl,
         settings: &ruleset.settings,
         out: &mut out,
@@ -364,6 +365,8 @@ struct Work<'a, 'db> {
     ruleset: &'db ocf_model::Ruleset,
     /// The field's place in the ruleset's fields.
     place: usize,
+    /// The character's table of keys, where it may be used ([`SheetContext::with_keys`]).
+    table: Option<&'db crate::sheet::FieldTable<'db>>,
     decl: &'db Declared<FieldDecl>,
     settings: &'db ocf_model::Settings,
     out: &'a mut FieldValue,
@@ -393,6 +396,7 @@ impl<'db> Work<'_, 'db> {
             Mode::Sheet,
             Bindings::rules(&self.decl.pack),
         )
+        .with_keys(self.table)
     }
 
     /// A context for an instance's `when` and `value`: `self` and `item` as its activation sees them.
@@ -427,6 +431,7 @@ impl<'db> Work<'_, 'db> {
                 slot: instance.slot,
             },
         )
+        .with_keys(self.table)
     }
 
     fn eval(&self, text: &str, ctx: &SheetContext<'db>) -> Result<Value, FieldError> {
@@ -529,8 +534,10 @@ impl<'db> Work<'_, 'db> {
         let mut value = if is_input {
             self.input_base(&ctx)?
         } else if let Some(formula) = &self.decl.decl.formula {
-            let v = self
-                .eval(formula.as_str(), &ctx)
+            let text = formula.as_str();
+            let v = crate::formula::own_formula(self.ruleset, self.place, &self.decl.pack, text)
+                .and_then(|(formula, names)| ctx.evaluate_parsed(&formula, names))
+                .map_err(|e| FieldError::of_formula(e, text))
                 .map_err(|e| e.at(|| self.own_site("formula")))?;
             self.coerce(v)?
         } else {
@@ -538,7 +545,7 @@ impl<'db> Work<'_, 'db> {
         };
 
         let ruleset = self.ruleset;
-        let all: &[Placed] = if has_instances(self.db, self.character, self.place) {
+        let all: &[Placed] = if has_instances(self.db, self.character, self.place, self.table) {
             field_effects(self.db, self.key)
         } else {
             &[]

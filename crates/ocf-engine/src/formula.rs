@@ -33,6 +33,9 @@ fn first_error(errors: &[FormulaError]) -> FormulaError {
 /// past it a formula is parsed again at each read.
 pub const SHARED_LIMIT: usize = 1 << 20;
 
+/// A formula parsed and its names resolved ([`parse_resolved`]).
+type Resolved = Result<(Arc<Formula>, Option<ResolvedNames>), FormulaError>;
+
 /// A field's tags when all are written, else `None`.
 type Tags = Option<Arc<[String]>>;
 
@@ -69,6 +72,8 @@ struct Shared {
     names: Mutex<Names>,
     layout: std::sync::OnceLock<Arc<[u32]>>,
     ids: std::sync::OnceLock<Arc<[Arc<str>]>>,
+    /// Each field's own `formula` ([`own_formula`]).
+    own: std::sync::OnceLock<Box<[std::sync::OnceLock<Resolved>]>>,
     /// Each field's written tags ([`written_tags`]).
     tags: std::sync::OnceLock<Box<[Tags]>>,
 }
@@ -286,6 +291,26 @@ fn layout_of(ruleset: &Ruleset) -> Arc<[u32]> {
     let mut order: Vec<u32> = (0..n as u32).collect();
     order.sort_by_key(|&i| (root[i as usize], i));
     order.into()
+}
+
+/// The `formula` of the `place`th field of the ruleset, `text`, as [`parse_resolved`] gives it in
+/// the field's `pack`: kept by the field's place, so that a value finds its formula without
+/// hashing its text or taking the table's lock.
+pub fn own_formula(ruleset: &Ruleset, place: usize, pack: &str, text: &str) -> Resolved {
+    let Some(shared) = shared(ruleset) else {
+        return parse_resolved(ruleset, pack, text);
+    };
+    let slots = shared.own.get_or_init(|| {
+        (0..ruleset.fields.len())
+            .map(|_| std::sync::OnceLock::new())
+            .collect()
+    });
+    match slots.get(place) {
+        Some(slot) => slot
+            .get_or_init(|| parse_resolved(ruleset, pack, text))
+            .clone(),
+        None => parse_resolved(ruleset, pack, text),
+    }
 }
 
 /// The ruleset's field IDs in field order, made once per ruleset: every character's sheet names

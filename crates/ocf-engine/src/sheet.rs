@@ -168,18 +168,46 @@ fn shared_activations(
     Arc::new(activations(db, character).clone())
 }
 
-/// The key of each field the character's ruleset declares, in field order, with its ID: made once
-/// per character (it reads only the ruleset), so a sheet read interns no keys.
+/// The key of each field the character's ruleset declares, in field order, with its ID, and the
+/// key of each of its [`crate::effects::fields_with_instances`] masks: made once per character (it
+/// reads only the ruleset), so a sheet read interns no keys.
 #[salsa::tracked(returns(ref))]
 pub(crate) fn field_keys<'db>(
     db: &'db dyn salsa::Database,
     character: CharacterInput,
-) -> Vec<(Arc<str>, FieldKey<'db>)> {
+) -> FieldTable<'db> {
     let ruleset = character.ruleset(db).ruleset(db);
-    crate::formula::field_ids(ruleset)
+    let keys: Vec<_> = crate::formula::field_ids(ruleset)
         .iter()
         .map(|id| (id.clone(), FieldKey::new(db, character, id.clone())))
-        .collect()
+        .collect();
+    let masks = (0..keys.len().div_ceil(crate::effects::FIELDS_PER_MASK))
+        .map(|chunk| crate::effects::MaskKey::new(db, character, chunk as u32))
+        .collect();
+    FieldTable { keys, masks }
+}
+
+/// A character's keys of its fields and of their masks ([`field_keys`]); as a list, the fields'.
+#[derive(Debug, Clone, PartialEq, salsa::SalsaValue)]
+pub(crate) struct FieldTable<'db> {
+    keys: Vec<(Arc<str>, FieldKey<'db>)>,
+    masks: Vec<crate::effects::MaskKey<'db>>,
+}
+
+impl<'db> FieldTable<'db> {
+    /// The key of the mask of the `place`th field.
+    pub(crate) fn mask(&self, place: usize) -> Option<crate::effects::MaskKey<'db>> {
+        self.masks
+            .get(place / crate::effects::FIELDS_PER_MASK)
+            .copied()
+    }
+}
+
+impl<'db> std::ops::Deref for FieldTable<'db> {
+    type Target = [(Arc<str>, FieldKey<'db>)];
+    fn deref(&self) -> &Self::Target {
+        &self.keys
+    }
 }
 
 /// How many fields a [`sheet_chunk`] holds: small enough that an edit re-reads few fields beyond

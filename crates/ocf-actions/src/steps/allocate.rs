@@ -211,10 +211,8 @@ fn offered<'db>(
         if decl.decl.input != Some(true) || decl.decl.r#type != ocf_model::FieldType::Integer {
             continue;
         }
-        let fv = ocf_engine::field_value(
-            run.db,
-            ocf_engine::FieldKey::new(run.db, run.character, id),
-        );
+        let fv =
+            ocf_engine::field_value(run.db, ocf_engine::FieldKey::new(run.db, run.character, id));
         let tags = fv.tags.iter().map(|t| Value::string(t.as_str())).collect();
         let view = ocf_engine::context::field_view_with_tags(id, decl, tags);
         if let Some(w) = &query.r#where {
