@@ -216,8 +216,17 @@ impl ByField {
         fn unknown<'a>(map: &'a FxHashMap<String, Vec<Placed>>, f: &str) -> &'a [Placed] {
             map.get(f).map_or(&[], |l| &l[..])
         }
+        // Most fields have no instances on either side: their group bounds are equal and empty,
+        // told by the bounds alone (a trial compares every field).
+        let bounds =
+            |by: &ByField, i: usize| (by.starts.get(i).copied(), by.starts.get(i + 1).copied());
         let mut out: Vec<String> = (0..ruleset.fields.len())
-            .filter(|&i| !same_in_place(self.group(i), other.group(i)))
+            .filter(|&i| {
+                let (a, b) = (bounds(self, i), bounds(other, i));
+                let empty =
+                    |(start, end): (Option<u32>, Option<u32>)| start.is_none() || start == end;
+                !(empty(a) && empty(b)) && !same_in_place(self.group(i), other.group(i))
+            })
             .filter_map(|i| ruleset.fields.0.get_index(i).map(|(f, _)| f.clone()))
             .collect();
         for f in self.unknown.keys().chain(other.unknown.keys()) {

@@ -105,8 +105,8 @@ impl From<&Sheet> for Trial {
     }
 }
 
-/// The trial of `character` whose field values are those of `base` but at the places `reread`,
-/// which are read again: a listOptions trial, when the fields a pick can reach are known
+/// The trial of `character` whose field values are those of `base` but at the places `reread`
+/// (ascending), which are read again: a listOptions trial, when the fields a pick can reach are known
 /// ([`crate::options`]). `None` when `base` isn't a sheet of this character's fields.
 pub(crate) fn with_fields(
     db: &dyn salsa::Database,
@@ -118,16 +118,27 @@ pub(crate) fn with_fields(
     if keys.len() != base.len() {
         return None;
     }
-    let mut fields = base.to_vec();
+    debug_assert!(reread.windows(2).all(|w| w[0] < w[1]), "places ascending");
+    let mut again: Vec<Arc<FieldValue>> = Vec::with_capacity(reread.len());
     for &i in reread {
         let (id, key) = keys.get(i)?;
-        if *id != fields[i].0 {
+        if base.get(i).is_none_or(|(theirs, _)| theirs != id) {
             return None;
         }
-        fields[i].1 = field_value(db, *key).clone();
+        again.push(field_value(db, *key).clone());
     }
+    // Made in place, in one allocation: the base's fields, those read again replaced.
+    let mut again = reread.iter().copied().zip(again).peekable();
+    let fields = base
+        .iter()
+        .enumerate()
+        .map(|(i, (id, value))| match again.next_if(|(at, _)| *at == i) {
+            Some((_, value)) => (id.clone(), value),
+            None => (id.clone(), value.clone()),
+        })
+        .collect();
     Some(Trial {
-        fields: fields.into(),
+        fields,
         judged: sheet_judged(db, character).clone(),
     })
 }
