@@ -225,7 +225,10 @@ impl ByField {
                 let (a, b) = (bounds(self, i), bounds(other, i));
                 let empty =
                     |(start, end): (Option<u32>, Option<u32>)| start.is_none() || start == end;
-                !(empty(a) && empty(b)) && !same_in_place(self.group(i), other.group(i))
+                if empty(a) && empty(b) {
+                    return false;
+                }
+                !same_in_place(self.group(i), other.group(i))
             })
             .filter_map(|i| ruleset.fields.0.get_index(i).map(|(f, _)| f.clone()))
             .collect();
