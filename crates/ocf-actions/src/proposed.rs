@@ -177,13 +177,17 @@ impl Sheets {
             });
         }
         let private = self.session.as_mut().expect("made above");
-        let from = if batch.starts_with(&private.holds) {
-            private.holds.len()
-        } else {
-            let _ = private.session.update(private.id, &private.given);
+        // Extending the batch the session holds, it applies the rest; else it goes back to the
+        // given file, and the batch is applied to that (one step: the given file's copy is the
+        // one the batch edits).
+        let extends = batch.starts_with(&private.holds);
+        let from = if extends { private.holds.len() } else { 0 };
+        if !extends {
             private.holds.clear();
-            0
-        };
+            if batch.is_empty() {
+                let _ = private.session.update(private.id, &private.given);
+            }
+        }
         if from < batch.len() {
             let changes = ocf_engine::changes::read_batch(&Json::Array(batch[from..].to_vec()))
                 .map_err(|e| fail(json!(e)))?;
@@ -192,7 +196,14 @@ impl Sheets {
                 strict: false,
                 dice: None,
             };
-            if let Err(mut error) = private.session.apply(private.id, &changes, options) {
+            let applied = if extends {
+                private.session.apply(private.id, &changes, options)
+            } else {
+                private
+                    .session
+                    .apply_to(private.id, &private.given, &changes, options)
+            };
+            if let Err(mut error) = applied {
                 // The path in the whole batch, not in the part applied. The session went back to
                 // what it held before.
                 if let Some(rest) = error.path.strip_prefix("/changes/") {

@@ -1,7 +1,7 @@
 //! `Session::apply`: applyChanges on an open character, as edits of its inputs, so only what the
 //! changes touch is recomputed. A batch that fails leaves the session as it was.
 
-use ocf_model::Change;
+use ocf_model::{Change, Character};
 
 use super::{Applied, Applier, ChangeError, Options};
 use crate::session::{CharacterId, Session};
@@ -21,12 +21,44 @@ impl Session {
             Ok(file) => file.clone(),
             Err(e) => return Err(ChangeError::new("unknown-character", "", e.to_string())),
         };
+        let working = original.clone();
+        self.apply_working(id, &original, working, false, batch, options)
+    }
+
+    /// [`Session::apply`] to `base` in place of the file the session holds: the session is
+    /// brought to `base`, then the batch runs. On failure the session holds `base`. For a caller
+    /// that holds the file to start from (an action's proposed sheet going back to its given
+    /// file), whose copy then serves as the one the batch edits.
+    #[tracing::instrument(name = "session.apply", level = "info", skip_all, fields(character = ?id, changes = batch.len()))]
+    pub fn apply_to(
+        &mut self,
+        id: CharacterId,
+        base: &Character,
+        batch: &[Change],
+        options: Options<'_>,
+    ) -> Result<Applied, ChangeError> {
+        if let Err(e) = self.file(id) {
+            return Err(ChangeError::new("unknown-character", "", e.to_string()));
+        }
+        self.apply_working(id, base, base.clone(), true, batch, options)
+    }
+
+    /// Runs `batch` on `working` (a copy of `original`), bringing the session to it first when
+    /// `bring` (else the session holds `original` already).
+    fn apply_working(
+        &mut self,
+        id: CharacterId,
+        original: &Character,
+        mut working: Character,
+        bring: bool,
+        batch: &[Change],
+        options: Options<'_>,
+    ) -> Result<Applied, ChangeError> {
         // The picks among competing options reach only computeSheet (EF "Competing options":
         // applyChanges uses each group's recommended option): the batch runs on the file without
         // them, and the file it makes carries them again.
-        let mut working = original.clone();
         let picks = std::mem::take(&mut working.competing);
-        if !picks.is_empty() {
+        if bring || !picks.is_empty() {
             let _ = self.update(id, &working);
         }
         let applier = Applier::new(self, id, working, options);
@@ -39,7 +71,7 @@ impl Session {
                 Ok(applied)
             }
             Err(error) => {
-                let _ = self.update(id, &original);
+                let _ = self.update(id, original);
                 Err(error)
             }
         }
