@@ -216,22 +216,25 @@ impl ByField {
         fn unknown<'a>(map: &'a FxHashMap<String, Vec<Placed>>, f: &str) -> &'a [Placed] {
             map.get(f).map_or(&[], |l| &l[..])
         }
-        // Most fields have no instances on either side: their group bounds are equal and empty,
-        // told by the bounds alone (a trial compares every field).
-        let bounds =
-            |by: &ByField, i: usize| (by.starts.get(i).copied(), by.starts.get(i + 1).copied());
-        let mut out: Vec<String> = (0..ruleset.fields.len())
-            .filter(|&i| {
-                let (a, b) = (bounds(self, i), bounds(other, i));
-                let empty =
-                    |(start, end): (Option<u32>, Option<u32>)| start.is_none() || start == end;
-                if empty(a) && empty(b) {
-                    return false;
-                }
-                !same_in_place(self.group(i), other.group(i))
-            })
-            .filter_map(|i| ruleset.fields.0.get_index(i).map(|(f, _)| f.clone()))
-            .collect();
+        // Most fields have no instances on either side: their groups' bounds tell it alone, in one
+        // pass over both (a trial compares every field).
+        let n = ruleset.fields.len();
+        let mut out: Vec<String> = if self.starts.len() == n + 1 && other.starts.len() == n + 1 {
+            self.starts
+                .windows(2)
+                .zip(other.starts.windows(2))
+                .enumerate()
+                .filter(|(_, (a, b))| a[0] != a[1] || b[0] != b[1])
+                .map(|(i, _)| i)
+                .filter(|&i| !same_in_place(self.group(i), other.group(i)))
+                .filter_map(|i| ruleset.fields.0.get_index(i).map(|(f, _)| f.clone()))
+                .collect()
+        } else {
+            (0..n)
+                .filter(|&i| !same_in_place(self.group(i), other.group(i)))
+                .filter_map(|i| ruleset.fields.0.get_index(i).map(|(f, _)| f.clone()))
+                .collect()
+        };
         for f in self.unknown.keys().chain(other.unknown.keys()) {
             if !same_in_place(unknown(&self.unknown, f), unknown(&other.unknown, f))
                 && !out.contains(f)

@@ -218,7 +218,13 @@ fn compute_field<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> Field
         ));
     };
     let character = key.character(db);
-    let ruleset = character.ruleset(db).ruleset(db);
+    // The character's table of keys holds its ruleset too: a value that reads it reads the
+    // ruleset through it, not through two inputs of its own.
+    let table = crate::derived::none_in(db).then(|| crate::sheet::field_keys(db, character));
+    let ruleset = match table {
+        Some(table) => table.ruleset(),
+        None => character.ruleset(db).ruleset(db),
+    };
     let Some((place, _, decl)) = ruleset.fields.0.get_full(&**key.field(db)) else {
         return unknown_field(key.field(db));
     };
@@ -230,7 +236,7 @@ fn compute_field<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> Field
         character,
         ruleset,
         place,
-        table: crate::derived::none_in(db).then(|| crate::sheet::field_keys(db, character)),
+        table,
         decl,
         settings: &ruleset.settings,
         out: &mut out,

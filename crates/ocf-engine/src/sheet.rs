@@ -195,7 +195,11 @@ pub(crate) fn field_keys<'db>(
     let masks = (0..keys.len().div_ceil(crate::effects::FIELDS_PER_MASK))
         .map(|chunk| crate::effects::MaskKey::new(db, character, chunk as u32))
         .collect();
-    FieldTable { keys, masks }
+    FieldTable {
+        keys,
+        masks,
+        ruleset: Shared(ruleset.clone()),
+    }
 }
 
 /// A character's keys of its fields and of their masks ([`field_keys`]); as a list, the fields'.
@@ -203,9 +207,27 @@ pub(crate) fn field_keys<'db>(
 pub(crate) struct FieldTable<'db> {
     keys: Vec<(Arc<str>, FieldKey<'db>)>,
     masks: Vec<crate::effects::MaskKey<'db>>,
+    /// The ruleset the table was made of: another one (a homebrew reloaded) makes the table new,
+    /// and every value that read it runs again.
+    ruleset: Shared,
+}
+
+/// A ruleset, the same when it is the same `Arc`.
+#[derive(Debug, Clone)]
+struct Shared(Arc<ocf_model::Ruleset>);
+
+impl PartialEq for Shared {
+    fn eq(&self, other: &Shared) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 impl<'db> FieldTable<'db> {
+    /// The character's ruleset.
+    pub(crate) fn ruleset(&self) -> &ocf_model::Ruleset {
+        &self.ruleset.0
+    }
+
     /// The key of the mask of the `place`th field.
     pub(crate) fn mask(&self, place: usize) -> Option<crate::effects::MaskKey<'db>> {
         self.masks
