@@ -119,7 +119,7 @@ impl<'db> Bindings<'db> {
 }
 
 /// A ruleset field's ID and the character's key of it ([`crate::sheet::field_keys`]).
-type Keyed<'db> = (Arc<str>, FieldKey<'db>);
+type FieldEntry<'db> = (Arc<str>, FieldKey<'db>);
 
 pub struct SheetContext<'db> {
     pub db: &'db dyn salsa::Database,
@@ -130,7 +130,7 @@ pub struct SheetContext<'db> {
     /// The character's key of each ruleset field ([`crate::sheet::field_keys`]), fetched at the
     /// first read, where no character was derived in the database (a derived character, which
     /// reads a few fields, would intern every key): a read by a resolved name interns nothing.
-    keys: std::cell::OnceCell<Option<&'db [Keyed<'db>]>>,
+    keys: std::cell::OnceCell<Option<&'db [FieldEntry<'db>]>>,
 }
 
 impl<'db> SheetContext<'db> {
