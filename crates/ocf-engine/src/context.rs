@@ -211,7 +211,7 @@ impl<'db> SheetContext<'db> {
             Mode::Sheet => {
                 let key = place
                     .and_then(|place| self.key_at(place))
-                    .unwrap_or_else(|| FieldKey::new(self.db, self.character, &**qualified));
+                    .unwrap_or_else(|| FieldKey::new(self.db, self.character, qualified.clone()));
                 let result = crate::field::field_value(self.db, key);
                 match (&result.value, &result.error) {
                     (_, Some(error)) => Err(ContextError::new(

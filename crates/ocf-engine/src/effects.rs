@@ -158,30 +158,11 @@ pub struct EffectIndex {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ByField {
     /// The ruleset whose fields the groups follow, so that a reader needs no read of its own.
-    fields: FieldsOf,
+    fields: Option<crate::input::SameRuleset>,
     grouped: Vec<Placed>,
     /// `grouped[starts[i]..starts[i + 1]]` are the instances on the `i`th field.
     starts: Vec<u32>,
     unknown: FxHashMap<String, Vec<Placed>>,
-}
-
-/// The ruleset a [`ByField`] is laid out by: the same one when the same `Arc`.
-#[derive(Clone, Default)]
-struct FieldsOf(Option<Arc<ocf_model::Ruleset>>);
-
-impl PartialEq for FieldsOf {
-    fn eq(&self, other: &FieldsOf) -> bool {
-        match (&self.0, &other.0) {
-            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
-            (a, b) => a.is_none() && b.is_none(),
-        }
-    }
-}
-
-impl std::fmt::Debug for FieldsOf {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("FieldsOf(..)")
-    }
 }
 
 impl ByField {
@@ -189,9 +170,8 @@ impl ByField {
     pub fn get(&self, field: &str) -> &[Placed] {
         let place = self
             .fields
-            .0
             .as_ref()
-            .and_then(|r| r.fields.0.get_index_of(field));
+            .and_then(|r| r.0.fields.0.get_index_of(field));
         match place {
             Some(i) => self.group(i),
             None => self.unknown.get(field).map_or(&[], |l| &l[..]),
@@ -305,7 +285,7 @@ impl Building {
         EffectIndex {
             list: self.list,
             by_field: ByField {
-                fields: FieldsOf(Some(self.fields)),
+                fields: Some(crate::input::SameRuleset(self.fields)),
                 grouped: self.placed.into_iter().map(|(_, placed)| placed).collect(),
                 starts,
                 unknown: self.unknown,

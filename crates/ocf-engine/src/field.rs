@@ -983,7 +983,7 @@ impl<'db> Work<'_, 'db> {
                 }
             }
         }
-        Ok(Arc::from(crate::formula::first_of_each(tags)))
+        Ok(crate::reads::kept_once(tags).into())
     }
 
     /// `name`: the `nameFrom` string field's value when it is not blank.

@@ -234,26 +234,17 @@ fn layout_of(ruleset: &Ruleset) -> Arc<[u32]> {
     let reads: Vec<Vec<u32>> = ruleset
         .fields
         .iter()
-        .map(|(_, decl)| {
+        .enumerate()
+        .map(|(place, (_, decl))| {
             let Some(text) = &decl.decl.formula else {
                 return Vec::new();
             };
-            let Ok(formula) = parse_in(ruleset, text.as_str()) else {
+            let Ok((formula, names)) = own_formula(ruleset, place, &decl.pack, text.as_str())
+            else {
                 return Vec::new();
             };
-            formula
-                .lowered()
-                .exprs
-                .iter()
-                .filter_map(|(_, expr)| match expr {
-                    ocf_formula::lowered::Expr::Field(name) => {
-                        resolve_field(ruleset, &decl.pack, name)
-                    }
-                    _ => None,
-                })
-                .filter_map(|id| ruleset.fields.0.get_index_of(&*id))
-                .map(|i| i as u32)
-                .collect()
+            let names = names.unwrap_or_else(|| resolve_names(ruleset, &decl.pack, &formula));
+            names.iter().flatten().map(|name| name.place).collect()
         })
         .collect();
     // Each field's root, depth first without recursion (a chain of untrusted fields may be long);
@@ -335,7 +326,7 @@ pub fn written_tags(ruleset: &Ruleset, i: usize) -> Option<Arc<[String]>> {
                 ocf_model::Computed::Formula { .. } => return None,
             }
         }
-        Some(Arc::from(first_of_each(tags)))
+        Some(crate::reads::kept_once(tags).into())
     };
     let Some(shared) = shared(ruleset) else {
         return ruleset.fields.0.get_index(i).and_then(|(_, decl)| of(decl));
@@ -346,25 +337,6 @@ pub fn written_tags(ruleset: &Ruleset, i: usize) -> Option<Arc<[String]>> {
         .get(i)
         .cloned()
         .flatten()
-}
-
-/// `list` with each value kept once, where it first stands. A field has a few tags: a scan beats
-/// a hash set, which stays for long lists (a scan of those would be quadratic).
-pub(crate) fn first_of_each(mut list: Vec<String>) -> Vec<String> {
-    if list.len() > 16 {
-        let mut seen = rustc_hash::FxHashSet::default();
-        list.retain(|t| seen.insert(t.clone()));
-        return list;
-    }
-    let mut kept = 0;
-    for i in 0..list.len() {
-        if !list[..kept].contains(&list[i]) {
-            list.swap(kept, i);
-            kept += 1;
-        }
-    }
-    list.truncate(kept);
-    list
 }
 
 /// A lock whose holder panicked still holds sound data: every entry is whole.

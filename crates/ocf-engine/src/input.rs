@@ -43,6 +43,24 @@ impl RulesetInput {
     }
 }
 
+/// A ruleset held by a memo's value, the same when it is the same `Arc`: a value laid out by a
+/// ruleset's fields (an effect index, a character's table of keys) is new when the ruleset is
+/// another, whatever it declares.
+#[derive(Clone)]
+pub(crate) struct SameRuleset(pub(crate) Arc<Ruleset>);
+
+impl PartialEq for SameRuleset {
+    fn eq(&self, other: &SameRuleset) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl std::fmt::Debug for SameRuleset {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SameRuleset(..)")
+    }
+}
+
 /// Which list of the character file a copy is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CopyList {

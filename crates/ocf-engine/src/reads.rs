@@ -98,9 +98,16 @@ impl Recorder {
     }
 }
 
+/// `list` with each value kept once, where it first stands (a field's tags).
+pub(crate) fn kept_once<T: Eq + std::hash::Hash + Clone>(mut list: Vec<T>) -> Vec<T> {
+    let kept = first_of_each(&mut list);
+    list.truncate(kept);
+    list
+}
+
 /// Keeps each value of `list` once, where it first stands, at the front, and says how many: the
-/// rest is to be cut. A field reads a few others and a view or two: a scan beats a hash set,
-/// which stays for long lists.
+/// rest is to be cut. A field reads a few others and a view or two, and has a few tags: a scan
+/// beats a hash set, which stays for long lists (a scan of those would be quadratic).
 fn first_of_each<T: Eq + std::hash::Hash + Clone>(list: &mut [T]) -> usize {
     let mut kept = 0;
     if list.len() > 16 {

@@ -198,7 +198,7 @@ pub(crate) fn field_keys<'db>(
     FieldTable {
         keys,
         masks,
-        ruleset: Shared(ruleset.clone()),
+        ruleset: crate::input::SameRuleset(ruleset.clone()),
     }
 }
 
@@ -209,17 +209,7 @@ pub(crate) struct FieldTable<'db> {
     masks: Vec<crate::effects::MaskKey<'db>>,
     /// The ruleset the table was made of: another one (a homebrew reloaded) makes the table new,
     /// and every value that read it runs again.
-    ruleset: Shared,
-}
-
-/// A ruleset, the same when it is the same `Arc`.
-#[derive(Debug, Clone)]
-struct Shared(Arc<ocf_model::Ruleset>);
-
-impl PartialEq for Shared {
-    fn eq(&self, other: &Shared) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
-    }
+    ruleset: crate::input::SameRuleset,
 }
 
 impl<'db> FieldTable<'db> {

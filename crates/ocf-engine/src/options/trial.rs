@@ -3,8 +3,9 @@
 //! A trial sets one picks tree (the character's rules-level one, or a copy's), one input set and
 //! so one new revision, and gives the fields whose effect instances that changes, compared with
 //! their instances before any pick. The caller reads again only the fields those can reach
-//! ([`super::reach`]), each from the character's effect index through its own
-//! [`crate::effects::field_effects`] firewall; every other field keeps its base value, so no trial
+//! ([`super::reach`]), each from the character's effect index through its mask
+//! ([`crate::effects::fields_with_instances`]) and its own [`crate::effects::field_effects`]
+//! firewall; every other field keeps its base value, so no trial
 //! re-checks the memos of the whole sheet.
 //!
 //! The tree is set at the [`STRUCTURE`] durability it has: a memo reading an input of lower
