@@ -572,7 +572,11 @@ impl<'db> Work<'_, 'db> {
 
         // 2. Grants, for a set field.
         if self.ty() == FieldType::Set {
-            let grants = by_op(self, Op::Grant)?;
+            let grants = if instances.is_empty() {
+                Vec::new()
+            } else {
+                by_op(self, Op::Grant)?
+            };
             let mut members: Vec<Value> = match &value {
                 Value::List(items) => (**items).clone(),
                 _ => Vec::new(),
@@ -591,65 +595,69 @@ impl<'db> Work<'_, 'db> {
         }
         self.out.base = Some(value.clone());
 
-        // 3. Set: stacking, then competing options.
-        let sets = by_op(self, Op::Set)?;
-        let sets = self.stack(Op::Set, sets)?;
-        if let Some(applied) = self.compete(Op::Set, None, sets)? {
-            value = self.coerce(applied.value.clone())?;
-            self.step(Op::Set, applied.value.clone(), &applied.instance);
-        }
-
-        // 4. Add.
-        let adds = by_op(self, Op::Add)?;
-        for add in self.stack(Op::Add, adds)? {
-            let before = value.clone();
-            value = add_values(&value, &add.value)?;
-            if value != before {
-                self.step(Op::Add, add.value.clone(), &add.instance);
+        // Most fields have no instances: their value is the base. Asking the six operations of
+        // none was 1.5 M of a cold sheet's 22.6 M instructions at 2 000 fields.
+        if !instances.is_empty() {
+            // 3. Set: stacking, then competing options.
+            let sets = by_op(self, Op::Set)?;
+            let sets = self.stack(Op::Set, sets)?;
+            if let Some(applied) = self.compete(Op::Set, None, sets)? {
+                value = self.coerce(applied.value.clone())?;
+                self.step(Op::Set, applied.value.clone(), &applied.instance);
             }
-        }
 
-        // 5. Multiply, in instance order, an integer field rounding after each.
-        let multiplies = by_op(self, Op::Multiply)?;
-        for m in self.stack(Op::Multiply, multiplies)? {
-            let before = value.clone();
-            // Exact and wide, so that only the result meets its type's range (formulas.md:
-            // "a result out of the range of its type"): an int field past the decimal range
-            // may still be halved.
-            let product = millionths(&value)?
-                .checked_mul(millionths(&m.value)?)
-                .map_err(arith)?;
-            value = if self.ty() == FieldType::Integer {
-                let rounding = m
-                    .instance
-                    .effect
-                    .rounding
-                    .or(self.decl.decl.rounding)
-                    .or(self.settings.rounding)
-                    .unwrap_or(Rounding::Floor);
-                Value::Int(round_wide(product, rounding).map_err(arith)?)
-            } else {
-                Value::Decimal(product.to_decimal().map_err(arith)?)
-            };
-            if !value.equals(&before) {
-                self.step(Op::Multiply, m.value.clone(), &m.instance);
+            // 4. Add.
+            let adds = by_op(self, Op::Add)?;
+            for add in self.stack(Op::Add, adds)? {
+                let before = value.clone();
+                value = add_values(&value, &add.value)?;
+                if value != before {
+                    self.step(Op::Add, add.value.clone(), &add.instance);
+                }
             }
-        }
 
-        // 6. The highest atLeast raises, then the lowest atMost lowers.
-        let at_least = self.stack(Op::AtLeast, by_op(self, Op::AtLeast)?)?;
-        if let Some(best) = pick_bound(at_least, true)?
-            && compare(&best.value, &value)?.is_gt()
-        {
-            value = best.value.clone();
-            self.step(Op::AtLeast, best.value.clone(), &best.instance);
-        }
-        let at_most = self.stack(Op::AtMost, by_op(self, Op::AtMost)?)?;
-        if let Some(best) = pick_bound(at_most, false)?
-            && compare(&best.value, &value)?.is_lt()
-        {
-            value = best.value.clone();
-            self.step(Op::AtMost, best.value.clone(), &best.instance);
+            // 5. Multiply, in instance order, an integer field rounding after each.
+            let multiplies = by_op(self, Op::Multiply)?;
+            for m in self.stack(Op::Multiply, multiplies)? {
+                let before = value.clone();
+                // Exact and wide, so that only the result meets its type's range (formulas.md:
+                // "a result out of the range of its type"): an int field past the decimal range
+                // may still be halved.
+                let product = millionths(&value)?
+                    .checked_mul(millionths(&m.value)?)
+                    .map_err(arith)?;
+                value = if self.ty() == FieldType::Integer {
+                    let rounding = m
+                        .instance
+                        .effect
+                        .rounding
+                        .or(self.decl.decl.rounding)
+                        .or(self.settings.rounding)
+                        .unwrap_or(Rounding::Floor);
+                    Value::Int(round_wide(product, rounding).map_err(arith)?)
+                } else {
+                    Value::Decimal(product.to_decimal().map_err(arith)?)
+                };
+                if !value.equals(&before) {
+                    self.step(Op::Multiply, m.value.clone(), &m.instance);
+                }
+            }
+
+            // 6. The highest atLeast raises, then the lowest atMost lowers.
+            let at_least = self.stack(Op::AtLeast, by_op(self, Op::AtLeast)?)?;
+            if let Some(best) = pick_bound(at_least, true)?
+                && compare(&best.value, &value)?.is_gt()
+            {
+                value = best.value.clone();
+                self.step(Op::AtLeast, best.value.clone(), &best.instance);
+            }
+            let at_most = self.stack(Op::AtMost, by_op(self, Op::AtMost)?)?;
+            if let Some(best) = pick_bound(at_most, false)?
+                && compare(&best.value, &value)?.is_lt()
+            {
+                value = best.value.clone();
+                self.step(Op::AtMost, best.value.clone(), &best.instance);
+            }
         }
 
         // 7. Round an integer field's decimal once, then clamp a derived value.
