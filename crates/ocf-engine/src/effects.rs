@@ -412,7 +412,7 @@ fn expand(
             for field in matched.iter() {
                 add(Instance {
                     field: Some(field.clone()),
-                    option_id: format!("{}@{field}", base.option_id),
+                    option_id: joined(&[&base.option_id, "@", field]),
                     ..base.clone()
                 });
             }
@@ -428,11 +428,10 @@ fn rules_instances(db: &dyn salsa::Database, ruleset_input: RulesetInput) -> Arc
     let ruleset = ruleset_input.ruleset(db);
     let mut out = Vec::new();
     for (i, effect) in ruleset.effects.iter().enumerate() {
-        let key = effect.decl.id.clone().unwrap_or_else(|| i.to_string());
         let base = Instance::unowned(
             SourceKind::Rules,
             &effect.pack,
-            format!("{}:rules#{key}", effect.pack),
+            option_id(&[&effect.pack, ":rules#"], &effect.decl, i),
             &effect.decl,
             &effect.pack,
         );
@@ -538,8 +537,7 @@ fn activation_effects(db: &dyn salsa::Database, key: ActivationKey<'_>) -> Vec<I
             if suppressed {
                 continue;
             }
-            let key = effect.id.clone().unwrap_or_else(|| i.to_string());
-            out.push(instance(effect, format!("{item}#type.{key}"), &pack));
+            out.push(instance(effect, option_id(&[&item, "#type."], effect, i), &pack));
         }
     }
     let pack: Arc<str> = entry.pack_of("effects").into();
@@ -547,8 +545,38 @@ fn activation_effects(db: &dyn salsa::Database, key: ActivationKey<'_>) -> Vec<I
         if effect.scope.unwrap_or(Scope::Holder) != scope {
             continue;
         }
-        let key = effect.id.clone().unwrap_or_else(|| i.to_string());
-        out.push(instance(effect, format!("{item}#{key}"), &pack));
+        out.push(instance(effect, option_id(&[&item, "#"], effect, i), &pack));
+    }
+    out
+}
+
+/// An effect's competing-option ID: `parts` joined, then the effect's `id` or, without one, its
+/// index among its owner's effects. Joined by hand: `format!` was a third of making an
+/// activation's instances.
+fn option_id(parts: &[&str], effect: &Effect, index: usize) -> String {
+    let mut out = joined(parts);
+    match &effect.id {
+        Some(id) => out.push_str(id),
+        None => {
+            let start = out.len();
+            let mut n = index;
+            loop {
+                out.insert(start, char::from(b'0' + (n % 10) as u8));
+                n /= 10;
+                if n == 0 {
+                    break;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `parts` joined, with room for an effect's key after them.
+fn joined(parts: &[&str]) -> String {
+    let mut out = String::with_capacity(parts.iter().map(|p| p.len()).sum::<usize>() + 8);
+    for part in parts {
+        out.push_str(part);
     }
     out
 }
@@ -576,10 +604,9 @@ fn choice_effects(
         .enumerate()
         .filter(|(_, e)| e.scope.unwrap_or(Scope::Holder) == Scope::Holder)
         .map(|(i, effect)| {
-            let key = effect.id.clone().unwrap_or_else(|| i.to_string());
             Instance {
                 source: source.clone(),
-                option_id: format!("{}#{key}", pick.option_prefix),
+                option_id: option_id(&[&pick.option_prefix, "#"], effect, i),
                 effect: effect.clone(),
                 pack: pack.clone(),
                 field: None,
