@@ -797,6 +797,11 @@ impl<'db> Walk<'db> {
     fn applied(&mut self) {
         let db = self.db;
         let applied = self.character.applied(db).clone();
+        // Without applied entries no immunity has anything to block: their conditions aren't
+        // evaluated (nor read what they would).
+        if applied.is_empty() {
+            return;
+        }
         // 2. The active holder immunities: the rules', then each holder activation's.
         let mut holder: Vec<ActiveImmunity<'db>> = Vec::new();
         for (i, immunity) in self.ruleset.immune_to.iter().enumerate() {
