@@ -262,6 +262,13 @@ impl Building {
         if let Some(field) = placed.instance.field.as_deref() {
             match placed.instance.place {
                 Some(i) => {
+                    // Debug builds check that no instance lands where no effect can target.
+                    if crate::derived::checked() {
+                        assert!(
+                            crate::formula::targets(&self.fields).can_have(i as usize),
+                            "an instance on `{field}`, which no effect of the ruleset targets"
+                        );
+                    }
                     placed.field_at = self.counts[i as usize] as usize;
                     self.counts[i as usize] += 1;
                     self.placed.push((i, placed.clone()));
@@ -749,26 +756,30 @@ pub fn stands_on_tags(ruleset: &ocf_model::Ruleset, instance: &Instance, tags: &
     matches!(formula.evaluate(&ctx), Ok(Value::Bool(true)))
 }
 
-/// How many fields one [`fields_with_instances`] covers, by their place in the ruleset's fields.
+/// How many fields one [`fields_with_instances`] covers, by their place among the fields an effect
+/// can target ([`crate::targets`]).
 pub const FIELDS_PER_MASK: usize = 8;
 
-/// Which of the 8 ruleset fields of the key's chunk (`chunk * 8 ..`) have instances, a bit each
-/// (the `i`th field of the chunk, bit `i`): a firewall in front of [`field_effects`]. Most fields
-/// have none, and their values read only this, so a cold sheet runs one query for 8 of them
-/// rather than one each (a tenth of a cold sheet). It changes only when a field gains its first
-/// instance or loses its last, and then re-runs the values of the chunk's 8 fields, each finding
-/// its instances as before; a change to the instances of a field that has some reaches that
-/// field alone, through [`field_effects`].
+/// Which of the 8 targetable fields of the key's chunk (`chunk * 8 ..` among the fields an effect
+/// can target) have instances, a bit each (the `i`th field of the chunk, bit `i`): a firewall in
+/// front of [`field_effects`]. Most fields have none, and their values read only this, so a cold
+/// sheet runs one query for 8 of them rather than one each (a tenth of a cold sheet). It changes
+/// only when a field gains its first instance or loses its last, and then re-runs the values of
+/// the chunk's 8 fields, each finding its instances as before; a change to the instances of a
+/// field that has some reaches that field alone, through [`field_effects`]. A field no effect can
+/// target reads no mask.
 #[salsa::tracked]
 pub fn fields_with_instances<'db>(db: &'db dyn salsa::Database, key: MaskKey<'db>) -> u8 {
-    let by_field = &effect_instances(db, key.character(db)).by_field;
+    let character = key.character(db);
+    let by_field = &effect_instances(db, character).by_field;
+    let targets = crate::formula::targets(character.ruleset(db).ruleset(db));
     let first = key.chunk(db) as usize * FIELDS_PER_MASK;
     (0..FIELDS_PER_MASK)
-        .filter(|i| by_field.has(first + i))
+        .filter(|i| targets.place(first + i).is_some_and(|p| by_field.has(p)))
         .fold(0, |mask, i| mask | 1 << i)
 }
 
-/// The key of one [`fields_with_instances`] mask: the character, and which 8 fields.
+/// The key of one [`fields_with_instances`] mask: the character, and which 8 targetable fields.
 #[salsa::interned(debug, revisions = usize::MAX)]
 pub struct MaskKey<'db> {
     #[returns(copy)]
@@ -777,18 +788,30 @@ pub struct MaskKey<'db> {
     pub chunk: u32,
 }
 
-/// Whether the `place`th field of the character's ruleset has instances ([`fields_with_instances`]),
-/// the mask's key from the character's table of keys when there is one.
+/// Whether the `place`th field of the character's ruleset has instances: never, when no effect
+/// can target it ([`crate::targets`]), else as its mask says ([`fields_with_instances`]), the
+/// mask's key from the character's table of keys when there is one.
 pub(crate) fn has_instances(
     db: &dyn salsa::Database,
     character: CharacterInput,
     place: usize,
     table: Option<&crate::sheet::FieldTable<'_>>,
 ) -> bool {
-    let key = table
-        .and_then(|t| t.mask(place))
-        .unwrap_or_else(|| MaskKey::new(db, character, (place / FIELDS_PER_MASK) as u32));
-    fields_with_instances(db, key) & (1 << (place % FIELDS_PER_MASK)) != 0
+    let (slot, key) = match table {
+        Some(table) => match table.mask(place) {
+            Some(found) => found,
+            None => return false,
+        },
+        None => {
+            let targets = crate::formula::targets(character.ruleset(db).ruleset(db));
+            let Some(slot) = targets.slot(place) else {
+                return false;
+            };
+            let chunk = (slot / FIELDS_PER_MASK) as u32;
+            (slot, MaskKey::new(db, character, chunk))
+        }
+    };
+    fields_with_instances(db, key) & (1 << (slot % FIELDS_PER_MASK)) != 0
 }
 
 /// The instances on one field: a firewall between the whole index and the field's value.

@@ -76,6 +76,8 @@ struct Shared {
     own: std::sync::OnceLock<Box<[std::sync::OnceLock<Resolved>]>>,
     /// Each field's written tags ([`written_tags`]).
     tags: std::sync::OnceLock<Box<[Tags]>>,
+    /// The fields an effect can target ([`targets`]).
+    targets: std::sync::OnceLock<Arc<crate::targets::Targets>>,
 }
 
 fn shared(ruleset: &Ruleset) -> Option<&Shared> {
@@ -306,6 +308,15 @@ pub fn own_formula(ruleset: &Ruleset, place: usize, pack: &str, text: &str) -> R
 
 /// The ruleset's field IDs in field order, made once per ruleset: every character's sheet names
 /// its fields with these.
+/// The fields an effect of `ruleset` can target ([`crate::targets`]), found once per ruleset.
+pub(crate) fn targets(ruleset: &Ruleset) -> Arc<crate::targets::Targets> {
+    let make = || Arc::new(crate::targets::Targets::of(ruleset));
+    match shared(ruleset) {
+        Some(shared) => shared.targets.get_or_init(make).clone(),
+        None => make(),
+    }
+}
+
 pub fn field_ids(ruleset: &Ruleset) -> Arc<[Arc<str>]> {
     let make = || ruleset.fields.iter().map(|(id, _)| Arc::from(id)).collect();
     match shared(ruleset) {

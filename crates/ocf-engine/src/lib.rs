@@ -29,6 +29,7 @@ pub mod sheet;
 pub mod sheet_changes;
 pub mod standard;
 pub mod synthetic;
+pub mod targets;
 pub mod view;
 
 pub use crate::changes::{

@@ -180,8 +180,9 @@ fn shared_activations(
 }
 
 /// The key of each field the character's ruleset declares, in field order, with its ID, and the
-/// key of each of its [`crate::effects::fields_with_instances`] masks: made once per character (it
-/// reads only the ruleset), so a sheet read interns no keys.
+/// key of each [`crate::effects::fields_with_instances`] mask of the fields an effect can target
+/// ([`crate::targets`]): made once per character (it reads only the ruleset), so a sheet read
+/// interns no keys.
 #[salsa::tracked(returns(ref))]
 pub(crate) fn field_keys<'db>(
     db: &'db dyn salsa::Database,
@@ -192,12 +193,14 @@ pub(crate) fn field_keys<'db>(
         .iter()
         .map(|id| (id.clone(), FieldKey::new(db, character, id.clone())))
         .collect();
-    let masks = (0..keys.len().div_ceil(crate::effects::FIELDS_PER_MASK))
+    let targets = crate::formula::targets(ruleset);
+    let masks = (0..targets.count().div_ceil(crate::effects::FIELDS_PER_MASK))
         .map(|chunk| crate::effects::MaskKey::new(db, character, chunk as u32))
         .collect();
     FieldTable {
         keys,
         masks,
+        targets,
         ruleset: crate::input::SameRuleset(ruleset.clone()),
     }
 }
@@ -207,6 +210,8 @@ pub(crate) fn field_keys<'db>(
 pub(crate) struct FieldTable<'db> {
     keys: Vec<(Arc<str>, FieldKey<'db>)>,
     masks: Vec<crate::effects::MaskKey<'db>>,
+    /// The fields an effect can target, which the masks cover.
+    targets: Arc<crate::targets::Targets>,
     /// The ruleset the table was made of: another one (a homebrew reloaded) makes the table new,
     /// and every value that read it runs again.
     ruleset: crate::input::SameRuleset,
@@ -218,11 +223,12 @@ impl<'db> FieldTable<'db> {
         &self.ruleset.0
     }
 
-    /// The key of the mask of the `place`th field.
-    pub(crate) fn mask(&self, place: usize) -> Option<crate::effects::MaskKey<'db>> {
-        self.masks
-            .get(place / crate::effects::FIELDS_PER_MASK)
-            .copied()
+    /// The `place`th field's slot among the fields an effect can target, and its mask's key;
+    /// `None` when no effect can target it.
+    pub(crate) fn mask(&self, place: usize) -> Option<(usize, crate::effects::MaskKey<'db>)> {
+        let slot = self.targets.slot(place)?;
+        let key = self.masks.get(slot / crate::effects::FIELDS_PER_MASK)?;
+        Some((slot, *key))
     }
 }
 
