@@ -560,7 +560,11 @@ fn activation_effects(db: &dyn salsa::Database, key: ActivationKey<'_>) -> Vec<I
             if suppressed {
                 continue;
             }
-            out.push(instance(effect, option_id(&[&item, "#type."], effect, i), &pack));
+            out.push(instance(
+                effect,
+                option_id(&[&item, "#type."], effect, i),
+                &pack,
+            ));
         }
     }
     let pack: Arc<str> = entry.pack_of("effects").into();
@@ -626,21 +630,19 @@ fn choice_effects(
         .iter()
         .enumerate()
         .filter(|(_, e)| e.scope.unwrap_or(Scope::Holder) == Scope::Holder)
-        .map(|(i, effect)| {
-            Instance {
-                source: source.clone(),
-                option_id: option_id(&[&pick.option_prefix, "#"], effect, i),
-                effect: effect.clone(),
-                pack: pack.clone(),
-                field: None,
-                place: None,
-                copy: owner.and_then(|a| a.copy),
-                applied_entry: None,
-                item: item.clone(),
-                templates: templates.clone(),
-                pick: pick.pick.clone(),
-                slot: pick.slot,
-            }
+        .map(|(i, effect)| Instance {
+            source: source.clone(),
+            option_id: option_id(&[&pick.option_prefix, "#"], effect, i),
+            effect: effect.clone(),
+            pack: pack.clone(),
+            field: None,
+            place: None,
+            copy: owner.and_then(|a| a.copy),
+            applied_entry: None,
+            item: item.clone(),
+            templates: templates.clone(),
+            pick: pick.pick.clone(),
+            slot: pick.slot,
         })
         .collect()
 }

@@ -127,3 +127,102 @@ impl Targets {
         self.slot(place).is_some()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Targets;
+    use serde_json::json;
+
+    fn ruleset(release: serde_json::Value) -> ocf_model::Ruleset {
+        let release: ocf_model::PackRelease = serde_json::from_value(release).unwrap();
+        ocf_load::load_ruleset(&[release], &Default::default()).unwrap()
+    }
+
+    /// The targetable fields, by ID.
+    fn targetable(ruleset: &ocf_model::Ruleset) -> Vec<&str> {
+        let targets = Targets::of(ruleset);
+        (0..targets.count())
+            .filter_map(|slot| targets.place(slot))
+            .filter_map(|place| ruleset.fields.0.get_index(place).map(|(id, _)| id.as_str()))
+            .collect()
+    }
+
+    #[test]
+    fn every_kind_of_effect_names_its_fields_and_no_others() {
+        let ruleset = ruleset(json!({
+            "id": "core", "version": "1.0.0", "specVersion": "1.0.0",
+            "rules": {
+                "fields": {
+                    "byRules": { "type": "integer" },
+                    "byType": { "type": "integer" },
+                    "byItem": { "type": "integer" },
+                    "byChoice": { "type": "integer" },
+                    "byNestedOption": { "type": "integer" },
+                    "untouched": { "type": "integer" },
+                    "label": { "type": "string" },
+                    "langs": { "type": "set" },
+                },
+                "effects": [{ "target": "byRules", "op": "add", "value": 1 }],
+                "contentTypes": {
+                    "feature": { "effects": [{ "target": "core:byType", "op": "add", "value": 1 }] },
+                },
+                "choices": [{
+                    "id": "origin",
+                    "effects": [{ "target": "byChoice", "op": "add", "value": 1 }],
+                    "options": [{ "id": "a", "choices": [{
+                        "id": "deeper",
+                        "options": [{ "id": "b",
+                            "effects": [{ "target": "byNestedOption", "op": "add", "value": 1 }] }],
+                    }] }],
+                }],
+            },
+            "content": [{ "id": "charm", "type": "feature",
+                "effects": [{ "target": "byItem", "op": "add", "value": 1 }] }],
+        }));
+        expect_test::expect![[r#"
+            [
+                "core:byRules",
+                "core:byType",
+                "core:byItem",
+                "core:byChoice",
+                "core:byNestedOption",
+            ]
+        "#]]
+        .assert_debug_eq(&targetable(&ruleset));
+    }
+
+    /// An effect on a set of fields can reach every field of its kind: numbers for the other
+    /// operations, sets for `grant`.
+    #[test]
+    fn an_effect_on_a_set_of_fields_counts_every_field_of_its_kind() {
+        let release = |op: &str, value: serde_json::Value| {
+            json!({
+                "id": "core", "version": "1.0.0", "specVersion": "1.0.0",
+                "rules": {
+                    "fields": {
+                        "hp": { "type": "integer" },
+                        "speed": { "type": "decimal" },
+                        "label": { "type": "string" },
+                        "langs": { "type": "set" },
+                    },
+                    "effects": [{ "target": { "fields": { "where": "false" } }, "op": op,
+                        "value": value }],
+                },
+            })
+        };
+        let numbers = ruleset(release("add", json!(1)));
+        let sets = ruleset(release("grant", json!({ "formula": "['elvish']" })));
+        expect_test::expect![[r#"
+            (
+                [
+                    "core:hp",
+                    "core:speed",
+                ],
+                [
+                    "core:langs",
+                ],
+            )
+        "#]]
+        .assert_debug_eq(&(targetable(&numbers), targetable(&sets)));
+    }
+}
