@@ -647,12 +647,12 @@ fn choice_effects(
         .collect()
 }
 
-/// A target field ID: qualified as loaded, or resolved in the effect's pack.
 /// `field`'s place among the ruleset's fields, if it is one.
 fn place_of(ruleset: &ocf_model::Ruleset, field: &str) -> Option<u32> {
     ruleset.fields.0.get_index_of(field).map(|i| i as u32)
 }
 
+/// A target field ID: qualified as loaded, or resolved in the effect's pack.
 fn resolve_field(ruleset: &ocf_model::Ruleset, pack: &str, id: &str) -> String {
     if ruleset.fields.get(id).is_some() {
         return id.to_owned();
@@ -764,7 +764,7 @@ pub const FIELDS_PER_MASK: usize = 8;
 
 /// Which of the 8 targetable fields of the key's chunk (`chunk * 8 ..` among the fields an effect
 /// can target) have instances, a bit each (the `i`th field of the chunk, bit `i`): a firewall in
-/// front of [`field_effects`]. Most fields have none, and their values read only this, so a cold
+/// front of [`field_effects`]. Most of them have none, and their values read only this, so a cold
 /// sheet runs one query for 8 of them rather than one each (a tenth of a cold sheet). It changes
 /// only when a field gains its first instance or loses its last, and then re-runs the values of
 /// the chunk's 8 fields, each finding its instances as before; a change to the instances of a
