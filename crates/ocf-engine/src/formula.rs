@@ -306,8 +306,6 @@ pub fn own_formula(ruleset: &Ruleset, place: usize, pack: &str, text: &str) -> R
     }
 }
 
-/// The ruleset's field IDs in field order, made once per ruleset: every character's sheet names
-/// its fields with these.
 /// The fields an effect of `ruleset` can target ([`crate::targets`]), found once per ruleset.
 pub(crate) fn targets(ruleset: &Ruleset) -> Arc<crate::targets::Targets> {
     let make = || Arc::new(crate::targets::Targets::of(ruleset));
@@ -317,6 +315,8 @@ pub(crate) fn targets(ruleset: &Ruleset) -> Arc<crate::targets::Targets> {
     }
 }
 
+/// The ruleset's field IDs in field order, made once per ruleset: every character's sheet names
+/// its fields with these.
 pub fn field_ids(ruleset: &Ruleset) -> Arc<[Arc<str>]> {
     let make = || ruleset.fields.iter().map(|(id, _)| Arc::from(id)).collect();
     match shared(ruleset) {
