@@ -186,25 +186,87 @@ pub fn activations(db: &dyn salsa::Database, character: CharacterInput) -> Activ
 fn walk(db: &dyn salsa::Database, character: CharacterInput) -> Activations {
     // The conditions' reads are the walk's, not those of a field whose computation asked first.
     let recorder = crate::reads::Recorder::start();
-    let ruleset = character.ruleset(db).ruleset(db);
-    let mut walk = Walk {
-        db,
-        character,
-        ruleset,
-        out: Activations::default(),
-        prefix: Vec::new(),
-        immune: None,
-    };
+    let mut walk = Walk::new(db, character);
     walk.rules_picks();
-    for copy in character
-        .features(db)
-        .iter()
-        .chain(character.inventory(db).iter())
-    {
+    let copies = character.features(db).len() + character.inventory(db).len();
+    let parts: Vec<&Activations> = (0..copies.div_ceil(COPIES_PER_PART))
+        .map(|part| copies_walk(db, character, part))
+        .collect();
+    let total = walk.out.list.len() + parts.iter().map(|p| p.list.len()).sum::<usize>();
+    let mut reads = Vec::new();
+    if total < MAX_ACTIVATIONS && !walk.out.limit_reached {
+        // Under the limit, the walk of the copies in one pass would never have found the list
+        // full: each part as it was walked alone is what that pass makes of its copies.
+        for part in parts {
+            walk.append(part);
+            reads.push(&part.reads);
+        }
+    } else {
+        for copy in all_copies(db, character) {
+            walk.copy(*copy);
+        }
+    }
+    walk.applied();
+    walk.kept_by();
+    walk.out.reads = recorder.finish();
+    for part in reads {
+        walk.out.reads.extend(part);
+    }
+    // Debug builds check the parts against the walk of every copy in one pass.
+    if crate::derived::checked() {
+        assert_eq!(
+            walk.out,
+            walk_in_one_pass(db, character),
+            "the copies' parts differ"
+        );
+    }
+    walk.out
+}
+
+/// The activations found by walking every copy in one pass ([`walk`]'s parts checked).
+fn walk_in_one_pass(db: &dyn salsa::Database, character: CharacterInput) -> Activations {
+    let recorder = crate::reads::Recorder::start();
+    let mut walk = Walk::new(db, character);
+    walk.rules_picks();
+    for copy in all_copies(db, character) {
         walk.copy(*copy);
     }
     walk.applied();
     walk.kept_by();
+    walk.out.reads = recorder.finish();
+    walk.out
+}
+
+/// The character's copies, features then inventory: the order the walk follows them in.
+fn all_copies(
+    db: &dyn salsa::Database,
+    character: CharacterInput,
+) -> impl Iterator<Item = &CopyInput> {
+    character
+        .features(db)
+        .iter()
+        .chain(character.inventory(db).iter())
+}
+
+/// How many copies one [`copies_walk`] walks.
+const COPIES_PER_PART: usize = 8;
+
+/// The activations of copies `part * 8 ..` (features then inventory), walked as if the list
+/// started with them: a pick in the rules' tree or in another part's copies walks these again
+/// only if what they read changed, where one walk of the whole character went through every copy
+/// on every pick (listOptions' trials). [`walk`] appends the parts, moving their places in the
+/// list, while the whole stays under the activation limit, and otherwise walks every copy in one
+/// pass. 8 copies, not 1: a part is a memo and a key of its own, which a cold sheet pays for.
+#[salsa::tracked(returns(ref))]
+fn copies_walk(db: &dyn salsa::Database, character: CharacterInput, part: usize) -> Activations {
+    let recorder = crate::reads::Recorder::start();
+    let mut walk = Walk::new(db, character);
+    for copy in all_copies(db, character)
+        .skip(part * COPIES_PER_PART)
+        .take(COPIES_PER_PART)
+    {
+        walk.copy(*copy);
+    }
     walk.out.reads = recorder.finish();
     walk.out
 }
@@ -224,16 +286,8 @@ pub(crate) fn holds(
     activation: &Activation,
     when: Option<&ocf_model::Formula>,
 ) -> bool {
-    let ruleset = character.ruleset(db).ruleset(db);
-    let walk = Walk {
-        db,
-        character,
-        ruleset,
-        out: Activations::default(),
-        prefix: Vec::new(),
-        immune: None,
-    };
-    let pack = content(ruleset, activation).map_or("", |e| e.pack_of("keepsTemplates"));
+    let walk = Walk::new(db, character);
+    let pack = content(walk.ruleset, activation).map_or("", |e| e.pack_of("keepsTemplates"));
     walk.condition(when, walk.bindings(activation, pack))
 }
 
@@ -249,6 +303,49 @@ struct Walk<'db> {
 }
 
 impl<'db> Walk<'db> {
+    fn new(db: &'db dyn salsa::Database, character: CharacterInput) -> Walk<'db> {
+        Walk {
+            db,
+            character,
+            ruleset: character.ruleset(db).ruleset(db),
+            out: Activations::default(),
+            prefix: Vec::new(),
+            immune: None,
+        }
+    }
+
+    /// Appends the activations of a part walked alone ([`copies_walk`]), its places in the
+    /// activation list and the choice list moved past what is already there.
+    fn append(&mut self, part: &Activations) {
+        let (at, records) = (self.out.list.len(), self.out.choices.len());
+        let moved = |i: Option<usize>| i.map(|i| i + at);
+        self.out.list.extend(part.list.iter().map(|a| Activation {
+            parent: moved(a.parent),
+            kept_by: moved(a.kept_by),
+            ..a.clone()
+        }));
+        self.out
+            .choice_picks
+            .extend(part.choice_picks.iter().map(|p| ChoicePick {
+                owner: moved(p.owner),
+                ..p.clone()
+            }));
+        self.out
+            .inline_picks
+            .extend(part.inline_picks.iter().map(|p| InlinePick {
+                owner: moved(p.owner),
+                record: p.record + records,
+                ..p.clone()
+            }));
+        self.out
+            .choices
+            .extend(part.choices.iter().map(|c| ChoiceRecord {
+                owner: moved(c.owner),
+                parent_record: c.parent_record.map(|r| r + records),
+                ..c.clone()
+            }));
+    }
+
     /// An activation condition, evaluated in `pack` with `self` and `item` bound. A condition that
     /// fails to evaluate counts as false (decisions.md, "Failing activation conditions").
     fn condition(&self, text: Option<&ocf_model::Formula>, bindings: Bindings<'db>) -> bool {

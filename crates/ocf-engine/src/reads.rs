@@ -57,6 +57,19 @@ impl FieldReads {
     }
 }
 
+impl FieldReads {
+    /// Adds what `other` read, each once (a walk's and its parts', [`crate::activation`]).
+    pub fn extend(&mut self, other: &FieldReads) {
+        self.fields.extend(other.fields.iter().cloned());
+        let fields = first_of_each(&mut self.fields);
+        self.fields.truncate(fields);
+        self.views.extend(other.views.iter().copied());
+        let views = first_of_each(&mut self.views);
+        self.views.truncate(views);
+        self.other |= other.other;
+    }
+}
+
 /// The fields a value read.
 pub type Reads = SmallVec<[Arc<str>; 2]>;
 

@@ -283,6 +283,30 @@ mod tests {
         "#]].assert_debug_eq(&(summary, executed));
     }
 
+    /// A trial's pick in the rules' tree walks the rules' choices again, not the copies: their
+    /// parts of the walk ([`crate::activation`]) are kept.
+    #[test]
+    fn trials_walk_no_copies_again() {
+        let small = Synthetic::with_fields(400).unwrap();
+        let mut session = Session::with_execution_log(small.ruleset_with_choice(3));
+        let pc = session.open(&small.character(14), &[]);
+        session.sheet(pc).unwrap();
+        let cold = session.take_executed();
+        let path = crate::options::path::ChoicePath {
+            entry: None,
+            choice: vec![Synthetic::CHOICE.into()],
+        };
+        session.list_options(pc, &path).unwrap();
+        let trials = session.take_executed();
+        let count =
+            |log: &[String], query: &str| log.iter().filter(|q| q.starts_with(query)).count();
+        assert_eq!(
+            (count(&cold, "copies_walk"), count(&trials, "copies_walk")),
+            (small.copies().div_ceil(8), 0)
+        );
+        assert!(count(&trials, "activations") > 0);
+    }
+
     #[test]
     fn sizes_out_of_bounds_are_refused() {
         for fields in [0, 2, Synthetic::MAX_FIELDS + 1] {

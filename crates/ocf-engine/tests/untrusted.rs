@@ -30,6 +30,45 @@ fn grants_that_fan_out_stop_at_the_activation_limit() {
     assert_eq!(json["errors"][0]["code"], json!("safety-limit-exceeded"));
 }
 
+/// Copies each under the activation limit, together over it: the walk stops at the limit where a
+/// walk of every copy in one pass stops (debug builds check the two against each other).
+#[test]
+fn copies_under_the_limit_alone_stop_at_it_together() {
+    // Each copy's item grants 3^0 + ... + 3^7 = 3 280 activations; four copies reach 13 120.
+    let mut rules = String::from(
+        "contentTypes: { t:f: {} }\nfields: { t:x: { type: integer, default: 0 } }\ncontent:\n",
+    );
+    for i in 0..7 {
+        let next = i + 1;
+        rules.push_str(&format!(
+            "  t:c{i}: {{ id: t:c{i}, type: t:f, grants: [{{ item: t:c{next} }}, {{ item: t:c{next} }}, {{ item: t:c{next} }}] }}\n"
+        ));
+    }
+    rules.push_str("  t:c7: { id: t:c7, type: t:f }\n");
+    let mut session = Session::new(ruleset(&rules));
+    let pc = session.open(
+        &character(
+            "features: [{ id: a, item: t:c0 }, { id: b, item: t:c0 }, { id: c, item: t:c0 }, { id: d, item: t:c0 }]",
+        ),
+        &[],
+    );
+    let sheet = session.sheet(pc).unwrap();
+    let copies = sheet
+        .activations
+        .list
+        .iter()
+        .filter(|a| a.via == ocf_engine::activation::Via::Copy)
+        .count();
+    assert_eq!(
+        (sheet.activations.list.len(), copies),
+        (ocf_engine::activation::MAX_ACTIVATIONS, 4)
+    );
+    assert_eq!(
+        sheet.to_json()["errors"][0]["code"],
+        json!("safety-limit-exceeded")
+    );
+}
+
 #[test]
 fn broken_formulas_and_references_are_field_errors() {
     let rules = r#"
