@@ -102,7 +102,9 @@ impl<'db> Bindings<'db> {
         a: &crate::activation::Activation,
     ) -> Bindings<'db> {
         let mut bindings = Bindings::activation(db, character, pack, a);
-        if let SelfRef::Copy(copy) = bindings.self_ref {
+        if let SelfRef::Copy(copy) = bindings.self_ref
+            && crate::computed::declares_values(db, character, copy)
+        {
             let computed = crate::computed::computed_values(db, character, copy);
             if !computed.values.is_empty()
                 && let Value::Map(members) = copy_self(db, character, copy)

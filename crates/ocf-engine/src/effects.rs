@@ -363,7 +363,7 @@ fn build_index(db: &dyn salsa::Database, character: CharacterInput) -> EffectInd
         match pick.owner {
             None => {
                 for instance in choice_effects(pick, None) {
-                    expand(db, ruleset_input, instance, &mut |i| {
+                    expand(db, (ruleset_input, ruleset), instance, &mut |i| {
                         index.add(Arc::new(i), None)
                     });
                 }
@@ -391,7 +391,7 @@ fn build_index(db: &dyn salsa::Database, character: CharacterInput) -> EffectInd
         // The effects of the choices this activation owns, once per pick.
         for pick in picks_of.get(&a).into_iter().flatten() {
             for instance in choice_effects(pick, Some(activation)) {
-                expand(db, ruleset_input, instance, &mut |i| {
+                expand(db, (ruleset_input, ruleset), instance, &mut |i| {
                     index.add(Arc::new(i), Some(a))
                 });
             }
@@ -403,13 +403,12 @@ fn build_index(db: &dyn salsa::Database, character: CharacterInput) -> EffectInd
 /// Each instance of an effect: one per target field worked out, for an effect on fields.
 fn expand(
     db: &dyn salsa::Database,
-    ruleset_input: RulesetInput,
+    (ruleset_input, ruleset): (RulesetInput, &ocf_model::Ruleset),
     base: Instance,
     add: &mut dyn FnMut(Instance),
 ) {
     match &base.effect.target {
         Target::Field(id) => {
-            let ruleset = ruleset_input.ruleset(db);
             let field = resolve_field(ruleset, &base.pack, id.as_str());
             add(Instance {
                 place: place_of(ruleset, &field),
@@ -429,7 +428,6 @@ fn expand(
                     base.slot,
                 ),
             );
-            let ruleset = ruleset_input.ruleset(db);
             for field in matched.iter() {
                 add(Instance {
                     place: place_of(ruleset, field),
@@ -457,7 +455,9 @@ fn rules_instances(db: &dyn salsa::Database, ruleset_input: RulesetInput) -> Arc
             &effect.decl,
             &effect.pack,
         );
-        expand(db, ruleset_input, base, &mut |i| out.push(Arc::new(i)));
+        expand(db, (ruleset_input, ruleset), base, &mut |i| {
+            out.push(Arc::new(i))
+        });
     }
     out.into()
 }
@@ -497,9 +497,12 @@ fn activation_instances<'db>(
     key: ActivationKey<'db>,
 ) -> Arc<[Arc<Instance>]> {
     let ruleset_input = key.ruleset(db);
+    let ruleset = ruleset_input.ruleset(db);
     let mut out = Vec::new();
     for base in activation_effects(db, key) {
-        expand(db, ruleset_input, base, &mut |i| out.push(Arc::new(i)));
+        expand(db, (ruleset_input, ruleset), base, &mut |i| {
+            out.push(Arc::new(i))
+        });
     }
     out.into()
 }

@@ -463,15 +463,17 @@ fn sheet_rest(db: &dyn salsa::Database, character: CharacterInput) -> Arc<Rest> 
         .chain(character.inventory(db).iter())
     {
         let id = copy.id(db).clone();
-        let computed = crate::computed::computed_values(db, character, *copy);
-        if !computed.values.is_empty() {
-            copies.push((id.clone(), computed.values.clone()));
-        }
-        for (name, cause) in &computed.errors {
-            errors.push(json!({
-                "code": "formula-error",
-                "data": { "entry": id, "name": name, "cause": cause },
-            }));
+        if crate::computed::declares_values(db, character, *copy) {
+            let computed = crate::computed::computed_values(db, character, *copy);
+            if !computed.values.is_empty() {
+                copies.push((id.clone(), computed.values.clone()));
+            }
+            for (name, cause) in &computed.errors {
+                errors.push(json!({
+                    "code": "formula-error",
+                    "data": { "entry": id, "name": name, "cause": cause },
+                }));
+            }
         }
         if let Some(name) = crate::computed::copy_name(db, character, *copy) {
             copy_names.push((id, name));
