@@ -670,8 +670,10 @@ impl<'db> Work<'_, 'db> {
 
     /// The instances of `op` whose `when` holds, with their values, in instance order.
     fn counted(&self, instances: &[&'db Placed], op: Op) -> Result<Vec<Counted>, FieldError> {
-        let mut counted = Vec::new();
-        for instance in instances.iter().filter(|i| i.effect.op == op) {
+        // Sized to the operation's instances: none, for most operations of a field.
+        let of_op = instances.iter().filter(|i| i.effect.op == op);
+        let mut counted = Vec::with_capacity(of_op.clone().count());
+        for instance in of_op {
             if let Some(c) = self.count(instance)? {
                 counted.push(c);
             }

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value as Json};
 
 use crate::field::FieldValue;
-use crate::sheet::{CHUNK, FieldParts, GROUP, Parts, Rest};
+use crate::sheet::{CHUNK, FieldParts, GROUP, Parts, Rest, SECTION};
 
 /// One field whose value changed: its ID and everything computeSheet reports of it now.
 #[derive(Debug, Clone, PartialEq)]
@@ -215,7 +215,7 @@ impl SheetChanges {
         }
         let mut parts = ChangedParts::default();
         // Each changed field with its place in field order, which the tree's order isn't.
-        let mut fields = Vec::new();
+        let mut fields = Vec::with_capacity(CHUNK);
         let sections = old.tree.iter().zip(now.tree.iter());
         for (s, (old_section, section)) in sections.enumerate() {
             if Arc::ptr_eq(old_section, section) {
@@ -241,7 +241,7 @@ impl SheetChanges {
                     }
                     // The place in the tree of the chunk's first field: every chunk before the
                     // tree's last is full (the layout places each of the ruleset's fields once).
-                    let first = ((s * GROUP + g) * GROUP + c) * CHUNK;
+                    let first = ((s * SECTION + g) * GROUP + c) * CHUNK;
                     let pairs = old_chunk.iter().zip(chunk.iter());
                     for (place, ((old_id, old_value), (id, value))) in (first..).zip(pairs) {
                         if !Arc::ptr_eq(old_id, id) && old_id != id {
@@ -290,7 +290,10 @@ impl SheetChanges {
             parts.actions |= a.actions != b.actions;
             parts.offers |= a.offers != b.offers;
         }
-        fields.sort_by_key(|(order, _)| *order);
+        // The tree's order follows field order within a root's fields: often already sorted.
+        if !fields.is_sorted_by_key(|(order, _)| *order) {
+            fields.sort_by_key(|(order, _)| *order);
+        }
         SheetChanges {
             whole: false,
             fields: fields.into_iter().map(|(_, field)| field).collect(),
