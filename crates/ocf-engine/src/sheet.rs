@@ -198,7 +198,7 @@ pub(crate) fn field_keys<'db>(
         .map(|chunk| crate::effects::MaskKey::new(db, character, chunk as u32))
         .collect();
     // As many as there are chunks, which is at least as many as groups and sections.
-    let parts = (0..keys.len().div_ceil(CHUNK).max(1))
+    let parts = (0..keys.len().div_ceil(CHUNK))
         .map(|index| PartKey::new(db, character, index as u32))
         .collect();
     FieldTable {
@@ -276,7 +276,8 @@ pub(crate) const CHUNK: usize = 16;
 /// group of 8 chunks, one section of 16 groups and the tree's list of sections (with two levels
 /// the tree's list was of 79 groups at 20 000 fields, which an edit made again: one sixth of an
 /// edit's cost). Groups of 8 chunks rather than 16 ask an edit's group fewer chunks than a section
-/// gains in groups: 3 % fewer instructions an edit at 2 000 fields, flat from 500 to 20 000.
+/// gains in groups: an edit and its changes 0.395 → 0.391 M instructions at 2 000 fields,
+/// 0.400 → 0.397 M at 20 000 (docs/perf.md, "Issue 11, session 15").
 pub(crate) const GROUP: usize = 8;
 
 /// How many groups a [`sheet_section`] holds, and so how many sections [`field_tree`] holds.

@@ -3,10 +3,11 @@
 //! browser tabs showing a character ([`crate::Session::changes`]).
 //!
 //! The session keeps the sheet it last reported as the memos' own `Arc`s ([`Parts`]): its fields
-//! as a two-level tree whose nodes are memos that re-run only when something under them changed
+//! as a three-level tree whose nodes are memos that re-run only when something under them changed
 //! ([`crate::sheet::field_tree`]). Telling what changed compares the two trees by pointer, so it
-//! visits the groups (one per 256 fields), the chunks of the groups that changed, and the fields
-//! of the chunks that changed: its cost follows what the edit changed, not the sheet's size.
+//! visits the sections (one per 2 048 fields), the groups of the sections that changed, their
+//! chunks that changed, and the fields of those: its cost follows what the edit changed, not the
+//! sheet's size.
 
 use std::sync::Arc;
 
