@@ -351,6 +351,14 @@ impl Session {
                     .as_mut()
                     .ok_or(EditError::UnknownCharacter)?;
                 open.writes += 1;
+                if open.writes == 1 {
+                    // The handle's query stack keeps each frame as wide as the widest query that
+                    // ran at its depth, and clearing a frame costs its width: after a first
+                    // sheet, whose queries read thousands of memos, every narrow query an edit
+                    // re-runs would clear thousands of slots (12 % of an edit at 20 000 fields,
+                    // issue 11). A new handle on the same storage starts with narrow frames.
+                    open.db = open.db.clone();
+                }
                 Ok(open)
             }
             _ => Err(EditError::UnknownCharacter),
