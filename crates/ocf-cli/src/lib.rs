@@ -7,3 +7,4 @@ pub mod conform;
 pub mod output;
 pub mod schema;
 pub mod serve;
+pub mod users;

@@ -80,6 +80,8 @@ enum Command {
     BenchEdit(ocf_cli::bench_edit::Args),
     /// Serve the engine over HTTP (JSON API, server-sent events, the web sheet editor).
     Serve(ocf_cli::serve::Args),
+    /// Manage `ocf serve`'s users, roles and bearer tokens, in its store.
+    Users(ocf_cli::users::Args),
     /// Serve the Language Server Protocol on stdin and stdout, for an editor (see the README).
     Lsp,
     /// Run an action on a character: ask at each pause, show the rolls, the outcome and the
@@ -125,6 +127,7 @@ fn main() -> ExitCode {
         },
         Command::BenchEdit(args) => ocf_cli::bench_edit::run(args),
         Command::Serve(args) => ocf_cli::serve::run(args),
+        Command::Users(args) => ocf_cli::users::run(args),
     }
 }
 

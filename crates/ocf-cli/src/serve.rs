@@ -1,4 +1,5 @@
-//! `ocf serve [--addr ADDR] [--packs DIR…] [--store URL] [--max-open N]`: the engine as a service
+//! `ocf serve [--addr ADDR] [--packs DIR…] [--store URL] [--max-open N] [--public-url URL…]
+//! [--cors ORIGIN…] [--player-dice]`: the engine as a service
 //! (crate `ocf-service`). Which ruleset a character computes on is decided here, as `ocf sheet`
 //! decides it: the `--packs` given, else each pin's `testdata/packs/<id>` folder.
 
@@ -22,9 +23,23 @@ pub struct Args {
     /// them each character's pins are read from `testdata/packs/<id>` above the current directory.
     #[arg(long = "packs", alias = "pack", num_args = 1..)]
     packs: Vec<PathBuf>,
-    /// Where characters are stored: `sqlite:PATH`.
+    /// Where characters and accounts are stored: `sqlite:PATH` or
+    /// `postgres://user@host:port/db` (over TLS; `sslmode=require` for a server on another
+    /// machine unless the URL says otherwise).
     #[arg(long, default_value = "sqlite:ocf.sqlite3")]
     store: String,
+    /// The address users reach the service by (`https://sheet.example.org`, behind a reverse
+    /// proxy): its host is accepted in `Host`, its origin in `Origin`, and the session cookie is
+    /// `Secure` when it is https.
+    #[arg(long = "public-url")]
+    public_urls: Vec<String>,
+    /// An origin whose pages may call the API cross-origin (CORS); closed when not given.
+    #[arg(long = "cors")]
+    cors: Vec<String>,
+    /// Players may roll their own dice (their actions' policy may pause for dice); otherwise the
+    /// service rolls every die of a player's action.
+    #[arg(long)]
+    player_dice: bool,
     /// Characters open at once (the least recently used unwatched one is closed past it).
     #[arg(long, default_value_t = 1000)]
     max_open: usize,
@@ -48,6 +63,25 @@ pub fn run(args: Args) -> ExitCode {
     };
     let rulesets = PackRulesets::new(args.packs);
     let app = ocf_service::App::new(Box::new(rulesets), store, limits);
+    let mut settings = app.settings();
+    for url in &args.public_urls {
+        let url = url.trim_end_matches('/');
+        let Some((scheme, rest)) = url.split_once("://") else {
+            eprintln!("ocf serve: `--public-url {url}` is not a URL (`https://host[:port]`)");
+            return ExitCode::FAILURE;
+        };
+        let authority = rest.split('/').next().unwrap_or_default();
+        let host = authority
+            .rsplit_once(':')
+            .filter(|(_, port)| port.chars().all(|c| c.is_ascii_digit()))
+            .map_or(authority, |(host, _)| host);
+        settings.hosts.push(host.to_ascii_lowercase());
+        settings.origins.push(format!("{scheme}://{authority}"));
+        settings.secure_cookie |= scheme == "https";
+    }
+    settings.cors = args.cors.clone();
+    settings.player_dice = args.player_dice;
+    app.set_settings(settings);
     for path in &args.characters {
         let file = match crate::character::read(path) {
             Ok(file) => file,
@@ -56,7 +90,7 @@ pub fn run(args: Args) -> ExitCode {
                 return ExitCode::FAILURE;
             }
         };
-        match app.create(None, file.character) {
+        match app.create(None, file.character, None) {
             Ok(made) => eprintln!(
                 "ocf serve: stored `{}` from {}",
                 made["id"].as_str().unwrap_or_default(),
@@ -130,7 +164,9 @@ impl Rulesets for PackRulesets {
 }
 
 /// A build or load problem as the service's errors are written: `code`, `message`, `path` (the
-/// problem's pointer into the character), with the file and position where it has them.
+/// problem's pointer into the character). A pack's own problems keep their file and position; a
+/// problem of the character sent has no file (it was not read from one), and a missing pack is
+/// told as the service's, not as a CLI flag to pass.
 fn problem_json(problem: &ocf_load::build::Problem) -> Value {
     let mut value = serde_json::to_value(problem).unwrap_or_default();
     if let Value::Object(map) = &mut value {
@@ -138,6 +174,21 @@ fn problem_json(problem: &ocf_load::build::Problem) -> Value {
             .remove("pointer")
             .unwrap_or(Value::String(String::new()));
         map.insert("path".into(), pointer);
+        if map.get("file").and_then(Value::as_str) == Some(".") {
+            map.remove("file");
+            map.remove("line");
+            map.remove("column");
+        }
+        if map.get("code").and_then(Value::as_str) == Some("missing-dependency")
+            && let Some(pack) = map.get("data").and_then(|d| d.get("pack")).cloned()
+        {
+            map.insert(
+                "message".into(),
+                Value::String(format!(
+                    "the pinned pack {pack} is not among the packs this service has"
+                )),
+            );
+        }
     }
     value
 }

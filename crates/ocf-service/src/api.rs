@@ -14,7 +14,15 @@
 //! | `POST /api/characters/{id}/actions` `{ action, params?, situational?, policy?, participants?, answers?, seed? }` | startAction |
 //! | `POST /api/characters/{id}/actions/continue` `{ state, answer, seed? }` | continueAction |
 //! | `POST /api/characters/{id}/close` | closes it (it stays stored) |
+//! | `DELETE /api/characters/{id}` | removes it, whatever its file's state |
+//! | `PUT /api/characters/{id}/ownership` `{ owner, shared }` | who owns it, whether it is shared (gamemaster) |
 //! | `GET /api/characters/{id}/events` | server-sent events: `sheet` first, then `changed` per edit |
+//! | `POST /api/login` `{ user, password }` | a browser session (an HttpOnly, SameSite cookie) |
+//! | `POST /api/logout` | ends it |
+//! | `GET /api/me` | `{ user, role, open }` |
+//!
+//! Every request passes [`crate::guard::check`] first (host, origin, content type, who sends it);
+//! each route then asks whether its caller may read or write the character it names.
 //!
 //! A write answers `{ id, revision, changes: { values, removed, parts } }`; one made against a
 //! revision that is not the stored one is `409 conflict`.
@@ -25,8 +33,8 @@ use std::sync::Arc;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{DefaultBodyLimit, Path, State};
-use axum::http::StatusCode;
+use axum::extract::{DefaultBodyLimit, Extension, Path, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, put};
@@ -35,14 +43,24 @@ use tokio_stream::StreamExt;
 use tokio_stream::wrappers::BroadcastStream;
 use tokio_stream::wrappers::errors::BroadcastStreamRecvError;
 
-use crate::app::{App, read_character};
+use crate::accounts::Who;
+use crate::app::{App, Need, forbidden, read_character};
 use crate::error::ApiError;
+use crate::store::Ownership;
 
 pub fn router(app: Arc<App>) -> Router {
     let limit = app.limits.max_body_bytes;
-    Router::new()
+    let settings = app.settings();
+    let router = Router::new()
+        .route("/api/login", post(login))
+        .route("/api/logout", post(logout))
+        .route("/api/me", get(me))
         .route("/api/characters", get(list).post(create))
-        .route("/api/characters/{id}", get(file).put(replace))
+        .route(
+            "/api/characters/{id}",
+            get(file).put(replace).delete(delete),
+        )
+        .route("/api/characters/{id}/ownership", put(ownership))
         .route("/api/characters/{id}/sheet", get(sheet))
         .route("/api/characters/{id}/fields/{field}", get(field))
         .route("/api/characters/{id}/values/{field}", put(set_value))
@@ -57,8 +75,28 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/characters/{id}/events", get(events))
         .merge(crate::web::routes())
         .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(limit))
-        .with_state(app)
+        .layer(axum::middleware::from_fn_with_state(
+            app.clone(),
+            crate::guard::check,
+        ))
+        .with_state(app);
+    if settings.cors.is_empty() {
+        // CORS stays closed: no `Access-Control-Allow-*` header is ever sent.
+        return router;
+    }
+    let origins: Vec<HeaderValue> = settings
+        .cors
+        .iter()
+        .filter_map(|o| HeaderValue::from_str(o.trim_end_matches('/')).ok())
+        .collect();
+    router.layer(
+        tower_http::cors::CorsLayer::new()
+            .allow_origin(origins)
+            .allow_methods([Method::GET, Method::POST, Method::PUT, Method::DELETE])
+            .allow_headers([header::CONTENT_TYPE, header::AUTHORIZATION]),
+    )
 }
 
 type Answer = Result<axum::Json<Value>, ApiError>;
@@ -122,13 +160,37 @@ fn revision(body: &serde_json::Map<String, Value>) -> Result<u64, ApiError> {
 }
 
 #[tracing::instrument(name = "serve.list", level = "info", skip_all)]
-async fn list(State(app): State<Arc<App>>) -> Answer {
-    blocking(app, |app| app.list()).await
+async fn list(State(app): State<Arc<App>>, Extension(who): Extension<Who>) -> Answer {
+    blocking(app, move |app| app.list(&who)).await
 }
 
 #[tracing::instrument(name = "serve.create", level = "info", skip_all)]
-async fn create(State(app): State<Arc<App>>, bytes: Result<Bytes, BytesRejection>) -> Answer {
+async fn create(
+    State(app): State<Arc<App>>,
+    Extension(who): Extension<Who>,
+    bytes: Result<Bytes, BytesRejection>,
+) -> Answer {
+    if !who.creates() {
+        return Err(forbidden("an observer creates no character"));
+    }
     let body = body(bytes)?;
+    // A player's character is their own; the gamemaster may give it to someone.
+    let owner = match body.get("owner") {
+        None | Some(Value::Null) => who.name.clone().filter(|_| !who.is_gamemaster()),
+        Some(Value::String(owner)) if who.is_gamemaster() => Some(owner.clone()),
+        Some(Value::String(_)) => {
+            return Err(
+                forbidden("only the gamemaster gives a character to another user").at("/owner"),
+            );
+        }
+        Some(_) => {
+            return Err(ApiError::bad_request(
+                "wrong-type",
+                "`owner` is a user's name",
+                "/owner",
+            ));
+        }
+    };
     let id = match body.get("id") {
         None | Some(Value::Null) => None,
         Some(Value::String(id)) => Some(id.clone()),
@@ -144,17 +206,98 @@ async fn create(State(app): State<Arc<App>>, bytes: Result<Bytes, BytesRejection
         ApiError::bad_request("invalid-request", "give the `character`", "/character")
     })?;
     let character = read_character(character, "/character")?;
-    blocking(app, move |app| app.create(id, character)).await
+    blocking(app, move |app| {
+        if let Some(owner) = &owner
+            && app.store().account(owner)?.is_none()
+        {
+            return Err(ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "unknown-user",
+                format!("no user `{owner}`"),
+                "/owner",
+            ));
+        }
+        app.create(id, character, owner.as_deref())
+    })
+    .await
 }
 
 #[tracing::instrument(name = "serve.file", level = "info", skip_all, fields(character = %id))]
-async fn file(State(app): State<Arc<App>>, Path(id): Path<String>) -> Answer {
-    blocking(app, move |app| app.file(&id)).await
+async fn file(
+    State(app): State<Arc<App>>,
+    Extension(who): Extension<Who>,
+    Path(id): Path<String>,
+) -> Answer {
+    blocking(app, move |app| {
+        app.authorize(&who, &id, Need::Read)?;
+        app.file(&id)
+    })
+    .await
+}
+
+#[tracing::instrument(name = "serve.delete", level = "info", skip_all, fields(character = %id))]
+async fn delete(
+    State(app): State<Arc<App>>,
+    Extension(who): Extension<Who>,
+    Path(id): Path<String>,
+) -> Answer {
+    blocking(app, move |app| {
+        app.authorize(&who, &id, Need::Write)?;
+        app.delete(&id)
+    })
+    .await
+}
+
+#[tracing::instrument(name = "serve.ownership", level = "info", skip_all, fields(character = %id))]
+async fn ownership(
+    State(app): State<Arc<App>>,
+    Extension(who): Extension<Who>,
+    Path(id): Path<String>,
+    bytes: Result<Bytes, BytesRejection>,
+) -> Answer {
+    let body = body(bytes)?;
+    if !who.is_gamemaster() {
+        // Not told apart from a character it can't see.
+        return blocking(app, move |app| {
+            app.authorize(&who, &id, Need::Read)?;
+            Err(forbidden(
+                "only the gamemaster gives characters and shares them",
+            ))
+        })
+        .await;
+    }
+    let owner = match body.get("owner") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(owner)) => Some(owner.clone()),
+        Some(_) => {
+            return Err(ApiError::bad_request(
+                "wrong-type",
+                "`owner` is a user's name or null",
+                "/owner",
+            ));
+        }
+    };
+    let shared = match body.get("shared") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(shared)) => *shared,
+        Some(_) => {
+            return Err(ApiError::bad_request(
+                "wrong-type",
+                "`shared` is true or false",
+                "/shared",
+            ));
+        }
+    };
+    blocking(app, move |app| {
+        app.set_ownership(&id, Ownership { owner, shared })
+    })
+    .await
 }
 
 #[tracing::instrument(name = "serve.replace", level = "info", skip_all, fields(character = %id))]
 async fn replace(
     State(app): State<Arc<App>>,
+    Extension(who): Extension<Who>,
     Path(id): Path<String>,
     bytes: Result<Bytes, BytesRejection>,
 ) -> Answer {
@@ -164,22 +307,43 @@ async fn replace(
         ApiError::bad_request("invalid-request", "give the `character`", "/character")
     })?;
     let character = read_character(character, "/character")?;
-    blocking(app, move |app| app.replace(&id, revision, character)).await
+    blocking(app, move |app| {
+        app.authorize(&who, &id, Need::Write)?;
+        app.replace(&id, revision, character)
+    })
+    .await
 }
 
 #[tracing::instrument(name = "serve.sheet", level = "info", skip_all, fields(character = %id))]
-async fn sheet(State(app): State<Arc<App>>, Path(id): Path<String>) -> Answer {
-    blocking(app, move |app| app.sheet(&id)).await
+async fn sheet(
+    State(app): State<Arc<App>>,
+    Extension(who): Extension<Who>,
+    Path(id): Path<String>,
+) -> Answer {
+    blocking(app, move |app| {
+        app.authorize(&who, &id, Need::Read)?;
+        app.sheet(&id)
+    })
+    .await
 }
 
 #[tracing::instrument(name = "serve.field", level = "info", skip_all, fields(character = %id, field = %field))]
-async fn field(State(app): State<Arc<App>>, Path((id, field)): Path<(String, String)>) -> Answer {
-    blocking(app, move |app| app.field(&id, &field)).await
+async fn field(
+    State(app): State<Arc<App>>,
+    Extension(who): Extension<Who>,
+    Path((id, field)): Path<(String, String)>,
+) -> Answer {
+    blocking(app, move |app| {
+        app.authorize(&who, &id, Need::Read)?;
+        app.field(&id, &field)
+    })
+    .await
 }
 
 #[tracing::instrument(name = "serve.set_value", level = "info", skip_all, fields(character = %id, field = %field))]
 async fn set_value(
     State(app): State<Arc<App>>,
+    Extension(who): Extension<Who>,
     Path((id, field)): Path<(String, String)>,
     bytes: Result<Bytes, BytesRejection>,
 ) -> Answer {
@@ -196,18 +360,23 @@ async fn set_value(
         Some(Value::Null) => None,
         Some(value) => Some(value.clone()),
     };
-    blocking(app, move |app| app.set_value(&id, revision, &field, value)).await
+    blocking(app, move |app| {
+        app.authorize(&who, &id, Need::Write)?;
+        app.set_value(&id, revision, &field, value)
+    })
+    .await
 }
 
 #[tracing::instrument(name = "serve.apply", level = "info", skip_all, fields(character = %id))]
 async fn apply(
     State(app): State<Arc<App>>,
+    Extension(who): Extension<Who>,
     Path(id): Path<String>,
     bytes: Result<Bytes, BytesRejection>,
 ) -> Answer {
     let mut body = body(bytes)?;
     let revision = revision(&body)?;
-    let seed = seed(&mut body)?;
+    let seed = seed(&mut body, &who)?;
     let strict = match body.get("strict") {
         None | Some(Value::Null) => false,
         Some(Value::Bool(strict)) => *strict,
@@ -223,6 +392,7 @@ async fn apply(
         ApiError::bad_request("invalid-request", "give the `changes`", "/changes")
     })?;
     blocking(app, move |app| {
+        app.authorize(&who, &id, Need::Write)?;
         app.apply(&id, revision, &changes, strict, seed)
     })
     .await
@@ -231,6 +401,7 @@ async fn apply(
 #[tracing::instrument(name = "serve.options", level = "info", skip_all, fields(character = %id))]
 async fn options(
     State(app): State<Arc<App>>,
+    Extension(who): Extension<Who>,
     Path(id): Path<String>,
     bytes: Result<Bytes, BytesRejection>,
 ) -> Answer {
@@ -238,13 +409,22 @@ async fn options(
     let path = body.get("path").cloned().ok_or_else(|| {
         ApiError::bad_request("invalid-request", "give the choice `path`", "/path")
     })?;
-    blocking(app, move |app| app.list_options(&id, &path)).await
+    blocking(app, move |app| {
+        app.authorize(&who, &id, Need::Read)?;
+        app.list_options(&id, &path)
+    })
+    .await
 }
 
-/// The body's `seed` (a whole number), if given, taken out of it.
-fn seed(body: &mut serde_json::Map<String, Value>) -> Result<Option<u64>, ApiError> {
+/// The body's `seed` (a whole number), if given, taken out of it. The service rolls the dice: only
+/// the gamemaster may fix them by a seed (a player choosing the seed would choose the faces).
+fn seed(body: &mut serde_json::Map<String, Value>, who: &Who) -> Result<Option<u64>, ApiError> {
     match body.remove("seed") {
         None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(_)) if !who.is_gamemaster() => Err(forbidden(
+            "the service rolls the dice: only the gamemaster may give a `seed`",
+        )
+        .at("/seed")),
         Some(Value::Number(n)) if n.as_u64().is_some() => Ok(n.as_u64()),
         Some(_) => Err(ApiError::bad_request(
             "wrong-type",
@@ -265,45 +445,102 @@ fn typed<T: serde::de::DeserializeOwned>(
 #[tracing::instrument(name = "serve.start_action", level = "info", skip_all, fields(character = %id))]
 async fn start_action(
     State(app): State<Arc<App>>,
+    Extension(who): Extension<Who>,
     Path(id): Path<String>,
     bytes: Result<Bytes, BytesRejection>,
 ) -> Answer {
-    action_call(app, id, bytes, App::start_action).await
+    let mut body = body(bytes)?;
+    let seed = seed(&mut body, &who)?;
+    let input: ocf_actions::StartInput = typed(body)?;
+    if !who.is_gamemaster() && !app.settings().player_dice && pauses_dice(&input.policy) {
+        return Err(forbidden(
+            "at this table the service rolls every die: a player's policy does not pause for dice \
+             (`ocf serve --player-dice` lets players roll their own)",
+        )
+        .at("/policy"));
+    }
+    blocking(app, move |app| {
+        app.authorize(&who, &id, Need::Write)?;
+        app.start_action(&id, input, seed)
+    })
+    .await
+}
+
+/// Whether a policy can pause a roll for the app's dice.
+fn pauses_dice(policy: &ocf_actions::Policy) -> bool {
+    use ocf_actions::Then;
+    policy.dice == Then::Pause
+        || policy.rules.iter().any(|rule| {
+            rule.then == Then::Pause && rule.kind.as_deref().is_none_or(|k| k == "roll")
+        })
 }
 
 #[tracing::instrument(name = "serve.continue_action", level = "info", skip_all, fields(character = %id))]
 async fn continue_action(
     State(app): State<Arc<App>>,
+    Extension(who): Extension<Who>,
     Path(id): Path<String>,
     bytes: Result<Bytes, BytesRejection>,
 ) -> Answer {
-    action_call(app, id, bytes, App::continue_action).await
-}
-
-/// An action call: the body read as its input `T` (its `seed` taken out first), then `call`.
-async fn action_call<T: serde::de::DeserializeOwned + Send + 'static>(
-    app: Arc<App>,
-    id: String,
-    bytes: Result<Bytes, BytesRejection>,
-    call: fn(&App, &str, T, Option<u64>) -> Result<Value, ApiError>,
-) -> Answer {
     let mut body = body(bytes)?;
-    let seed = seed(&mut body)?;
-    let input: T = typed(body)?;
-    blocking(app, move |app| call(app, &id, input, seed)).await
+    let seed = seed(&mut body, &who)?;
+    let state = body.remove("state").ok_or_else(|| {
+        ApiError::bad_request(
+            "invalid-request",
+            "give the paused action's `state`",
+            "/state",
+        )
+    })?;
+    let answer = body.remove("answer").ok_or_else(|| {
+        ApiError::bad_request(
+            "invalid-request",
+            "give the `answer` to its pause",
+            "/answer",
+        )
+    })?;
+    if let Some(key) = body.keys().next() {
+        return Err(ApiError::bad_request(
+            "invalid-request",
+            format!("unknown key `{key}`: a continue is `{{ state, answer }}`"),
+            &format!("/{key}"),
+        ));
+    }
+    let answer: ocf_actions::Answer = serde_json::from_value(answer)
+        .map_err(|e| ApiError::bad_request("invalid-request", e.to_string(), "/answer"))?;
+    blocking(app, move |app| {
+        app.authorize(&who, &id, Need::Write)?;
+        app.continue_action(&id, &state, answer, seed)
+    })
+    .await
 }
 
 #[tracing::instrument(name = "serve.close", level = "info", skip_all, fields(character = %id))]
-async fn close(State(app): State<Arc<App>>, Path(id): Path<String>) -> Answer {
-    blocking(app, move |app| app.close(&id)).await
+async fn close(
+    State(app): State<Arc<App>>,
+    Extension(who): Extension<Who>,
+    Path(id): Path<String>,
+) -> Answer {
+    blocking(app, move |app| {
+        app.authorize(&who, &id, Need::Read)?;
+        app.close(&id)
+    })
+    .await
 }
 
 /// Server-sent events: first `sheet` (`{ id, revision, sheet }`), then one `changed` per edit
 /// (`{ kind, id, revision, values, removed, parts }`); a subscriber too slow to keep up gets
 /// `resync` and should read the sheet again.
 #[tracing::instrument(name = "serve.events", level = "info", skip_all, fields(character = %id))]
-async fn events(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
-    let subscribed = tokio::task::spawn_blocking(move || app.subscribe(&id)).await;
+async fn events(
+    State(app): State<Arc<App>>,
+    Extension(who): Extension<Who>,
+    Path(id): Path<String>,
+) -> Response {
+    let subscribed = tokio::task::spawn_blocking(move || {
+        app.authorize(&who, &id, Need::Read)?;
+        app.subscribe(&id)
+    })
+    .await;
     let (first, receiver) = match subscribed {
         Ok(Ok(subscribed)) => subscribed,
         Ok(Err(error)) => return error.into_response(),
@@ -323,6 +560,114 @@ async fn events(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response
     Sse::new(first.chain(rest))
         .keep_alive(KeepAlive::default())
         .into_response()
+}
+
+async fn method_not_allowed() -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method-not-allowed",
+        "this route does not take that method; see docs/service.md",
+        "",
+    )
+}
+
+/// `POST /api/login` `{ user, password }`: a session cookie (HttpOnly, SameSite=Strict, Secure
+/// off loopback) and `{ user, role }`; a wrong name or password is `invalid-credentials`.
+#[tracing::instrument(name = "serve.login", level = "info", skip_all)]
+async fn login(State(app): State<Arc<App>>, bytes: Result<Bytes, BytesRejection>) -> Response {
+    let answer = async {
+        let body = body(bytes)?;
+        let text = |key: &str| -> Result<String, ApiError> {
+            body.get(key)
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+                .ok_or_else(|| {
+                    ApiError::bad_request(
+                        "invalid-request",
+                        format!("give the `{key}`"),
+                        &format!("/{key}"),
+                    )
+                })
+        };
+        let (user, password) = (text("user")?, text("password")?);
+        let settings = app.settings();
+        if settings.open {
+            return Ok((
+                None,
+                json!({ "user": null, "role": "gamemaster", "open": true }),
+            ));
+        }
+        let made = tokio::task::spawn_blocking(move || {
+            let who = crate::accounts::log_in(app.store(), &user, &password)?;
+            let Some(who) = who else { return Ok(None) };
+            let name = who.name.clone().unwrap_or_default();
+            let secret = crate::accounts::start_session(app.store(), &name)?;
+            Ok::<_, crate::store::StoreError>(Some((who, secret)))
+        })
+        .await
+        .map_err(|e| ApiError::internal(e.to_string()))??;
+        let Some((who, secret)) = made else {
+            return Err(ApiError::new(
+                StatusCode::UNAUTHORIZED,
+                "invalid-credentials",
+                "no such user, or not that password",
+                "",
+            ));
+        };
+        let cookie = format!(
+            "{}={secret}; Path=/; HttpOnly; SameSite=Strict; Max-Age={}{}",
+            crate::guard::COOKIE,
+            crate::accounts::SESSION_SECONDS,
+            if settings.secure_cookie {
+                "; Secure"
+            } else {
+                ""
+            }
+        );
+        Ok((
+            Some(cookie),
+            json!({ "user": who.name, "role": who.role.name(), "open": false }),
+        ))
+    }
+    .await;
+    match answer {
+        Ok((cookie, body)) => {
+            let mut response = axum::Json(body).into_response();
+            if let Some(cookie) = cookie.and_then(|c| HeaderValue::from_str(&c).ok()) {
+                response.headers_mut().insert(header::SET_COOKIE, cookie);
+            }
+            response
+        }
+        Err(error) => error.into_response(),
+    }
+}
+
+/// `POST /api/logout`: the session ends and its cookie is cleared.
+async fn logout(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
+    if let Some(secret) = crate::guard::session_cookie(&headers) {
+        let digest = crate::accounts::digest(&secret);
+        let _ =
+            tokio::task::spawn_blocking(move || app.store().remove_credential("session", &digest))
+                .await;
+    }
+    let mut response = axum::Json(json!({ "loggedOut": true })).into_response();
+    response.headers_mut().insert(
+        header::SET_COOKIE,
+        HeaderValue::from_str(&format!(
+            "{}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0",
+            crate::guard::COOKIE
+        ))
+        .expect("a plain header"),
+    );
+    response
+}
+
+/// `GET /api/me`: who the request logs in as.
+async fn me(State(app): State<Arc<App>>, Extension(who): Extension<Who>) -> Answer {
+    Ok(axum::Json(json!({
+        "user": who.name, "role": who.role.name(), "open": app.settings().open,
+        "playerDice": app.settings().player_dice
+    })))
 }
 
 async fn not_found() -> ApiError {

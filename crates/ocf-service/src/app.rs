@@ -8,7 +8,7 @@
 //! session, saved over exactly that revision, and taken back if the store refuses it.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
 
 use axum::http::StatusCode;
 use ocf_engine::{CharacterId, Session};
@@ -16,10 +16,13 @@ use ocf_model::Character;
 use serde_json::{Value, json};
 use tokio::sync::broadcast;
 
+use crate::accounts::Who;
 use crate::changes::{Changes, diff};
 use crate::error::ApiError;
+use crate::guard::Settings;
 use crate::rulesets::Rulesets;
-use crate::store::Store;
+use crate::states::Signer;
+use crate::store::{Ownership, Store};
 
 /// What the service bounds, so that no client can make it hold unbounded memory.
 #[derive(Debug, Clone)]
@@ -48,6 +51,16 @@ pub struct App {
     store: Box<dyn Store>,
     pub limits: Limits,
     open: Mutex<Open>,
+    settings: RwLock<Settings>,
+    /// The key that signs paused actions' states, read from the store on first use.
+    signer: OnceLock<Signer>,
+}
+
+/// What a route needs of the character it names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Need {
+    Read,
+    Write,
 }
 
 #[derive(Default)]
@@ -78,7 +91,83 @@ impl App {
             store,
             limits,
             open: Mutex::new(Open::default()),
+            settings: RwLock::new(Settings::new()),
+            signer: OnceLock::new(),
         }
+    }
+
+    pub fn settings(&self) -> Settings {
+        self.settings
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    pub fn set_settings(&self, settings: Settings) {
+        *self.settings.write().unwrap_or_else(|p| p.into_inner()) = settings;
+    }
+
+    pub fn store(&self) -> &dyn Store {
+        &*self.store
+    }
+
+    /// The signer of states: its key is the store's `state-key`, made once for every instance.
+    fn signer(&self) -> Result<&Signer, ApiError> {
+        if let Some(signer) = self.signer.get() {
+            return Ok(signer);
+        }
+        let fresh = crate::accounts::fresh_secret("").map_err(ApiError::internal)?;
+        let key = self.store.setting("state-key", &fresh)?;
+        Ok(self.signer.get_or_init(|| Signer::new(key.as_bytes())))
+    }
+
+    /// Refuses `who` a character it may not `need`: one it may not read is `not-found` (its
+    /// existence is not told), one it reads but may not write is `forbidden`.
+    pub fn authorize(&self, who: &Who, id: &str, need: Need) -> Result<(), ApiError> {
+        let ownership = self
+            .store
+            .ownership(id)?
+            .ok_or_else(|| ApiError::not_found("character", id))?;
+        if !who.reads(&ownership) {
+            return Err(ApiError::not_found("character", id));
+        }
+        if need == Need::Write && !who.writes(&ownership) {
+            return Err(forbidden(format!(
+                "{} `{}` may read `{id}` but not edit it or act for it",
+                who.role.name(),
+                who.name.as_deref().unwrap_or_default()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Gives a character to `owner` (a user's name, or none) and shares it or not: the
+    /// gamemaster's call. `{ id, owner, shared }`.
+    pub fn set_ownership(&self, id: &str, ownership: Ownership) -> Result<Value, ApiError> {
+        if let Some(owner) = &ownership.owner
+            && self.store.account(owner)?.is_none()
+        {
+            return Err(ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "unknown-user",
+                format!("no user `{owner}`"),
+                "/owner",
+            ));
+        }
+        if !self.store.set_ownership(id, &ownership)? {
+            return Err(ApiError::not_found("character", id));
+        }
+        Ok(json!({ "id": id, "owner": ownership.owner, "shared": ownership.shared }))
+    }
+
+    /// Removes a stored character, whatever its file's state, and closes it. `{ id, deleted }`.
+    pub fn delete(&self, id: &str) -> Result<Value, ApiError> {
+        let mut open = self.lock();
+        close_character(&mut open, id);
+        if !self.store.delete(id)? {
+            return Err(ApiError::not_found("character", id));
+        }
+        Ok(json!({ "id": id, "deleted": true }))
     }
 
     fn lock(&self) -> MutexGuard<'_, Open> {
@@ -87,16 +176,20 @@ impl App {
         self.open.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Every stored character: `[{ id, revision, open }]`.
-    pub fn list(&self) -> Result<Value, ApiError> {
+    /// Every stored character `who` may read: `[{ id, revision, open, owner, shared }]`.
+    pub fn list(&self, who: &Who) -> Result<Value, ApiError> {
         let open = self.lock();
         let stored = self.store.list()?;
         Ok(Value::Array(
             stored
                 .into_iter()
-                .map(|(id, revision)| {
-                    let is_open = open.characters.contains_key(&id);
-                    json!({ "id": id, "revision": revision, "open": is_open })
+                .filter(|listed| who.reads(&listed.ownership))
+                .map(|listed| {
+                    let is_open = open.characters.contains_key(&listed.id);
+                    json!({
+                        "id": listed.id, "revision": listed.revision, "open": is_open,
+                        "owner": listed.ownership.owner, "shared": listed.ownership.shared
+                    })
                 })
                 .collect(),
         ))
@@ -104,7 +197,13 @@ impl App {
 
     /// Stores a new character under `id` (its file's `id` when not given) and opens it:
     /// `{ id, revision, sheet }`.
-    pub fn create(&self, id: Option<String>, character: Character) -> Result<Value, ApiError> {
+    /// The character is owned by `owner`.
+    pub fn create(
+        &self,
+        id: Option<String>,
+        character: Character,
+        owner: Option<&str>,
+    ) -> Result<Value, ApiError> {
         let id = id.unwrap_or_else(|| character.id.clone());
         self.check_id(&id)?;
         // Refuse a character whose ruleset can't be made before anything is stored.
@@ -112,21 +211,39 @@ impl App {
             .ruleset_for(&character)
             .map_err(|errors| ApiError::many(StatusCode::UNPROCESSABLE_ENTITY, errors))?;
         let body = to_body(&character)?;
-        self.store.create(&id, &body)?;
         let mut open = self.lock();
-        self.open_character(&mut open, &id)?;
+        // Room is made (or refused) before anything is stored: a refused create stores nothing.
+        self.make_room(&mut open)?;
+        self.store.create(&id, &body, owner)?;
+        if let Err(error) = self.open_character(&mut open, &id) {
+            let _ = self.store.delete(&id);
+            return Err(error);
+        }
         Ok(sheet_answer(&open, &id))
     }
 
+    /// A character ID is a URL path segment the page can use and a reader can tell apart: 1 to
+    /// `max_id_len` characters (not bytes), not `.` or `..`, with no `/`, `\\`, `?`, `#` or `%`, no
+    /// space, control character or invisible formatting character (zero-width characters,
+    /// right-to-left overrides), which would make look-alike IDs.
     fn check_id(&self, id: &str) -> Result<(), ApiError> {
-        if id.is_empty()
-            || id.len() > self.limits.max_id_len
-            || id.chars().any(|c| c.is_control() || c == '/')
+        let count = id.chars().count();
+        if count == 0
+            || count > self.limits.max_id_len
+            || id == "."
+            || id == ".."
+            || id.chars().any(|c| {
+                c.is_control()
+                    || c.is_whitespace()
+                    || matches!(c, '/' | '\\' | '?' | '#' | '%')
+                    || invisible(c)
+            })
         {
             return Err(ApiError::bad_request(
                 "invalid-id",
                 format!(
-                    "a character ID is 1 to {} characters, with no `/` and no control character",
+                    "a character ID is 1 to {} characters, not `.` or `..`, with no `/`, `\\`, `?`, \
+                     `#` or `%`, no space, control character or invisible formatting character",
                     self.limits.max_id_len
                 ),
                 "/id",
@@ -173,14 +290,16 @@ impl App {
     }
 
     /// `{ id, revision, character }`: the stored file.
+    /// Read from the store, whether or not the file still loads: a character whose packs are
+    /// gone can still be read, fixed and deleted.
     pub fn file(&self, id: &str) -> Result<Value, ApiError> {
-        let mut open = self.lock();
-        let revision = self.current(&mut open, id)?.revision;
-        let c = &open.characters[id];
-        let file = open.sessions[&c.session]
-            .file(c.id)
-            .map_err(|e| ApiError::internal(e.to_string()))?;
-        Ok(json!({ "id": id, "revision": revision, "character": file }))
+        let stored = self
+            .store
+            .load(id)?
+            .ok_or_else(|| ApiError::not_found("character", id))?;
+        let file: Value = serde_json::from_str(&stored.body)
+            .map_err(|e| ApiError::internal(format!("the stored character does not read: {e}")))?;
+        Ok(json!({ "id": id, "revision": stored.revision, "character": file }))
     }
 
     /// Sets (or, with `None`, clears) an input field's saved value, made against `revision`.
@@ -203,12 +322,45 @@ impl App {
 
     /// Replaces the character's file with `character`, made against `revision`: what an app that
     /// edits the file as a whole sends. `{ id, revision, changes }`.
+    /// The new file must load (as a create's must); the stored one need not: a file whose packs
+    /// are gone is replaced without being opened.
     pub fn replace(
         &self,
         id: &str,
         revision: u64,
         character: Character,
     ) -> Result<Value, ApiError> {
+        let (key, _) = self
+            .rulesets
+            .ruleset_for(&character)
+            .map_err(|errors| ApiError::many(StatusCode::UNPROCESSABLE_ENTITY, errors))?;
+        {
+            let mut open = self.lock();
+            let stored = self
+                .store
+                .revision(id)?
+                .ok_or_else(|| ApiError::not_found("character", id))?;
+            if stored != revision {
+                return Err(ApiError::conflict(id, revision, stored));
+            }
+            let same_session = open
+                .characters
+                .get(id)
+                .is_some_and(|c| c.session == key && c.revision == stored);
+            if !same_session {
+                // Not open, open on another ruleset, or behind: saved as it is, then opened.
+                close_character(&mut open, id);
+                self.make_room(&mut open)?;
+                let new_revision = self.store.save(id, revision, &to_body(&character)?)?;
+                self.open_character(&mut open, id)?;
+                let c = &open.characters[id];
+                let changes = diff(&json!({}), &c.sheet);
+                push(c, id, &changes);
+                return Ok(
+                    json!({ "id": id, "revision": new_revision, "changes": changes.to_json() }),
+                );
+            }
+        }
         self.write(id, revision, |session, cid| {
             session
                 .update(cid, &character)
@@ -288,35 +440,52 @@ impl App {
         input: ocf_actions::StartInput,
         seed: Option<u64>,
     ) -> Result<Value, ApiError> {
-        self.run_action(id, seed, |db, c, dice| {
+        self.run_action(id, seed, None, |db, c, _, dice| {
             ocf_actions::start_action(db, c, &input, dice, ocf_actions::Limits::default())
         })
     }
 
-    /// continueAction: the paused action of `state` continued with `answer`.
+    /// continueAction: the paused action of `state` (as the service signed it) continued with
+    /// `answer`. A state that is not the service's as it handed it out is `invalid-state`, another
+    /// character's `foreign-state`, one made before the character's last change `stale-state`.
     pub fn continue_action(
         &self,
         id: &str,
-        input: ocf_actions::ContinueInput,
+        state: &Value,
+        answer: ocf_actions::Answer,
         seed: Option<u64>,
     ) -> Result<Value, ApiError> {
-        self.run_action(id, seed, |db, c, dice| {
+        self.run_action(id, seed, Some(state), move |db, c, state, dice| {
+            let input = ocf_actions::ContinueInput {
+                state: serde_json::from_value(state)
+                    .map_err(|e| ocf_actions::ActionError::new("invalid-state", e.to_string()))?,
+                answer,
+            };
             ocf_actions::continue_action(db, c, &input, dice, ocf_actions::Limits::default())
         })
     }
 
-    /// Runs an action call on the open, current character with the dice of `seed`.
+    /// Runs an action call on the open, current character with the dice of `seed`, on the
+    /// engine's state inside `signed` (checked against the character and its revision) for a
+    /// continue; a paused result's state is handed out signed.
     fn run_action(
         &self,
         id: &str,
         seed: Option<u64>,
+        signed: Option<&Value>,
         call: impl FnOnce(
             &ocf_engine::Database,
             ocf_engine::CharacterInput,
+            Value,
             &mut dyn ocf_dice::DiceFunction,
         ) -> Result<Value, ocf_actions::ActionError>,
     ) -> Result<Value, ApiError> {
+        let signer = self.signer()?.clone();
         self.read_with(id, |session, cid, revision| {
+            let state = match signed {
+                Some(signed) => signer.open(signed, id, revision)?,
+                None => Value::Null,
+            };
             let c = session
                 .character_input(cid)
                 .ok_or_else(|| ApiError::internal("the character is not open"))?;
@@ -326,13 +495,17 @@ impl App {
                     .db(cid)
                     .map_err(|_| ApiError::internal("the character is not open"))?,
                 c,
+                state,
                 &mut *dice,
             )
             .map_err(action_error);
             // A proposed sheet's inputs stay in the character's database: given back once they
             // outgrow it, so a long session's memory follows what is open (issue 19).
             let _ = session.reclaim(cid);
-            let result = result?;
+            let mut result = result?;
+            if let Some(state) = result.get_mut("state") {
+                *state = json!(signer.sign(id, revision, state));
+            }
             Ok(json!({ "id": id, "revision": revision, "result": result }))
         })
     }
@@ -421,6 +594,32 @@ impl App {
             .rulesets
             .ruleset_for(&character)
             .map_err(|errors| ApiError::many(StatusCode::UNPROCESSABLE_ENTITY, errors))?;
+        self.make_room(open)?;
+        let session = open
+            .sessions
+            .entry(key.clone())
+            .or_insert_with(|| Session::shared(ruleset.clone()));
+        let cid = session.open(&character, &[]);
+        let sheet = sheet_json(session, cid)?;
+        let (events, _) = broadcast::channel(64);
+        let used = open.clock;
+        open.characters.insert(
+            id.to_owned(),
+            OpenCharacter {
+                session: key,
+                id: cid,
+                revision: stored.revision,
+                sheet,
+                events,
+                used,
+            },
+        );
+        Ok(())
+    }
+
+    /// Makes room for one more open character: the least recently used unwatched one is closed,
+    /// or, every one being watched at the limit, `too-many-open`.
+    fn make_room(&self, open: &mut Open) -> Result<(), ApiError> {
         if open.characters.len() >= self.limits.max_open {
             let idle = open
                 .characters
@@ -446,25 +645,6 @@ impl App {
                 }
             }
         }
-        let session = open
-            .sessions
-            .entry(key.clone())
-            .or_insert_with(|| Session::shared(ruleset.clone()));
-        let cid = session.open(&character, &[]);
-        let sheet = sheet_json(session, cid)?;
-        let (events, _) = broadcast::channel(64);
-        let used = open.clock;
-        open.characters.insert(
-            id.to_owned(),
-            OpenCharacter {
-                session: key,
-                id: cid,
-                revision: stored.revision,
-                sheet,
-                events,
-                used,
-            },
-        );
         Ok(())
     }
 
@@ -475,6 +655,19 @@ impl App {
             return Err(ApiError::not_found("character", id));
         };
         let character = from_body(&stored.body)?;
+        // The stored file may pin other packs now (or packs the service no longer has): it is
+        // opened afresh on its own ruleset, or refused as an open would be.
+        let key = match self.rulesets.ruleset_for(&character) {
+            Ok((key, _)) => key,
+            Err(errors) => {
+                close_character(open, id);
+                return Err(ApiError::many(StatusCode::UNPROCESSABLE_ENTITY, errors));
+            }
+        };
+        if open.characters[id].session != key {
+            close_character(open, id);
+            return self.open_character(open, id);
+        }
         let c = open.characters.get_mut(id).expect("open");
         let session = open.sessions.get_mut(&c.session).expect("its session");
         session
@@ -516,7 +709,7 @@ impl App {
             }
         };
         let sheet = sheet_json(session, c.id)?;
-        let made = new_value_errors(&c.sheet, &sheet);
+        let made = refused(new_value_errors(&c.sheet, &sheet));
         if !made.is_empty() {
             undo(session, c.id, &before);
             return Err(ApiError::many(StatusCode::UNPROCESSABLE_ENTITY, made));
@@ -670,6 +863,41 @@ fn new_value_errors(before: &Value, after: &Value) -> Vec<Value> {
         .into_iter()
         .filter(|e| !old.contains(e))
         .collect()
+}
+
+/// A refused edit's errors, told as what happened: the engine's messages describe a file that is
+/// read anyway (its value "is ignored", "its default is used"), but the edit is not made.
+fn refused(errors: Vec<Value>) -> Vec<Value> {
+    errors
+        .into_iter()
+        .map(|mut error| {
+            if let Some(Value::String(message)) = error.get_mut("message") {
+                for said in ["; its default is used", "; its saved value is ignored"] {
+                    if let Some(at) = message.find(said) {
+                        message.truncate(at);
+                    }
+                }
+                message.push_str("; the edit is refused and nothing changed");
+            }
+            error
+        })
+        .collect()
+}
+
+/// A character not to be told from another by eye: invisible formatting characters (Unicode's
+/// `Cf` category: soft hyphen, zero-width characters, bidirectional controls, word joiners, the
+/// byte-order mark, tags).
+fn invisible(c: char) -> bool {
+    matches!(c as u32,
+        0x00AD | 0x034F | 0x061C | 0x115F | 0x1160 | 0x17B4 | 0x17B5 | 0x180B..=0x180F
+        | 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x206F | 0x3164 | 0xFE00..=0xFE0F
+        | 0xFEFF | 0xFFA0 | 0xFFF0..=0xFFFB | 0x1D173..=0x1D17A | 0xE0000..=0xE0FFF
+        | 0x0600..=0x0605 | 0x06DD | 0x070F | 0x08E2 | 0x110BD | 0x110CD)
+}
+
+/// `forbidden` (403): the route is not the caller's to use.
+pub fn forbidden(message: impl Into<String>) -> ApiError {
+    ApiError::new(StatusCode::FORBIDDEN, "forbidden", message, "")
 }
 
 fn to_body(character: &Character) -> Result<String, ApiError> {

@@ -33,6 +33,14 @@ impl ApiError {
         self
     }
 
+    /// Puts the (first) error at `path`.
+    pub fn at(mut self, path: &str) -> ApiError {
+        if let Some(Value::Object(first)) = self.errors.first_mut() {
+            first.insert("path".into(), Value::String(path.to_owned()));
+        }
+        self
+    }
+
     /// Several errors that are the engine's or the reader's own (each already has its code and
     /// path), answered with `status`.
     pub fn many(status: StatusCode, errors: Vec<Value>) -> ApiError {

@@ -5,15 +5,20 @@
 //! events): only the fields and parts of the sheet that changed. The web sheet editor is served by
 //! the same binary.
 //!
-//! Layering: [`store`] (where files are kept), [`rulesets`] (which ruleset a character computes on;
-//! the front end decides), [`changes`] (what an edit changed), [`app`] (sessions, open characters,
-//! reads and writes), [`api`] and [`web`] (HTTP).
+//! Layering: [`store`] (where files and accounts are kept), [`accounts`] (users, roles, passwords,
+//! tokens), [`rulesets`] (which ruleset a character computes on; the front end decides),
+//! [`changes`] (what an edit changed), [`states`] (paused actions' signed states), [`app`]
+//! (sessions, open characters, reads and writes), [`guard`] (what every request passes: host,
+//! origin, content type, who sends it), [`api`] and [`web`] (HTTP).
 
+pub mod accounts;
 pub mod api;
 pub mod app;
 pub mod changes;
 pub mod error;
+pub mod guard;
 pub mod rulesets;
+pub mod states;
 pub mod store;
 pub mod web;
 
@@ -22,10 +27,54 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use app::{App, Limits};
+pub use guard::Settings;
+
+/// Whether the service may start on `addr` with the accounts it has: with none it is open to
+/// whoever reaches it, which only loopback allows. The settings it starts with, and what to say
+/// at start.
+pub fn decide_open(app: &App, addr: SocketAddr) -> std::io::Result<(Settings, Option<String>)> {
+    let mut settings = app.settings();
+    let accounts = app
+        .store()
+        .accounts()
+        .map_err(|e| std::io::Error::other(e.to_string()))?;
+    let loopback = addr.ip().is_loopback();
+    settings.secure_cookie = settings.secure_cookie || !loopback;
+    if !accounts.is_empty() {
+        settings.open = false;
+        return Ok((settings, None));
+    }
+    if !loopback {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!(
+                "refusing to start open on {addr}: no account is configured, and anyone who \
+                 reaches that address could do anything. Add one first (`ocf users add NAME \
+                 --role gamemaster --store …`), or listen on loopback"
+            ),
+        ));
+    }
+    settings.open = true;
+    Ok((
+        settings,
+        Some(format!(
+            "no account is configured: the service is open to anyone who can reach {addr} \
+             (loopback only), each of them the gamemaster; add a user (`ocf users add`) to ask \
+             for logins"
+        )),
+    ))
+}
 
 /// Serves `app` on `listener` until the process is interrupted (or forever): the API, the web
-/// editor, and a task that brings watched characters to what another instance stored.
+/// editor, and a task that brings watched characters to what another instance stored. Refuses
+/// to start open (no account) on an address that is not loopback.
 pub async fn serve(listener: tokio::net::TcpListener, app: Arc<App>) -> std::io::Result<()> {
+    let (settings, said) = decide_open(&app, listener.local_addr()?)?;
+    if let Some(said) = said {
+        eprintln!("ocf serve: {said}");
+    }
+    let header_timeout = settings.header_timeout;
+    app.set_settings(settings);
     let refresher = app.clone();
     tokio::spawn(async move {
         let mut every = tokio::time::interval(Duration::from_secs(1));
@@ -35,11 +84,41 @@ pub async fn serve(listener: tokio::net::TcpListener, app: Arc<App>) -> std::io:
             let _ = tokio::task::spawn_blocking(move || app.refresh_watched()).await;
         }
     });
-    axum::serve(listener, api::router(app))
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
-        .await
+    let router = api::router(app);
+    let mut interrupted = std::pin::pin!(tokio::signal::ctrl_c());
+    loop {
+        let (stream, _) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(error) => {
+                    // Out of file descriptors, say: wait a moment rather than stop serving.
+                    tracing::warn!(%error, "accepting a connection");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                }
+            },
+            _ = &mut interrupted => return Ok(()),
+        };
+        let service = hyper_util::service::TowerToHyperService::new(router.clone());
+        tokio::spawn(async move {
+            // A connection that never finishes its headers (a half-open one, or one sending a
+            // byte a minute) is closed after `header_timeout`; a request's body is bounded by the
+            // request timeout (guard).
+            let mut builder =
+                hyper_util::server::conn::auto::Builder::new(hyper_util::rt::TokioExecutor::new());
+            builder
+                .http1()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(header_timeout);
+            builder
+                .http2()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .keep_alive_interval(Some(Duration::from_secs(30)))
+                .keep_alive_timeout(header_timeout);
+            let io = hyper_util::rt::TokioIo::new(stream);
+            let _ = builder.serve_connection_with_upgrades(io, service).await;
+        });
+    }
 }
 
 /// Binds `addr` and serves `app` on a runtime of its own: what `ocf serve` calls.
@@ -48,6 +127,7 @@ pub fn run(addr: SocketAddr, app: App) -> std::io::Result<()> {
         .enable_all()
         .build()?;
     runtime.block_on(async move {
+        decide_open(&app, addr)?;
         let listener = tokio::net::TcpListener::bind(addr).await?;
         eprintln!("ocf serve: listening on http://{}", listener.local_addr()?);
         serve(listener, Arc::new(app)).await

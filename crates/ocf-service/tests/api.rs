@@ -28,7 +28,7 @@ fn a_character_is_stored_read_and_edited_and_an_edit_answers_only_what_changed()
     assert_eq!(status, 200);
     assert_eq!(
         list,
-        json!([{ "id": "aldric", "revision": 1, "open": true }])
+        json!([{ "id": "aldric", "revision": 1, "open": true, "owner": null, "shared": false }])
     );
 
     // A Constitution edit changes the score, its modifier and what reads them, nothing else.
@@ -202,7 +202,7 @@ fn subscribers_are_pushed_only_what_changed() {
         .unwrap();
     write!(
         stream,
-        "GET /api/characters/aldric/events HTTP/1.1\r\nHost: test\r\n\r\n"
+        "GET /api/characters/aldric/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
     )
     .unwrap();
     let mut lines = BufReader::new(stream);
@@ -246,7 +246,10 @@ fn open_characters_are_bounded_and_a_closed_one_reopens_from_the_store() {
     let (_, list) = request(addr, "GET", "/api/characters", None);
     assert_eq!(
         list,
-        json!([{ "id": "one", "revision": 1, "open": false }, { "id": "two", "revision": 1, "open": true }])
+        json!([
+            { "id": "one", "revision": 1, "open": false, "owner": null, "shared": false },
+            { "id": "two", "revision": 1, "open": true, "owner": null, "shared": false }
+        ])
     );
     let (status, sheet) = request(addr, "GET", "/api/characters/one/sheet", None);
     assert_eq!(status, 200);

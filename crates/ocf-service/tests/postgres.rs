@@ -15,9 +15,9 @@ fn two_instances_over_one_postgres_store_share_every_write_and_refuse_stale_ones
         return;
     };
     let store = PostgresStore::open(&server.url).unwrap();
-    assert_eq!(store.create("pc", "{}"), Ok(1));
+    assert_eq!(store.create("pc", "{}", None), Ok(1));
     assert_eq!(
-        store.create("pc", "{}"),
+        store.create("pc", "{}", None),
         Err(StoreError::Exists("pc".into()))
     );
     assert_eq!(store.save("pc", 1, "{\"a\":1}"), Ok(2));

@@ -12,13 +12,17 @@ function status(text, error) {
   element.className = error ? "error" : "";
 }
 
+// Every call: a write's body is JSON with its content type (the service refuses any other), the
+// session cookie goes with it (same origin), and the browser adds the `Origin` the service checks.
 async function call(method, path, body) {
   const response = await fetch(path, {
     method,
     headers: body ? { "content-type": "application/json" } : {},
     body: body ? JSON.stringify(body) : undefined,
+    credentials: "same-origin",
   });
   const json = await response.json();
+  if (response.status === 401 && path !== "/api/login") showLogin();
   if (!response.ok) {
     const error = new Error((json.errors || []).map((e) => `${e.code}: ${e.message}`).join("; "));
     error.status = response.status;
@@ -448,4 +452,39 @@ $("#upload").addEventListener("change", async (e) => {
     status(error.message, true);
   }
 });
-listCharacters().catch((error) => status(error.message, true));
+// Logging in: the service answers 401 until the browser holds a session cookie (HttpOnly, so this
+// script never sees it); the open service (no accounts, loopback) needs none.
+function showLogin() {
+  $("#login").hidden = false;
+  $("main").hidden = true;
+  $("#logout").hidden = true;
+  if (state.events) state.events.close();
+}
+
+$("#login").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  try {
+    await call("POST", "/api/login", { user: $("#login-user").value, password: $("#login-password").value });
+    $("#login-password").value = "";
+    $("#login-error").textContent = "";
+    await start();
+  } catch (error) {
+    $("#login-error").textContent = error.message;
+  }
+});
+
+$("#logout").addEventListener("click", async () => {
+  await call("POST", "/api/logout").catch(() => {});
+  showLogin();
+});
+
+async function start() {
+  const me = await call("GET", "/api/me");
+  $("#login").hidden = true;
+  $("main").hidden = false;
+  $("#who").textContent = me.open ? "open (no accounts)" : `${me.user} (${me.role})`;
+  $("#logout").hidden = me.open;
+  await listCharacters();
+}
+
+start().catch((error) => { if (error.status !== 401) status(error.message, true); });

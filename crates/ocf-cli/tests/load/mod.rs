@@ -91,7 +91,7 @@ pub fn request(addr: SocketAddr, method: &str, path: &str, body: &str) -> Option
         .ok()?;
     write!(
         stream,
-        "{method} {path} HTTP/1.1\r\nHost: load\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
         body.len()
     )
     .ok()?;

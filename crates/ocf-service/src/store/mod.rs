@@ -43,19 +43,82 @@ impl std::fmt::Display for StoreError {
     }
 }
 
-/// A character store. Revisions start at 1 and grow by one per write.
+/// A stored character as listed: its ID, revision and who may see it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Listed {
+    pub id: String,
+    pub revision: u64,
+    pub ownership: Ownership,
+}
+
+/// Who a character belongs to: its owner (a user's name; none for a character only the
+/// gamemaster edits) and whether the gamemaster shares it with every player and observer.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Ownership {
+    pub owner: Option<String>,
+    pub shared: bool,
+}
+
+/// A user: a name, a role (`gamemaster`, `player`, `observer`) and the PHC string of the
+/// password's Argon2id hash (empty for a user who logs in only by token).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Account {
+    pub name: String,
+    pub role: String,
+    pub hash: String,
+}
+
+/// A credential: an app's bearer token (`kind` `token`) or a browser's session (`session`), kept
+/// as the SHA-256 of its secret (`digest`, hex), never the secret itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Credential {
+    pub digest: String,
+    pub user: String,
+    pub kind: String,
+    /// What names it in lists and revocations (a token's first characters); empty for a session.
+    pub label: String,
+    /// When it stops being accepted (seconds since the Unix epoch); never when `None`.
+    pub expires: Option<i64>,
+}
+
+/// A character store, with the accounts that reach it. Revisions start at 1 and grow by one per
+/// write.
 pub trait Store: Send + Sync {
     /// The stored character `id`, if any.
     fn load(&self, id: &str) -> Result<Option<Stored>, StoreError>;
     /// Only the revision of `id` (a cheap check that an open copy is current).
     fn revision(&self, id: &str) -> Result<Option<u64>, StoreError>;
-    /// Stores a new character at revision 1; `Exists` when the ID is taken.
-    fn create(&self, id: &str, body: &str) -> Result<u64, StoreError>;
+    /// Stores a new character at revision 1, owned by `owner`; `Exists` when the ID is taken.
+    fn create(&self, id: &str, body: &str, owner: Option<&str>) -> Result<u64, StoreError>;
     /// Writes `body` over revision `expected`, giving the new revision; `Conflict` when the stored
     /// revision is another (nothing written).
     fn save(&self, id: &str, expected: u64, body: &str) -> Result<u64, StoreError>;
-    /// Every stored ID with its revision, by ID.
-    fn list(&self) -> Result<Vec<(String, u64)>, StoreError>;
+    /// Every stored character, by ID.
+    fn list(&self) -> Result<Vec<Listed>, StoreError>;
+    /// Removes the character; `false` when there was none.
+    fn delete(&self, id: &str) -> Result<bool, StoreError>;
+    /// Who the character belongs to, if it is stored.
+    fn ownership(&self, id: &str) -> Result<Option<Ownership>, StoreError>;
+    /// Gives the character to `ownership`; `false` when there is no such character.
+    fn set_ownership(&self, id: &str, ownership: &Ownership) -> Result<bool, StoreError>;
+    /// Every user, by name.
+    fn accounts(&self) -> Result<Vec<Account>, StoreError>;
+    fn account(&self, name: &str) -> Result<Option<Account>, StoreError>;
+    /// Adds the user, or replaces its role and hash.
+    fn put_account(&self, account: &Account) -> Result<(), StoreError>;
+    /// Removes the user and its tokens and sessions; `false` when there was none.
+    fn remove_account(&self, name: &str) -> Result<bool, StoreError>;
+    /// Keeps a credential (and forgets the expired ones).
+    fn add_credential(&self, credential: &Credential) -> Result<(), StoreError>;
+    /// The credential of `digest`, unless it expired by `now`.
+    fn credential(&self, digest: &str, now: i64) -> Result<Option<Credential>, StoreError>;
+    /// Every credential of `kind`.
+    fn credentials(&self, kind: &str) -> Result<Vec<Credential>, StoreError>;
+    /// Removes the credentials of `kind` whose digest or label is `key`; how many there were.
+    fn remove_credential(&self, kind: &str, key: &str) -> Result<usize, StoreError>;
+    /// The stored setting `name`, storing `fresh` first when there is none: what every instance
+    /// over the store shares (the key that signs paused actions' states).
+    fn setting(&self, name: &str, fresh: &str) -> Result<String, StoreError>;
 }
 
 /// Opens the store a `--store` URL names: `sqlite:PATH` (the default is `sqlite:ocf.sqlite3`), or
@@ -70,4 +133,12 @@ pub fn open(url: &str) -> Result<Box<dyn Store>, StoreError> {
     Err(StoreError::Backend(format!(
         "unknown store `{url}`: give `sqlite:PATH` or `postgres://…`"
     )))
+}
+
+/// Seconds since the Unix epoch.
+pub fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or_default()
 }

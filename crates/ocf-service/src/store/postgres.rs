@@ -1,15 +1,23 @@
 //! The shared store: PostgreSQL, for several service instances behind a load balancer. As with
 //! SQLite, a write is one `UPDATE … WHERE revision = $3`: under PostgreSQL's row locks the second of
 //! two racing writers finds the revision moved on and updates nothing, so it gets `conflict`.
+//!
+//! The server is reached over TLS (rustls, the system's root certificates) whenever it offers it;
+//! a server on another machine must offer it (`sslmode=require` unless the URL says otherwise), so
+//! passwords and characters never cross a network in the clear.
 
-use std::sync::Mutex;
+use std::str::FromStr;
+use std::sync::{Arc, Mutex};
 
-use postgres::{Client, NoTls};
+use postgres::config::{Host, SslMode};
+use postgres::{Client, Config};
+use tokio_postgres_rustls::MakeRustlsConnect;
 
-use super::{Store, StoreError, Stored};
+use super::{Account, Credential, Listed, Ownership, Store, StoreError, Stored, now};
 
 pub struct PostgresStore {
-    config: String,
+    config: Config,
+    tls: MakeRustlsConnect,
     client: Mutex<Option<Client>>,
 }
 
@@ -17,12 +25,56 @@ fn backend(error: postgres::Error) -> StoreError {
     StoreError::Backend(format!("postgres: {error}"))
 }
 
+/// The connection's settings: `url` as given, with `sslmode=require` added for a server that is
+/// not on this machine when the URL names no `sslmode`.
+fn config(url: &str) -> Result<Config, StoreError> {
+    let mut config = Config::from_str(url)
+        .map_err(|e| StoreError::Backend(format!("postgres: the store URL does not read: {e}")))?;
+    let local = config.get_hosts().iter().all(|host| match host {
+        Host::Tcp(name) => {
+            name == "localhost"
+                || name
+                    .trim_matches(|c| c == '[' || c == ']')
+                    .parse::<std::net::IpAddr>()
+                    .is_ok_and(|ip| ip.is_loopback())
+        }
+        #[cfg(unix)]
+        Host::Unix(_) => true,
+    });
+    let says_mode = url.contains("sslmode=");
+    if !local && !says_mode {
+        config.ssl_mode(SslMode::Require);
+    }
+    Ok(config)
+}
+
+/// TLS with the system's root certificates (a private CA is added to the system's store).
+fn tls() -> Result<MakeRustlsConnect, StoreError> {
+    // ring rather than rustls' default aws-lc-rs, whose build wants CMake: a fresh machine needs
+    // only a C compiler, as for bundled SQLite. rustls 0.23.48 deprecates ring's provider for
+    // lacking post-quantum key exchange, which a link to the database can do without for now.
+    #[allow(deprecated)]
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut roots = rustls::RootCertStore::empty();
+    let found = rustls_native_certs::load_native_certs();
+    for cert in found.certs {
+        let _ = roots.add(cert);
+    }
+    let config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| StoreError::Backend(format!("postgres: TLS: {e}")))?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    Ok(MakeRustlsConnect::new(config))
+}
+
 impl PostgresStore {
-    /// Connects to `config` (a `postgres://user@host:port/db` URL or `host=… user=…` pairs) and
-    /// makes the table if it is missing.
-    pub fn open(config: &str) -> Result<PostgresStore, StoreError> {
+    /// Connects to `url` (a `postgres://user@host:port/db` URL or `host=… user=…` pairs) and
+    /// makes the tables if they are missing.
+    pub fn open(url: &str) -> Result<PostgresStore, StoreError> {
         let store = PostgresStore {
-            config: config.to_owned(),
+            config: config(url)?,
+            tls: tls()?,
             client: Mutex::new(None),
         };
         store.with(|client| {
@@ -31,7 +83,26 @@ impl PostgresStore {
                     id TEXT PRIMARY KEY NOT NULL,
                     revision BIGINT NOT NULL,
                     body TEXT NOT NULL
-                )",
+                );
+                ALTER TABLE ocf_characters ADD COLUMN IF NOT EXISTS owner TEXT;
+                ALTER TABLE ocf_characters
+                    ADD COLUMN IF NOT EXISTS shared BOOLEAN NOT NULL DEFAULT FALSE;
+                CREATE TABLE IF NOT EXISTS ocf_accounts (
+                    name TEXT PRIMARY KEY NOT NULL,
+                    role TEXT NOT NULL,
+                    hash TEXT NOT NULL
+                );
+                CREATE TABLE IF NOT EXISTS ocf_credentials (
+                    digest TEXT PRIMARY KEY NOT NULL,
+                    username TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    label TEXT NOT NULL,
+                    expires BIGINT
+                );
+                CREATE TABLE IF NOT EXISTS ocf_settings (
+                    name TEXT PRIMARY KEY NOT NULL,
+                    value TEXT NOT NULL
+                );",
             )
         })?;
         Ok(store)
@@ -45,10 +116,28 @@ impl PostgresStore {
     ) -> Result<T, StoreError> {
         let mut slot = self.client.lock().unwrap_or_else(|p| p.into_inner());
         if slot.as_ref().is_none_or(Client::is_closed) {
-            *slot = Some(Client::connect(&self.config, NoTls).map_err(backend)?);
+            *slot = Some(self.config.connect(self.tls.clone()).map_err(backend)?);
         }
         let client = slot.as_mut().expect("connected above");
         f(client).map_err(backend)
+    }
+}
+
+fn credential(row: &postgres::Row) -> Credential {
+    Credential {
+        digest: row.get(0),
+        user: row.get(1),
+        kind: row.get(2),
+        label: row.get(3),
+        expires: row.get(4),
+    }
+}
+
+fn account(row: &postgres::Row) -> Account {
+    Account {
+        name: row.get(0),
+        role: row.get(1),
+        hash: row.get(2),
     }
 }
 
@@ -72,12 +161,12 @@ impl Store for PostgresStore {
         Ok(row.map(|row| row.get::<_, i64>(0) as u64))
     }
 
-    fn create(&self, id: &str, body: &str) -> Result<u64, StoreError> {
+    fn create(&self, id: &str, body: &str, owner: Option<&str>) -> Result<u64, StoreError> {
         let inserted = self.with(|c| {
             c.execute(
-                "INSERT INTO ocf_characters (id, revision, body) VALUES ($1, 1, $2)
+                "INSERT INTO ocf_characters (id, revision, body, owner) VALUES ($1, 1, $2, $3)
                  ON CONFLICT (id) DO NOTHING",
-                &[&id, &body],
+                &[&id, &body, &owner],
             )
         })?;
         if inserted == 0 {
@@ -106,12 +195,153 @@ impl Store for PostgresStore {
         })
     }
 
-    fn list(&self) -> Result<Vec<(String, u64)>, StoreError> {
-        let rows =
-            self.with(|c| c.query("SELECT id, revision FROM ocf_characters ORDER BY id", &[]))?;
+    fn list(&self) -> Result<Vec<Listed>, StoreError> {
+        let rows = self.with(|c| {
+            c.query(
+                "SELECT id, revision, owner, shared FROM ocf_characters ORDER BY id",
+                &[],
+            )
+        })?;
         Ok(rows
             .iter()
-            .map(|row| (row.get(0), row.get::<_, i64>(1) as u64))
+            .map(|row| Listed {
+                id: row.get(0),
+                revision: row.get::<_, i64>(1) as u64,
+                ownership: Ownership {
+                    owner: row.get(2),
+                    shared: row.get(3),
+                },
+            })
             .collect())
+    }
+
+    fn delete(&self, id: &str) -> Result<bool, StoreError> {
+        self.with(|c| c.execute("DELETE FROM ocf_characters WHERE id = $1", &[&id]))
+            .map(|n| n > 0)
+    }
+
+    fn ownership(&self, id: &str) -> Result<Option<Ownership>, StoreError> {
+        let row = self.with(|c| {
+            c.query_opt(
+                "SELECT owner, shared FROM ocf_characters WHERE id = $1",
+                &[&id],
+            )
+        })?;
+        Ok(row.map(|row| Ownership {
+            owner: row.get(0),
+            shared: row.get(1),
+        }))
+    }
+
+    fn set_ownership(&self, id: &str, ownership: &Ownership) -> Result<bool, StoreError> {
+        self.with(|c| {
+            c.execute(
+                "UPDATE ocf_characters SET owner = $1, shared = $2 WHERE id = $3",
+                &[&ownership.owner, &ownership.shared, &id],
+            )
+        })
+        .map(|n| n > 0)
+    }
+
+    fn accounts(&self) -> Result<Vec<Account>, StoreError> {
+        let rows = self.with(|c| {
+            c.query(
+                "SELECT name, role, hash FROM ocf_accounts ORDER BY name",
+                &[],
+            )
+        })?;
+        Ok(rows.iter().map(account).collect())
+    }
+
+    fn account(&self, name: &str) -> Result<Option<Account>, StoreError> {
+        let row = self.with(|c| {
+            c.query_opt(
+                "SELECT name, role, hash FROM ocf_accounts WHERE name = $1",
+                &[&name],
+            )
+        })?;
+        Ok(row.as_ref().map(account))
+    }
+
+    fn put_account(&self, a: &Account) -> Result<(), StoreError> {
+        self.with(|c| {
+            c.execute(
+                "INSERT INTO ocf_accounts (name, role, hash) VALUES ($1, $2, $3)
+                 ON CONFLICT (name) DO UPDATE SET role = excluded.role, hash = excluded.hash",
+                &[&a.name, &a.role, &a.hash],
+            )
+        })
+        .map(|_| ())
+    }
+
+    fn remove_account(&self, name: &str) -> Result<bool, StoreError> {
+        self.with(|c| {
+            let mut transaction = c.transaction()?;
+            transaction.execute("DELETE FROM ocf_credentials WHERE username = $1", &[&name])?;
+            let removed =
+                transaction.execute("DELETE FROM ocf_accounts WHERE name = $1", &[&name])?;
+            transaction.commit()?;
+            Ok(removed > 0)
+        })
+    }
+
+    fn add_credential(&self, cr: &Credential) -> Result<(), StoreError> {
+        let now = now();
+        self.with(|c| {
+            c.execute(
+                "DELETE FROM ocf_credentials WHERE expires IS NOT NULL AND expires < $1",
+                &[&now],
+            )?;
+            c.execute(
+                "INSERT INTO ocf_credentials (digest, username, kind, label, expires)
+                 VALUES ($1, $2, $3, $4, $5)",
+                &[&cr.digest, &cr.user, &cr.kind, &cr.label, &cr.expires],
+            )
+        })
+        .map(|_| ())
+    }
+
+    fn credential(&self, digest: &str, now: i64) -> Result<Option<Credential>, StoreError> {
+        let row = self.with(|c| {
+            c.query_opt(
+                "SELECT digest, username, kind, label, expires FROM ocf_credentials
+                 WHERE digest = $1 AND (expires IS NULL OR expires >= $2)",
+                &[&digest, &now],
+            )
+        })?;
+        Ok(row.as_ref().map(credential))
+    }
+
+    fn credentials(&self, kind: &str) -> Result<Vec<Credential>, StoreError> {
+        let rows = self.with(|c| {
+            c.query(
+                "SELECT digest, username, kind, label, expires FROM ocf_credentials
+                 WHERE kind = $1 ORDER BY username, label",
+                &[&kind],
+            )
+        })?;
+        Ok(rows.iter().map(credential).collect())
+    }
+
+    fn remove_credential(&self, kind: &str, key: &str) -> Result<usize, StoreError> {
+        self.with(|c| {
+            c.execute(
+                "DELETE FROM ocf_credentials WHERE kind = $1 AND (digest = $2 OR label = $2)",
+                &[&kind, &key],
+            )
+        })
+        .map(|n| n as usize)
+    }
+
+    fn setting(&self, name: &str, fresh: &str) -> Result<String, StoreError> {
+        self.with(|c| {
+            c.execute(
+                "INSERT INTO ocf_settings (name, value) VALUES ($1, $2)
+                 ON CONFLICT (name) DO NOTHING",
+                &[&name, &fresh],
+            )?;
+            c.query_one("SELECT value FROM ocf_settings WHERE name = $1", &[&name])
+                .map(|row| row.get(0))
+        })
     }
 }

@@ -6,7 +6,7 @@ use std::sync::Mutex;
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::{Store, StoreError, Stored};
+use super::{Account, Credential, Listed, Ownership, Store, StoreError, Stored, now};
 
 pub struct SqliteStore {
     connection: Mutex<Connection>,
@@ -32,9 +32,34 @@ impl SqliteStore {
                     id TEXT PRIMARY KEY NOT NULL,
                     revision INTEGER NOT NULL,
                     body TEXT NOT NULL
-                )",
+                );
+                CREATE TABLE IF NOT EXISTS accounts (
+                    name TEXT PRIMARY KEY NOT NULL,
+                    role TEXT NOT NULL,
+                    hash TEXT NOT NULL
+                );
+                CREATE TABLE IF NOT EXISTS credentials (
+                    digest TEXT PRIMARY KEY NOT NULL,
+                    user TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    label TEXT NOT NULL,
+                    expires INTEGER
+                );
+                CREATE TABLE IF NOT EXISTS settings (
+                    name TEXT PRIMARY KEY NOT NULL,
+                    value TEXT NOT NULL
+                );",
             )
             .map_err(backend)?;
+        // A store made before accounts existed gains the ownership columns (SQLite has no
+        // `ADD COLUMN IF NOT EXISTS`: a column already there is the one error let through).
+        for column in ["owner TEXT", "shared INTEGER NOT NULL DEFAULT 0"] {
+            match connection.execute(&format!("ALTER TABLE characters ADD COLUMN {column}"), []) {
+                Ok(_) => {}
+                Err(e) if e.to_string().contains("duplicate column") => {}
+                Err(e) => return Err(backend(e)),
+            }
+        }
         Ok(SqliteStore {
             connection: Mutex::new(connection),
         })
@@ -78,13 +103,13 @@ impl Store for SqliteStore {
             .map_err(backend)
     }
 
-    fn create(&self, id: &str, body: &str) -> Result<u64, StoreError> {
+    fn create(&self, id: &str, body: &str, owner: Option<&str>) -> Result<u64, StoreError> {
         let inserted = self
             .connection()
             .execute(
-                "INSERT INTO characters (id, revision, body) VALUES (?1, 1, ?2)
+                "INSERT INTO characters (id, revision, body, owner) VALUES (?1, 1, ?2, ?3)
                  ON CONFLICT (id) DO NOTHING",
-                params![id, body],
+                params![id, body, owner],
             )
             .map_err(backend)?;
         if inserted == 0 {
@@ -120,16 +145,190 @@ impl Store for SqliteStore {
         })
     }
 
-    fn list(&self) -> Result<Vec<(String, u64)>, StoreError> {
+    fn list(&self) -> Result<Vec<Listed>, StoreError> {
         let connection = self.connection();
         let mut statement = connection
-            .prepare("SELECT id, revision FROM characters ORDER BY id")
+            .prepare("SELECT id, revision, owner, shared FROM characters ORDER BY id")
             .map_err(backend)?;
         let rows = statement
-            .query_map([], |row| Ok((row.get(0)?, row.get::<_, i64>(1)? as u64)))
+            .query_map([], |row| {
+                Ok(Listed {
+                    id: row.get(0)?,
+                    revision: row.get::<_, i64>(1)? as u64,
+                    ownership: Ownership {
+                        owner: row.get(2)?,
+                        shared: row.get::<_, i64>(3)? != 0,
+                    },
+                })
+            })
             .map_err(backend)?;
         rows.collect::<Result<_, _>>().map_err(backend)
     }
+
+    fn delete(&self, id: &str) -> Result<bool, StoreError> {
+        self.connection()
+            .execute("DELETE FROM characters WHERE id = ?1", params![id])
+            .map(|n| n > 0)
+            .map_err(backend)
+    }
+
+    fn ownership(&self, id: &str) -> Result<Option<Ownership>, StoreError> {
+        self.connection()
+            .query_row(
+                "SELECT owner, shared FROM characters WHERE id = ?1",
+                params![id],
+                |row| {
+                    Ok(Ownership {
+                        owner: row.get(0)?,
+                        shared: row.get::<_, i64>(1)? != 0,
+                    })
+                },
+            )
+            .optional()
+            .map_err(backend)
+    }
+
+    fn set_ownership(&self, id: &str, ownership: &Ownership) -> Result<bool, StoreError> {
+        self.connection()
+            .execute(
+                "UPDATE characters SET owner = ?1, shared = ?2 WHERE id = ?3",
+                params![ownership.owner, ownership.shared as i64, id],
+            )
+            .map(|n| n > 0)
+            .map_err(backend)
+    }
+
+    fn accounts(&self) -> Result<Vec<Account>, StoreError> {
+        let connection = self.connection();
+        let mut statement = connection
+            .prepare("SELECT name, role, hash FROM accounts ORDER BY name")
+            .map_err(backend)?;
+        let rows = statement.query_map([], account).map_err(backend)?;
+        rows.collect::<Result<_, _>>().map_err(backend)
+    }
+
+    fn account(&self, name: &str) -> Result<Option<Account>, StoreError> {
+        self.connection()
+            .query_row(
+                "SELECT name, role, hash FROM accounts WHERE name = ?1",
+                params![name],
+                account,
+            )
+            .optional()
+            .map_err(backend)
+    }
+
+    fn put_account(&self, account: &Account) -> Result<(), StoreError> {
+        self.connection()
+            .execute(
+                "INSERT INTO accounts (name, role, hash) VALUES (?1, ?2, ?3)
+                 ON CONFLICT (name) DO UPDATE SET role = excluded.role, hash = excluded.hash",
+                params![account.name, account.role, account.hash],
+            )
+            .map(|_| ())
+            .map_err(backend)
+    }
+
+    fn remove_account(&self, name: &str) -> Result<bool, StoreError> {
+        let mut connection = self.connection();
+        let transaction = connection.transaction().map_err(backend)?;
+        transaction
+            .execute("DELETE FROM credentials WHERE user = ?1", params![name])
+            .map_err(backend)?;
+        let removed = transaction
+            .execute("DELETE FROM accounts WHERE name = ?1", params![name])
+            .map_err(backend)?;
+        transaction.commit().map_err(backend)?;
+        Ok(removed > 0)
+    }
+
+    fn add_credential(&self, c: &Credential) -> Result<(), StoreError> {
+        let connection = self.connection();
+        connection
+            .execute(
+                "DELETE FROM credentials WHERE expires IS NOT NULL AND expires < ?1",
+                params![now()],
+            )
+            .map_err(backend)?;
+        connection
+            .execute(
+                "INSERT INTO credentials (digest, user, kind, label, expires)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![c.digest, c.user, c.kind, c.label, c.expires],
+            )
+            .map(|_| ())
+            .map_err(backend)
+    }
+
+    fn credential(&self, digest: &str, now: i64) -> Result<Option<Credential>, StoreError> {
+        self.connection()
+            .query_row(
+                "SELECT digest, user, kind, label, expires FROM credentials
+                 WHERE digest = ?1 AND (expires IS NULL OR expires >= ?2)",
+                params![digest, now],
+                credential,
+            )
+            .optional()
+            .map_err(backend)
+    }
+
+    fn credentials(&self, kind: &str) -> Result<Vec<Credential>, StoreError> {
+        let connection = self.connection();
+        let mut statement = connection
+            .prepare(
+                "SELECT digest, user, kind, label, expires FROM credentials
+                 WHERE kind = ?1 ORDER BY user, label",
+            )
+            .map_err(backend)?;
+        let rows = statement
+            .query_map(params![kind], credential)
+            .map_err(backend)?;
+        rows.collect::<Result<_, _>>().map_err(backend)
+    }
+
+    fn remove_credential(&self, kind: &str, key: &str) -> Result<usize, StoreError> {
+        self.connection()
+            .execute(
+                "DELETE FROM credentials WHERE kind = ?1 AND (digest = ?2 OR label = ?2)",
+                params![kind, key],
+            )
+            .map_err(backend)
+    }
+
+    fn setting(&self, name: &str, fresh: &str) -> Result<String, StoreError> {
+        let connection = self.connection();
+        connection
+            .execute(
+                "INSERT INTO settings (name, value) VALUES (?1, ?2) ON CONFLICT (name) DO NOTHING",
+                params![name, fresh],
+            )
+            .map_err(backend)?;
+        connection
+            .query_row(
+                "SELECT value FROM settings WHERE name = ?1",
+                params![name],
+                |row| row.get(0),
+            )
+            .map_err(backend)
+    }
+}
+
+fn account(row: &rusqlite::Row<'_>) -> rusqlite::Result<Account> {
+    Ok(Account {
+        name: row.get(0)?,
+        role: row.get(1)?,
+        hash: row.get(2)?,
+    })
+}
+
+fn credential(row: &rusqlite::Row<'_>) -> rusqlite::Result<Credential> {
+    Ok(Credential {
+        digest: row.get(0)?,
+        user: row.get(1)?,
+        kind: row.get(2)?,
+        label: row.get(3)?,
+        expires: row.get(4)?,
+    })
 }
 
 #[cfg(test)]
@@ -139,9 +338,9 @@ mod tests {
     #[test]
     fn a_write_against_an_old_revision_is_refused_and_changes_nothing() {
         let store = SqliteStore::open(":memory:").unwrap();
-        assert_eq!(store.create("pc", "{}"), Ok(1));
+        assert_eq!(store.create("pc", "{}", None), Ok(1));
         assert_eq!(
-            store.create("pc", "{}"),
+            store.create("pc", "{}", None),
             Err(StoreError::Exists("pc".into()))
         );
         assert_eq!(store.save("pc", 1, r#"{"a":1}"#), Ok(2));
@@ -156,7 +355,14 @@ mod tests {
         let stored = store.load("pc").unwrap().unwrap();
         assert_eq!(stored.revision, 2);
         assert_eq!(stored.body, r#"{"a":1}"#);
-        assert_eq!(store.list().unwrap(), vec![("pc".to_owned(), 2)]);
+        assert_eq!(
+            store.list().unwrap(),
+            vec![Listed {
+                id: "pc".to_owned(),
+                revision: 2,
+                ownership: Ownership::default()
+            }]
+        );
         assert_eq!(store.revision("nobody").unwrap(), None);
     }
 }

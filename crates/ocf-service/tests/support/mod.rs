@@ -47,7 +47,26 @@ pub fn start(db: &Path, limits: Limits) -> SocketAddr {
 
 /// A service on a free loopback port over `store`.
 pub fn start_on(store: Box<dyn ocf_service::store::Store>, limits: Limits) -> SocketAddr {
-    let app = Arc::new(App::new(Box::new(Fixed(ruleset())), store, limits));
+    start_with(store, limits, ocf_service::Settings::new())
+}
+
+/// A service on a free loopback port over `store`, with `settings` (whether it is open is decided
+/// at start, from the accounts in the store).
+pub fn start_with(
+    store: Box<dyn ocf_service::store::Store>,
+    limits: Limits,
+    settings: ocf_service::Settings,
+) -> SocketAddr {
+    start_app(
+        App::new(Box::new(Fixed(ruleset())), store, limits),
+        settings,
+    )
+}
+
+/// `app` served on a free loopback port with `settings`.
+pub fn start_app(app: App, settings: ocf_service::Settings) -> SocketAddr {
+    app.set_settings(settings);
+    let app = Arc::new(app);
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -64,11 +83,52 @@ pub fn start_on(store: Box<dyn ocf_service::store::Store>, limits: Limits) -> So
     rx.recv().unwrap()
 }
 
+thread_local! {
+    /// The bearer token [`request`] sends, if any (set by [`as_token`]).
+    static TOKEN: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Makes this thread's [`request`]s send `token` (`None`: no credentials).
+pub fn as_token(token: Option<&str>) {
+    TOKEN.with(|t| *t.borrow_mut() = token.map(str::to_owned));
+}
+
 /// One request; the status and the body as JSON (a string when it is not JSON). The answer is read
 /// by its `Content-Length` (or its chunks), not to the connection's end: a server may keep the
 /// connection open whatever the request asks.
 pub fn request(addr: SocketAddr, method: &str, path: &str, body: Option<&str>) -> (u16, Value) {
     try_request(addr, method, path, body).unwrap_or_else(|error| panic!("{method} {path}: {error}"))
+}
+
+/// A request with exactly `headers` (besides `Content-Length` and `Connection`): the status, the
+/// answer's headers (names lowercase) and its body.
+pub fn raw(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<&str>,
+) -> (u16, Vec<(String, String)>, Value) {
+    exchange(addr, method, path, headers, body)
+        .unwrap_or_else(|error| panic!("{method} {path}: {error}"))
+}
+
+/// [`request`] as the holder of `token`.
+pub fn request_as(
+    addr: SocketAddr,
+    token: &str,
+    method: &str,
+    path: &str,
+    body: Option<&str>,
+) -> (u16, Value) {
+    let bearer = format!("Bearer {token}");
+    let headers = [
+        ("Host", "127.0.0.1"),
+        ("Content-Type", "application/json"),
+        ("Authorization", bearer.as_str()),
+    ];
+    let (status, _, body) = raw(addr, method, path, &headers, body);
+    (status, body)
 }
 
 /// [`request`], with the connection's errors returned: for a caller that may retry (a program
@@ -79,14 +139,34 @@ pub fn try_request(
     path: &str,
     body: Option<&str>,
 ) -> std::io::Result<(u16, Value)> {
+    let token = TOKEN.with(|t| t.borrow().clone().map(|t| format!("Bearer {t}")));
+    let mut headers = vec![("Host", "127.0.0.1"), ("Content-Type", "application/json")];
+    if let Some(token) = &token {
+        headers.push(("Authorization", token.as_str()));
+    }
+    exchange(addr, method, path, &headers, body).map(|(status, _, body)| (status, body))
+}
+
+fn exchange(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<&str>,
+) -> std::io::Result<(u16, Vec<(String, String)>, Value)> {
     let mut stream = connect(addr);
     stream.set_read_timeout(Some(Duration::from_secs(120)))?;
     let body = body.unwrap_or("");
+    let mut head = format!("{method} {path} HTTP/1.1\r\n");
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
     write!(
         stream,
-        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        "{head}Connection: close\r\nContent-Length: {}\r\n\r\n{body}",
         body.len()
     )?;
+    let mut answer_headers = Vec::new();
     let broken = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, what.to_owned());
     let mut reader = std::io::BufReader::new(stream);
     let mut status = 0;
@@ -108,6 +188,7 @@ pub fn try_request(
                 .and_then(|code| code.parse().ok())
                 .ok_or_else(|| broken(line))?;
         } else if let Some((name, value)) = line.split_once(':') {
+            answer_headers.push((name.to_ascii_lowercase(), value.trim().to_owned()));
             match name.to_ascii_lowercase().as_str() {
                 "content-length" => length = value.trim().parse::<usize>().ok(),
                 "transfer-encoding" => chunked = value.trim().eq_ignore_ascii_case("chunked"),
@@ -137,6 +218,7 @@ pub fn try_request(
     let text = String::from_utf8(bytes).map_err(|_| broken("the body is not UTF-8"))?;
     Ok((
         status,
+        answer_headers,
         serde_json::from_str(&text).unwrap_or(Value::String(text)),
     ))
 }
