@@ -222,9 +222,13 @@ pub async fn check(State(app): State<Arc<App>>, mut request: Request, next: Next
             );
         }
     }
-    let who = match who(&app, request.headers()) {
-        Ok(who) => who,
-        Err(refused) => return refused,
+    // The store's clients block (PostgreSQL's is synchronous): asked off the async threads.
+    let headers = request.headers().clone();
+    let asking = app.clone();
+    let who = match tokio::task::spawn_blocking(move || who(&asking, &headers)).await {
+        Ok(Ok(who)) => who,
+        Ok(Err(refused)) => return refused,
+        Err(error) => return ApiError::internal(error.to_string()).into_response(),
     };
     let path = request.uri().path().to_owned();
     match who {

@@ -69,7 +69,11 @@ pub fn decide_open(app: &App, addr: SocketAddr) -> std::io::Result<(Settings, Op
 /// editor, and a task that brings watched characters to what another instance stored. Refuses
 /// to start open (no account) on an address that is not loopback.
 pub async fn serve(listener: tokio::net::TcpListener, app: Arc<App>) -> std::io::Result<()> {
-    let (settings, said) = decide_open(&app, listener.local_addr()?)?;
+    let addr = listener.local_addr()?;
+    let deciding = app.clone();
+    let (settings, said) = tokio::task::spawn_blocking(move || decide_open(&deciding, addr))
+        .await
+        .map_err(std::io::Error::other)??;
     if let Some(said) = said {
         eprintln!("ocf serve: {said}");
     }
@@ -126,8 +130,8 @@ pub fn run(addr: SocketAddr, app: App) -> std::io::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
+    decide_open(&app, addr)?;
     runtime.block_on(async move {
-        decide_open(&app, addr)?;
         let listener = tokio::net::TcpListener::bind(addr).await?;
         eprintln!("ocf serve: listening on http://{}", listener.local_addr()?);
         serve(listener, Arc::new(app)).await

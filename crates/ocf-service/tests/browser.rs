@@ -1,7 +1,8 @@
 //! The web sheet editor in a real browser: Debian's headless Chromium driven through ChromeDriver's
 //! WebDriver protocol (plain HTTP and JSON, so no client crate). It opens the fighter, raises
 //! Strength and sees the modifiers that read it change — and only their rows rendered again — and
-//! sees an edit refused in place. With `OCF_SCREENSHOTS=DIR` it saves what it saw there
+//! sees an edit refused in place. It logs in first, on the page's form, as the player who owns the
+//! character. With `OCF_SCREENSHOTS=DIR` it saves what it saw there
 //! (docs/screenshots holds a set).
 
 mod support;
@@ -11,6 +12,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use ocf_service::Limits;
+use ocf_service::accounts::{self, Role};
+use ocf_service::store::SqliteStore;
 use serde_json::{Value, json};
 use support::*;
 
@@ -275,13 +278,46 @@ fn the_sheet_in_a_browser_updates_only_what_an_edit_changed() {
         return;
     };
     let dir = temp_dir("browser");
-    let addr = start(&dir.join("store.sqlite3"), Limits::default());
-    post_fighter(addr, "aldric");
+    // A table with accounts: the test's own calls carry the gamemaster's token, the browser logs
+    // in on the page as Pat, who owns the character.
+    let store = SqliteStore::open(dir.join("store.sqlite3").to_str().unwrap()).unwrap();
+    accounts::put_user(&store, "gm", Role::Gamemaster, Some("correct horse")).unwrap();
+    accounts::put_user(&store, "pat", Role::Player, Some("battery staple")).unwrap();
+    let (token, _) = accounts::issue_token(&store, "gm", None).unwrap();
+    let addr = start_on(Box::new(store), Limits::default());
+    as_token(Some(&token));
+    let text = std::fs::read_to_string(repo().join("testdata/characters/fighter-5.yaml")).unwrap();
+    let body = json!({ "id": "aldric", "character": text, "owner": "pat" }).to_string();
+    let (status, answer) = request(addr, "POST", "/api/characters", Some(&body));
+    assert_eq!(status, 200, "{answer}");
     driver.call(
         "POST",
         "/url",
         json!({ "url": format!("http://{addr}/?character=aldric") }),
     );
+    driver.until(
+        "the login form",
+        "return (getComputedStyle(document.getElementById('login')).display !== 'none' && getComputedStyle(document.querySelector('main')).display === 'none') || null;",
+    );
+    driver.screenshot("login.png");
+    driver.type_into("#login-user", "pat");
+    driver.type_into("#login-password", "wrong horse\u{E007}");
+    let refused = driver.until(
+        "the refused login",
+        "return document.getElementById('login-error').textContent || null;",
+    );
+    assert!(
+        refused.as_str().unwrap().contains("invalid-credentials"),
+        "{refused}"
+    );
+    driver.type_into("#login-password", "battery staple\u{E007}");
+    let who = driver.until(
+        "the logged-in user",
+        "return getComputedStyle(document.getElementById('login')).display === 'none' ? document.getElementById('who').textContent : null;",
+    );
+    assert_eq!(who, json!("pat (player)"));
+    // The session cookie is HttpOnly: the page's scripts never see it.
+    assert_eq!(driver.script("return document.cookie;"), json!(""));
     let read = |field: &str| driver.script(&value_of(field));
     let (str_score, str_mod, str_save) = (
         "5e-srd-5.1:abilities.str.score",

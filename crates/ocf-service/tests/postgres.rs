@@ -5,6 +5,7 @@
 mod support;
 
 use ocf_service::Limits;
+use ocf_service::accounts::{self, Role};
 use ocf_service::store::{PostgresStore, Store, StoreError};
 use serde_json::json;
 use support::*;
@@ -52,4 +53,61 @@ fn two_instances_over_one_postgres_store_share_every_write_and_refuse_stale_ones
         sheet["sheet"]["values"]["5e-srd-5.1:hp.current"]["value"],
         5
     );
+
+    // A paused action's signed state continues on the other instance: the key is the store's.
+    let start = json!({
+        "action": { "id": "5e-srd-5.1:weapon-attack", "entry": "longsword" },
+        "participants": { "target": [{ "id": "goblin", "values": { "5e-srd-5.1:combat.ac": 15 } }] },
+        "policy": { "dice": "pause" },
+    });
+    let (status, paused) = request(
+        a,
+        "POST",
+        "/api/characters/aldric/actions",
+        Some(&start.to_string()),
+    );
+    assert_eq!(status, 200, "{paused}");
+    let body = json!({ "state": paused["result"]["state"], "answer": { "faces": [12] } });
+    let (status, next) = request(
+        b,
+        "POST",
+        "/api/characters/aldric/actions/continue",
+        Some(&body.to_string()),
+    );
+    assert_eq!(status, 200, "{next}");
+}
+
+#[test]
+fn accounts_and_tokens_are_kept_in_postgres_and_a_service_with_them_asks_for_them() {
+    let Some(server) = Postgres::start("accounts") else {
+        return;
+    };
+    let store = PostgresStore::open(&server.url).unwrap();
+    accounts::put_user(&store, "gm", Role::Gamemaster, Some("correct horse")).unwrap();
+    accounts::put_user(&store, "pat", Role::Player, Some("battery staple")).unwrap();
+    assert_eq!(store.accounts().unwrap().len(), 2);
+    let (token, label) = accounts::issue_token(&store, "pat", None).unwrap();
+    let who = accounts::who_by_secret(&store, "token", &token)
+        .unwrap()
+        .unwrap();
+    assert_eq!(who.name.as_deref(), Some("pat"));
+    assert!(
+        accounts::log_in(&store, "pat", "battery staple")
+            .unwrap()
+            .is_some()
+    );
+    assert!(
+        accounts::log_in(&store, "pat", "battery stapler")
+            .unwrap()
+            .is_none()
+    );
+    let addr = start_on(Box::new(store), Limits::default());
+    let (status, answer) = request(addr, "GET", "/api/characters", None);
+    assert_eq!((status, codes(&answer)), (401, vec!["unauthenticated"]));
+    let (status, answer) = request_as(addr, &token, "GET", "/api/characters", None);
+    assert_eq!((status, answer), (200, json!([])));
+    let store = PostgresStore::open(&server.url).unwrap();
+    assert_eq!(store.remove_credential("token", &label), Ok(1));
+    let (status, _) = request_as(addr, &token, "GET", "/api/characters", None);
+    assert_eq!(status, 401);
 }

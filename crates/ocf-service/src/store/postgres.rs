@@ -345,3 +345,21 @@ impl Store for PostgresStore {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_server_on_another_machine_is_reached_over_tls_unless_the_url_says_otherwise() {
+        let mode = |url: &str| config(url).unwrap().get_ssl_mode();
+        assert_eq!(mode("postgres://ocf@db.example.org/ocf"), SslMode::Require);
+        assert_eq!(mode("postgres://ocf@10.0.0.5:5432/ocf"), SslMode::Require);
+        assert_eq!(mode("postgres://ocf@127.0.0.1:5432/ocf"), SslMode::Prefer);
+        assert_eq!(mode("postgres://ocf@localhost/ocf"), SslMode::Prefer);
+        assert_eq!(
+            mode("postgres://ocf@db.example.org/ocf?sslmode=disable"),
+            SslMode::Disable
+        );
+    }
+}
