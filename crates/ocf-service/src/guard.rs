@@ -154,7 +154,7 @@ pub fn session_cookie(headers: &HeaderMap) -> Option<String> {
 
 /// Who sends the request: the open service's one person, a token's or a session's user, or
 /// nobody (`None`). A token or cookie that logs in as nobody is refused rather than ignored.
-fn who(app: &App, headers: &HeaderMap) -> Result<Option<Who>, Response> {
+fn who(app: &App, headers: &HeaderMap) -> Result<Option<Who>, ApiError> {
     if app.settings().open {
         return Ok(Some(Who::open()));
     }
@@ -166,12 +166,13 @@ fn who(app: &App, headers: &HeaderMap) -> Result<Option<Who>, Response> {
     match who_by_secret(app.store(), kind, &secret) {
         Ok(Some(who)) => Ok(Some(who)),
         Ok(None) if kind == "session" => Ok(None),
-        Ok(None) => Err(refuse(
+        Ok(None) => Err(ApiError::new(
             StatusCode::UNAUTHORIZED,
             "unauthenticated",
             "the bearer token is unknown, revoked or expired",
+            "",
         )),
-        Err(error) => Err(ApiError::from(error).into_response()),
+        Err(error) => Err(ApiError::from(error)),
     }
 }
 
@@ -227,7 +228,7 @@ pub async fn check(State(app): State<Arc<App>>, mut request: Request, next: Next
     let asking = app.clone();
     let who = match tokio::task::spawn_blocking(move || who(&asking, &headers)).await {
         Ok(Ok(who)) => who,
-        Ok(Err(refused)) => return refused,
+        Ok(Err(refused)) => return refused.into_response(),
         Err(error) => return ApiError::internal(error.to_string()).into_response(),
     };
     let path = request.uri().path().to_owned();

@@ -100,6 +100,9 @@ pub fn request(addr: SocketAddr, method: &str, path: &str, body: Option<&str>) -
     try_request(addr, method, path, body).unwrap_or_else(|error| panic!("{method} {path}: {error}"))
 }
 
+/// An answer: its status, its headers (names lowercase) and its body.
+pub type Exchanged = (u16, Vec<(String, String)>, Value);
+
 /// A request with exactly `headers` (besides `Content-Length` and `Connection`): the status, the
 /// answer's headers (names lowercase) and its body.
 pub fn raw(
@@ -108,7 +111,7 @@ pub fn raw(
     path: &str,
     headers: &[(&str, &str)],
     body: Option<&str>,
-) -> (u16, Vec<(String, String)>, Value) {
+) -> Exchanged {
     exchange(addr, method, path, headers, body)
         .unwrap_or_else(|error| panic!("{method} {path}: {error}"))
 }
@@ -153,7 +156,7 @@ fn exchange(
     path: &str,
     headers: &[(&str, &str)],
     body: Option<&str>,
-) -> std::io::Result<(u16, Vec<(String, String)>, Value)> {
+) -> std::io::Result<Exchanged> {
     let mut stream = connect(addr);
     stream.set_read_timeout(Some(Duration::from_secs(120)))?;
     let body = body.unwrap_or("");
