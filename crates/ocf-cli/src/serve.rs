@@ -192,3 +192,27 @@ fn problem_json(problem: &ocf_load::build::Problem) -> Value {
     }
     value
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_pack_is_told_as_the_services_not_as_a_cli_flag() {
+        let character: Character = serde_json::from_value(serde_json::json!({
+            "specVersion": "1.0.0", "id": "pc",
+            "packs": [{ "id": "no-such-pack", "version": "1.0.0" }]
+        }))
+        .unwrap();
+        let Err(errors) = PackRulesets::new(Vec::new()).ruleset_for(&character) else {
+            panic!("the pack is not there");
+        };
+        let error = &errors[0];
+        assert_eq!(error["code"], "missing-dependency", "{error}");
+        assert_eq!(error["path"], "/packs/0", "{error}");
+        assert!(error.get("file").is_none(), "{error}");
+        let message = error["message"].as_str().unwrap();
+        assert!(!message.contains("--pack"), "{message}");
+        assert!(message.contains("no-such-pack"), "{message}");
+    }
+}

@@ -452,12 +452,20 @@ async fn start_action(
     let mut body = body(bytes)?;
     let seed = seed(&mut body, &who)?;
     let input: ocf_actions::StartInput = typed(body)?;
-    if !who.is_gamemaster() && !app.settings().player_dice && pauses_dice(&input.policy) {
-        return Err(forbidden(
-            "at this table the service rolls every die: a player's policy does not pause for dice \
-             (`ocf serve --player-dice` lets players roll their own)",
-        )
-        .at("/policy"));
+    if !who.is_gamemaster() && !app.settings().player_dice {
+        if pauses_dice(&input.policy) {
+            return Err(forbidden(
+                "at this table the service rolls every die: a player's policy does not pause for \
+                 dice (`ocf serve --player-dice` lets players roll their own)",
+            )
+            .at("/policy"));
+        }
+        if let Some(i) = input.answers.iter().position(|a| a.faces.is_some()) {
+            return Err(forbidden(
+                "at this table the service rolls every die: a player's answers give no faces",
+            )
+            .at(&format!("/answers/{i}")));
+        }
     }
     blocking(app, move |app| {
         app.authorize(&who, &id, Need::Write)?;

@@ -452,6 +452,7 @@ fn forged_foreign_and_stale_states_are_refused() {
             "/policy",
         ),
         ("seed", json!(7), "/seed"),
+        ("answers", json!([{ "faces": [20] }]), "/answers/0"),
     ] {
         let mut body = attack.clone();
         body[key] = value;
