@@ -605,6 +605,12 @@ async fn login(State(app): State<Arc<App>>, bytes: Result<Bytes, BytesRejection>
                 json!({ "user": null, "role": "gamemaster", "open": true }),
             ));
         }
+        let checking = app.clone();
+        let _turn = checking
+            .logins
+            .acquire()
+            .await
+            .map_err(|e| ApiError::internal(e.to_string()))?;
         let made = tokio::task::spawn_blocking(move || {
             let who = crate::accounts::log_in(app.store(), &user, &password)?;
             let Some(who) = who else { return Ok(None) };

@@ -54,6 +54,9 @@ pub struct App {
     settings: RwLock<Settings>,
     /// The key that signs paused actions' states, read from the store on first use.
     signer: OnceLock<Signer>,
+    /// Password checks at once: each Argon2id hash takes 19 MiB, so a flood of logins waits here
+    /// instead of taking the machine's memory.
+    pub logins: tokio::sync::Semaphore,
 }
 
 /// What a route needs of the character it names.
@@ -93,6 +96,7 @@ impl App {
             open: Mutex::new(Open::default()),
             settings: RwLock::new(Settings::new()),
             signer: OnceLock::new(),
+            logins: tokio::sync::Semaphore::new(4),
         }
     }
 
