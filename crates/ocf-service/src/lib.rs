@@ -105,22 +105,16 @@ pub async fn serve(listener: tokio::net::TcpListener, app: Arc<App>) -> std::io:
         };
         let service = hyper_util::service::TowerToHyperService::new(router.clone());
         tokio::spawn(async move {
-            // A connection that never finishes its headers (a half-open one, or one sending a
-            // byte a minute) is closed after `header_timeout`; a request's body is bounded by the
-            // request timeout (guard).
-            let mut builder =
-                hyper_util::server::conn::auto::Builder::new(hyper_util::rt::TokioExecutor::new());
+            // HTTP/1.1 (a browser speaks it over plain HTTP, and a reverse proxy to its upstream):
+            // a connection that sends nothing, or never finishes its headers (a half-open one, or
+            // one sending a byte a minute), or sits idle between requests, is closed after
+            // `header_timeout`; a request's body is bounded by the request timeout (guard).
+            let mut builder = hyper::server::conn::http1::Builder::new();
             builder
-                .http1()
                 .timer(hyper_util::rt::TokioTimer::new())
                 .header_read_timeout(header_timeout);
-            builder
-                .http2()
-                .timer(hyper_util::rt::TokioTimer::new())
-                .keep_alive_interval(Some(Duration::from_secs(30)))
-                .keep_alive_timeout(header_timeout);
             let io = hyper_util::rt::TokioIo::new(stream);
-            let _ = builder.serve_connection_with_upgrades(io, service).await;
+            let _ = builder.serve_connection(io, service).with_upgrades().await;
         });
     }
 }

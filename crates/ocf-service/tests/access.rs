@@ -936,3 +936,41 @@ fn the_refusals_of_issue_39_are_right() {
         started.elapsed()
     );
 }
+
+#[test]
+fn an_event_stream_outlives_the_header_timeout() {
+    let dir = temp_dir("long-events");
+    let store = SqliteStore::open(dir.join("store.sqlite3").to_str().unwrap()).unwrap();
+    let settings = ocf_service::Settings {
+        header_timeout: Duration::from_secs(1),
+        ..ocf_service::Settings::new()
+    };
+    let addr = start_with(Box::new(store), Limits::default(), settings);
+    post_fighter(addr, "aldric");
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    write!(
+        stream,
+        "GET /api/characters/aldric/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    )
+    .unwrap();
+    // An idle connection that sends nothing is closed.
+    let mut idle = std::net::TcpStream::connect(addr).unwrap();
+    idle.set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let started = Instant::now();
+    assert!(idle.read_to_end(&mut Vec::new()).is_ok());
+    assert!(started.elapsed() < Duration::from_secs(10));
+    // The stream is still there past the header timeout: an edit arrives on it.
+    std::thread::sleep(Duration::from_secs(2));
+    assert_eq!(set(addr, "aldric", "hp.current", 1, json!(9)).0, 200);
+    let mut seen = String::new();
+    let mut buffer = [0u8; 4096];
+    while !seen.contains("event: changed") {
+        let n = stream.read(&mut buffer).unwrap();
+        assert!(n > 0, "the stream ended: {seen}");
+        seen.push_str(&String::from_utf8_lossy(&buffer[..n]));
+    }
+}
