@@ -154,7 +154,10 @@ pub fn check(
                 )));
                 continue;
             };
-            let value_at = source.locations.value(&pointer);
+            let value_at = source
+                .locations
+                .text(&pointer)
+                .or_else(|| source.locations.value(&pointer));
             match Message::parse(text) {
                 Err(error) => {
                     let at = value_at.map(|at| super::Position {
@@ -448,8 +451,8 @@ impl Catalogue {
     }
 
     /// A choice under `root` (`choices`, `<contentId>.choices`): its prompt (argument `slot` when
-    /// it has slots), its inline options and their own choices (under the same root), and listed
-    /// values' names (optional).
+    /// it has slots), its inline options and their own choices (under
+    /// `<choice>.options.<option>.choices`), and listed values' names (optional).
     fn choice(&mut self, root: &str, choice: &Choice, at: &dyn Fn(&str) -> Declared) {
         let key = format!("{root}.{}", choice.id);
         let args: &[&str] = if choice.slots.is_some() {
@@ -474,8 +477,11 @@ impl Catalogue {
                         false,
                         at(&format!("/options/{i}")),
                     );
+                    // An inline option's own choices sit under it, as their choice paths do
+                    // (`asi`, `plus-two`, `ability`).
+                    let nested_root = format!("{key}.options.{}.choices", option.id);
                     for (j, nested) in option.choices.iter().enumerate() {
-                        self.choice(root, nested, &|p| {
+                        self.choice(&nested_root, nested, &|p| {
                             at(&format!("/options/{i}/choices/{j}{p}"))
                         });
                     }
