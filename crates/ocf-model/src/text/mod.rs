@@ -22,6 +22,33 @@ pub use message::{Message, MessageError, TextArg, number_text};
 /// One translation file: key to message, in written order.
 pub type TextFile = Keyed<String>;
 
+/// The JSON Schema of a translation file (`ocf schema texts`): a flat map of text keys to ICU
+/// MessageFormat messages. The schema says the key's shape; the build says whether it names
+/// something and whether the message parses.
+pub struct TranslationFileSchema;
+
+impl JsonSchema for TranslationFileSchema {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "TranslationFile".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "title": "TranslationFile",
+            "description": "A pack's translation file (`i18n/<locale>.yaml` or `i18n/<locale>/**/*.yaml`): each text key, relative to the pack (`fields.abilities.str.score.name`) or to a dependency (`5e-srd-5.1:fields.abilities.str.score.name`), to its message in ICU MessageFormat. A key is written once per pack and locale. See docs/spec/i18n.md.",
+            "type": "object",
+            "propertyNames": {
+                "type": "string",
+                "pattern": "^([A-Za-z0-9][A-Za-z0-9._-]*:)?[^.\\s:]+(\\.[^.\\s]+)+$"
+            },
+            "additionalProperties": {
+                "type": "string",
+                "description": "ICU MessageFormat: text, `{arg}`, `{arg, number}`, `{arg, plural, …}`, `{arg, selectordinal, …}`, `{arg, select, …}`; only the arguments the key gives (i18n.md, \"Arguments\")."
+            }
+        })
+    }
+}
+
 /// A release's texts: by locale, each key's message.
 pub type PackTexts = Keyed<Keyed<String>>;
 
