@@ -15,6 +15,7 @@
 //! | `POST /api/characters/{id}/actions/continue` `{ state, answer, seed? }` | continueAction |
 //! | `POST /api/characters/{id}/close` | closes it (it stays stored) |
 //! | `GET /api/characters/{id}/events` | server-sent events: `sheet` first, then `changed` per edit |
+//! | `GET /api/characters/{id}/texts?lang=TAG` | the packs' texts in a locale, with the display groups and field hints (`texts.rs`) |
 //!
 //! A write answers `{ id, revision, changes: { values, removed, parts } }`; one made against a
 //! revision that is not the stored one is `409 conflict`.
@@ -56,6 +57,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/characters/{id}/close", post(close))
         .route("/api/characters/{id}/events", get(events))
         .merge(crate::web::routes())
+        .merge(crate::texts::routes())
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(limit))
         .with_state(app)

@@ -15,6 +15,7 @@ pub mod changes;
 pub mod error;
 pub mod rulesets;
 pub mod store;
+pub mod texts;
 pub mod web;
 
 use std::net::SocketAddr;
