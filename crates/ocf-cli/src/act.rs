@@ -387,7 +387,13 @@ fn ask(needs: &Json, dice: &mut dyn DiceFunction) -> Result<Answer, String> {
                 .as_array()
                 .into_iter()
                 .flatten()
-                .filter_map(|o| Some(format!("{}{}", o["id"].as_str()?, words::paren(words::option(action, o)))))
+                .filter_map(|o| {
+                    Some(format!(
+                        "{}{}",
+                        o["id"].as_str()?,
+                        words::paren(words::option(action, o))
+                    ))
+                })
                 .collect();
             println!("{step}: choose one of {}", named.join(", "));
             print!(

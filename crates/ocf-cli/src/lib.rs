@@ -6,5 +6,5 @@ pub mod character;
 pub mod conform;
 pub mod output;
 pub mod schema;
-pub mod text_sheet;
 pub mod serve;
+pub mod text_sheet;

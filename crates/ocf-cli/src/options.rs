@@ -145,7 +145,9 @@ pub fn option_name(
             (Some(owner), _, _) => format!("{}.{choice}", keys::content(&owner, "choices")),
             (None, Some(k), _) => format!("{k}.{choice}"),
             (None, None, Some(item)) => format!("{}.{choice}", keys::content(item, "choices")),
-            (None, None, None) => keys::rules("choices", choice, "x").trim_end_matches(".x").to_owned(),
+            (None, None, None) => keys::rules("choices", choice, "x")
+                .trim_end_matches(".x")
+                .to_owned(),
         });
     }
     key.and_then(|k| texts.format(&format!("{k}.options.{value}.name"), &[]))

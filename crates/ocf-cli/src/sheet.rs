@@ -53,12 +53,8 @@ pub fn run_sheet(args: SheetArgs) -> ExitCode {
         }
     };
     let ruleset = std::sync::Arc::new(ruleset);
-    let sheet = ocf_engine::compute_sheet_shared(
-        ruleset.clone(),
-        &character,
-        &[],
-        &Default::default(),
-    );
+    let sheet =
+        ocf_engine::compute_sheet_shared(ruleset.clone(), &character, &[], &Default::default());
     if args.json {
         println!(
             "{}",

@@ -37,7 +37,13 @@ pub fn name_of(ruleset: &Ruleset, texts: &Texts<'_>, id: &str) -> String {
 }
 
 /// A hinted value as the hint shows it.
-fn shown(ruleset: &Ruleset, texts: &Texts<'_>, hint: &FieldHint, value: &Value, of: Option<&Value>) -> String {
+fn shown(
+    ruleset: &Ruleset,
+    texts: &Texts<'_>,
+    hint: &FieldHint,
+    value: &Value,
+    of: Option<&Value>,
+) -> String {
     let number = value.as_f64();
     let max = hint.max.map(f64::from).or_else(|| {
         let bound = ruleset.fields.get(hint.field.as_str())?.decl.max.as_ref()?;
@@ -63,7 +69,11 @@ fn shown(ruleset: &Ruleset, texts: &Texts<'_>, hint: &FieldHint, value: &Value, 
         (Show::Dots, Some(n)) => {
             let total = max.unwrap_or(n).max(n) as usize;
             let filled = n.max(0.0) as usize;
-            format!("{}{}", "●".repeat(filled), "○".repeat(total.saturating_sub(filled)))
+            format!(
+                "{}{}",
+                "●".repeat(filled),
+                "○".repeat(total.saturating_sub(filled))
+            )
         }
         (Show::Track, Some(n)) => {
             let total = of.and_then(Value::as_f64).or(max).unwrap_or(n).max(n) as usize;
@@ -81,7 +91,11 @@ fn shown(ruleset: &Ruleset, texts: &Texts<'_>, hint: &FieldHint, value: &Value, 
             format!("({}/{})", number_text(n), number_text(total))
         }
         (Show::Box, _) | (_, None) if value.is_boolean() => {
-            if value.as_bool() == Some(true) { "[x]".into() } else { "[ ]".into() }
+            if value.as_bool() == Some(true) {
+                "[x]".into()
+            } else {
+                "[ ]".into()
+            }
         }
         (Show::Text, _) => match value {
             Value::Array(items) => items
@@ -169,18 +183,20 @@ pub fn render(ruleset: &Ruleset, sheet: &Value, locale: &str) -> String {
         if let Some(beside) = &hint.beside
             && let Some(value) = value_of(beside.as_str())
         {
-            let beside_hint = hint_of(beside.as_str()).cloned().unwrap_or_else(|| FieldHint {
-                id: String::new(),
-                field: beside.clone(),
-                group: None,
-                order: None,
-                show: None,
-                max: None,
-                of: None,
-                beside: None,
-                headline: None,
-                hidden: None,
-            });
+            let beside_hint = hint_of(beside.as_str())
+                .cloned()
+                .unwrap_or_else(|| FieldHint {
+                    id: String::new(),
+                    field: beside.clone(),
+                    group: None,
+                    order: None,
+                    show: None,
+                    max: None,
+                    of: None,
+                    beside: None,
+                    headline: None,
+                    hidden: None,
+                });
             if !(beside_hint.hidden == Some(Hidden::WhenDefault) && is_default(value)) {
                 text.push(' ');
                 text.push_str(&shown(ruleset, &texts, &beside_hint, value, None));
@@ -206,7 +222,10 @@ pub fn render(ruleset: &Ruleset, sheet: &Value, locale: &str) -> String {
         out.push_str(&headline.join(" · "));
         out.push('\n');
     }
-    let mut groups: Vec<(usize, &ocf_model::ruleset::Declared<ocf_model::DisplayGroup>)> = ruleset
+    let mut groups: Vec<(
+        usize,
+        &ocf_model::ruleset::Declared<ocf_model::DisplayGroup>,
+    )> = ruleset
         .display_groups
         .iter()
         .enumerate()
@@ -294,7 +313,10 @@ pub fn choice_prompt(sheet: &Value, texts: &Texts<'_>, pending: &Value) -> Strin
         .filter_map(Value::as_str)
         .collect();
     let slot = pending["slot"]["number"].as_f64();
-    let args: Vec<(&str, TextArg)> = slot.map(|n| ("slot", TextArg::Number(n))).into_iter().collect();
+    let args: Vec<(&str, TextArg)> = slot
+        .map(|n| ("slot", TextArg::Number(n)))
+        .into_iter()
+        .collect();
     // The owner: the copy's item (the activation of the path's entry), else the rules.
     let entry = pending["path"]["entry"].as_str();
     let owner = entry.and_then(|entry| {

@@ -86,7 +86,9 @@ fn the_fighter_reads_as_a_player_would_say_it() {
 fn a_locale_falls_back_to_its_language_then_the_default() {
     let knight = "testdata/test-packs/i18n-core/knight.yaml";
     let pack = "testdata/test-packs/i18n-core";
-    check(&["sheet", knight, "--pack", pack], expect![[r#"
+    check(
+        &["sheet", knight, "--pack", pack],
+        expect![[r#"
         Hit Points 8 / 8
 
         Stats
@@ -97,7 +99,8 @@ fn a_locale_falls_back_to_its_language_then_the_default() {
 
         To choose
           Choose your oath
-    "#]]);
+    "#]],
+    );
     check(
         &["sheet", knight, "--pack", pack, "--lang", "pt-BR"],
         expect![[r#"

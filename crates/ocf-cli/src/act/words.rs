@@ -31,7 +31,10 @@ pub fn paren(name: Option<String>) -> String {
 
 /// A step's prompt: `<actionKey>.steps.<step>.prompt`.
 pub fn prompt(action: &str, step: &str) -> Option<String> {
-    find(&format!("{}.steps.{step}.prompt", keys::action_root(action)), &[])
+    find(
+        &format!("{}.steps.{step}.prompt", keys::action_root(action)),
+        &[],
+    )
 }
 
 /// A written option's name, `<actionKey>.options.<id>.name`; else an option a content item or type
@@ -39,16 +42,28 @@ pub fn prompt(action: &str, step: &str) -> Option<String> {
 pub fn option(action: &str, option: &Json) -> Option<String> {
     let id = option["id"].as_str()?;
     let source = option["source"]["id"].as_str();
-    find(&format!("{}.options.{id}.name", keys::action_root(action)), &[])
-        .or_else(|| source.and_then(|s| find(&keys::content(s, &format!("options.{id}.name")), &[])))
-        .or_else(|| id.contains(':').then(|| find(&keys::content(id, "name"), &[])).flatten())
+    find(
+        &format!("{}.options.{id}.name", keys::action_root(action)),
+        &[],
+    )
+    .or_else(|| source.and_then(|s| find(&keys::content(s, &format!("options.{id}.name")), &[])))
+    .or_else(|| {
+        id.contains(':')
+            .then(|| find(&keys::content(id, "name"), &[]))
+            .flatten()
+    })
 }
 
 /// A result's name: the band's text for a banded result, else `<actionKey>.results.<r>.name`.
 pub fn result(action: &str, band_set: Option<&str>, result: &str) -> Option<String> {
     band_set
         .and_then(|set| find(&keys::band(set, Some(result), "name"), &[]))
-        .or_else(|| find(&format!("{}.results.{result}.name", keys::action_root(action)), &[]))
+        .or_else(|| {
+            find(
+                &format!("{}.results.{result}.name", keys::action_root(action)),
+                &[],
+            )
+        })
 }
 
 /// A roll's band, named, with its condition worded: the pack's `bands.<set>.<band>.condition`
@@ -68,7 +83,10 @@ pub fn band(entry: &Json) -> String {
         .and_then(|b| b["tests"].as_array())
         .map(|t| t.iter().collect())
         .unwrap_or_default();
-    let values: Vec<TextArg> = tests.iter().map(|t| TextArg::from_json(&t["value"])).collect();
+    let values: Vec<TextArg> = tests
+        .iter()
+        .map(|t| TextArg::from_json(&t["value"]))
+        .collect();
     let names: Vec<String> = (1..=values.len()).map(|n| format!("value{n}")).collect();
     let mut args: Vec<(&str, TextArg)> = Vec::new();
     if let Some(first) = values.first() {

@@ -49,8 +49,8 @@ struct FormatKey {
 /// order (and the character's homebrew on top); the output is `{ texts: [...] }`, each key's text
 /// in the locale with its fallbacks, formatted with its arguments.
 pub fn format_text(case: &Case, dir: &Path) -> Result<Outcome, String> {
-    let input =
-        FormatInput::deserialize(&case.input).map_err(|e| format!("bad `formatText` input: {e}"))?;
+    let input = FormatInput::deserialize(&case.input)
+        .map_err(|e| format!("bad `formatText` input: {e}"))?;
     let releases = case
         .packs
         .iter()

@@ -295,7 +295,7 @@ fn build_parsed(
             );
         }
         let given: Vec<&PackRelease> = options.dependencies.iter().collect();
-        let locate = |declared: &texts::Declared| -> Option<(String, Option<Position>, String)> {
+        let locate = |declared: &texts::Declared| -> Option<texts::Located> {
             match declared {
                 texts::Declared::Rules(pointer) => {
                     let (index, there) = origins.locate(pointer)?;

@@ -91,13 +91,19 @@ pub fn gather(files: &[TextSource<'_>], problems: &mut Vec<Problem>) -> PackText
     texts
 }
 
+/// Where a declaration is: its file, position and pointer.
+pub type Located = (String, Option<super::Position>, String);
+
+/// Finds a declaration's place.
+pub type Locate<'a> = dyn Fn(&Declared) -> Option<Located> + 'a;
+
 /// Checks the translation files against what the release and its given dependencies declare.
 /// `locate` gives a declaration's file and position, for the `missing-text` warnings.
 pub fn check(
     release: &PackRelease,
     dependencies: &[&PackRelease],
     files: &[TextSource<'_>],
-    locate: &dyn Fn(&Declared) -> Option<(String, Option<super::Position>, String)>,
+    locate: &Locate<'_>,
     problems: &mut Vec<Problem>,
 ) {
     let own = catalogue(release);
@@ -282,7 +288,9 @@ pub fn catalogue(release: &PackRelease) -> Keyed<KeySpec> {
             false,
             Declared::Rules(at.clone()),
         );
-        c.effects(&root, &decl.effects, &|p| Declared::Rules(format!("{at}{p}")));
+        c.effects(&root, &decl.effects, &|p| {
+            Declared::Rules(format!("{at}{p}"))
+        });
         for (i, action) in decl.actions.iter().enumerate() {
             c.action_at(&format!("{root}.actions"), action, &|p| {
                 Declared::Rules(format!("{at}/actions/{i}{p}"))

@@ -72,10 +72,19 @@ mod tests {
 
     #[test]
     fn keys_of_ids() {
-        assert_eq!(field("5e:skills.athletics.mod", "name"), "5e:fields.skills.athletics.mod.name");
+        assert_eq!(
+            field("5e:skills.athletics.mod", "name"),
+            "5e:fields.skills.athletics.mod.name"
+        );
         assert_eq!(action_root("5e:weapon-attack"), "5e:actions.weapon-attack");
-        assert_eq!(action_root("5e:classes.fighter#second-wind"), "5e:classes.fighter.actions.second-wind");
-        assert_eq!(band("fitd:action", Some("crit"), "name"), "fitd:bands.action.crit.name");
+        assert_eq!(
+            action_root("5e:classes.fighter#second-wind"),
+            "5e:classes.fighter.actions.second-wind"
+        );
+        assert_eq!(
+            band("fitd:action", Some("crit"), "name"),
+            "fitd:bands.action.crit.name"
+        );
         assert_eq!(content_type("5e:weapon", "name"), "5e:types.weapon.name");
     }
 }

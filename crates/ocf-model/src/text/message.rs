@@ -419,7 +419,10 @@ mod tests {
         assert_eq!(fmt(s, "en", &[("kind", "thrown".into())]), "Ranged");
         assert_eq!(fmt("it''s '{'x'}' {x}", "en", &[]), "it's {x} {x}");
         assert_eq!(fmt("Devil's Bargain", "en", &[]), "Devil's Bargain");
-        assert_eq!(fmt("Thieves' Tools: {n}", "en", &[("n", 2.into())]), "Thieves' Tools: 2");
+        assert_eq!(
+            fmt("Thieves' Tools: {n}", "en", &[("n", 2.into())]),
+            "Thieves' Tools: 2"
+        );
         let e = Message::parse("Devil's {n").unwrap_err();
         assert_eq!((e.line, e.column), (1, 11), "{e:?}");
     }

@@ -215,7 +215,14 @@ impl<'a> Texts<'a> {
 }
 
 /// The leaf segments a key ends with, which name the text rather than the thing.
-const LEAVES: [&str; 6] = ["name", "prompt", "abbr", "description", "condition", "label"];
+const LEAVES: [&str; 6] = [
+    "name",
+    "prompt",
+    "abbr",
+    "description",
+    "condition",
+    "label",
+];
 
 /// Segments too generic to name a thing alone: the segment before is kept with them
 /// (`abilities.str.score` reads "Str score").
@@ -243,7 +250,10 @@ pub fn humanize(key: &str) -> String {
         Some((pack, rest)) if !pack.contains('.') => rest,
         _ => key,
     };
-    let mut segments: Vec<&str> = unqualified.split(['.', '#']).filter(|s| !s.is_empty()).collect();
+    let mut segments: Vec<&str> = unqualified
+        .split(['.', '#'])
+        .filter(|s| !s.is_empty())
+        .collect();
     if segments.len() > 1 && segments.last().is_some_and(|s| LEAVES.contains(s)) {
         segments.pop();
     }
@@ -309,13 +319,19 @@ mod tests {
         assert_eq!(es.text("5e:fields.skills.athletics.name", &[]), "Atletismo");
         // Not in Spanish: the pack's default (en), where the homebrew replaced it.
         assert_eq!(es.text("5e:classes.fighter.name", &[]), "Warrior");
-        assert_eq!(table.texts("pt-BR").text("5e:classes.fighter.name", &[]), "Guerreiro");
+        assert_eq!(
+            table.texts("pt-BR").text("5e:classes.fighter.name", &[]),
+            "Guerreiro"
+        );
         assert_eq!(es.text("errors.unknown-field", &[]), "No such field");
         assert_eq!(
             es.text("5e:fields.skills.sleightOfHand.name", &[]),
             "Sleight of hand"
         );
-        assert_eq!(es.text("5e:fields.abilities.str.score.name", &[]), "Str score");
+        assert_eq!(
+            es.text("5e:fields.abilities.str.score.name", &[]),
+            "Str score"
+        );
         assert!(es.has("errors.type-mismatch"));
     }
 
@@ -323,7 +339,10 @@ mod tests {
     fn chains() {
         assert_eq!(locale_chain("zh-Hant-TW"), ["zh-Hant-TW", "zh-Hant", "zh"]);
         assert_eq!(qualify_key("p", "q:fields.x.name"), "q:fields.x.name");
-        assert_eq!(qualify_key("p", "issues.out-of-limits"), "issues.out-of-limits");
+        assert_eq!(
+            qualify_key("p", "issues.out-of-limits"),
+            "issues.out-of-limits"
+        );
         assert_eq!(qualify_key("p", "tags.weapon.name"), "p:tags.weapon.name");
     }
 }
