@@ -7,6 +7,7 @@
 //! and faces, the outcome and the proposed changes (`--json`: the last result as JSON).
 
 mod cast;
+mod words;
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
@@ -87,6 +88,7 @@ pub fn run(args: ActArgs) -> ExitCode {
 
 fn act(args: ActArgs) -> Result<ExitCode, String> {
     let mut cast = cast::Cast::new(&args.character, &args.packs)?;
+    words::set(cast.session(0).ruleset());
     let mut input = StartInput::default();
     input.action.id = args.action.clone();
     input.action.entry = args.entry.clone();
@@ -376,14 +378,24 @@ fn ask(needs: &Json, dice: &mut dyn DiceFunction) -> Result<Answer, String> {
             Ok(Answer::faces(faces.map_err(|e| format!("faces: {e}"))?))
         }
         Some("choice") => {
-            let options: Vec<&str> = needs["options"]
+            let recommended = needs["recommended"].as_str();
+            let action = needs["action"].as_str().unwrap_or_default();
+            if let Some(prompt) = words::prompt(action, step) {
+                println!("{step}: {prompt}");
+            }
+            let named: Vec<String> = needs["options"]
                 .as_array()
                 .into_iter()
                 .flatten()
-                .filter_map(|o| o["id"].as_str())
+                .filter_map(|o| {
+                    Some(format!(
+                        "{}{}",
+                        o["id"].as_str()?,
+                        words::paren(words::option(action, o))
+                    ))
+                })
                 .collect();
-            let recommended = needs["recommended"].as_str();
-            println!("{step}: choose one of {}", options.join(", "));
+            println!("{step}: choose one of {}", named.join(", "));
             print!(
                 "option{}: ",
                 recommended.map(|r| format!(" [{r}]")).unwrap_or_default()
@@ -420,7 +432,7 @@ fn show_log(result: &Json, from: usize, indent: &str) -> usize {
                     .collect();
                 let band = entry["band"]
                     .as_str()
-                    .map(|b| format!(" → {b}"))
+                    .map(|b| format!(" → {b}{}", words::band(entry)))
                     .unwrap_or_default();
                 println!(
                     "{indent}{step}: {} = {}{band}",
@@ -428,10 +440,18 @@ fn show_log(result: &Json, from: usize, indent: &str) -> usize {
                     entry["total"]
                 );
             }
-            Some("choice") => println!(
-                "{indent}{step}: picked {} ({})",
-                entry["picked"], entry["by"]
-            ),
+            Some("choice") => {
+                let action = entry["action"].as_str().unwrap_or_default();
+                let name = entry["picked"]
+                    .as_str()
+                    .and_then(|id| words::option(action, &json!({ "id": id })));
+                println!(
+                    "{indent}{step}: picked {}{} ({})",
+                    entry["picked"],
+                    words::paren(name),
+                    entry["by"]
+                )
+            }
             Some("handoff") => println!(
                 "{indent}{step}: {} answered {}",
                 entry["participant"]["id"].as_str().unwrap_or(""),
@@ -474,6 +494,17 @@ fn show_item(item: &Json) -> String {
 
 fn show_end(result: &Json) {
     println!("outcome: {}", result["outcome"]);
+    if let Some(code) = result["outcome"]["result"].as_str() {
+        let log = result["log"].as_array().cloned().unwrap_or_default();
+        let action = log
+            .first()
+            .and_then(|e| e["action"].as_str())
+            .unwrap_or_default();
+        let set = log.iter().rev().find_map(|e| e["bandSet"].as_str());
+        if let Some(name) = words::result(action, set, code) {
+            println!("result: {name}");
+        }
+    }
     let changes = result["proposedChanges"]
         .as_array()
         .cloned()

@@ -8,3 +8,4 @@ pub mod output;
 pub mod schema;
 pub mod serve;
 pub mod users;
+pub mod text_sheet;

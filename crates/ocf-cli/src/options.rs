@@ -52,7 +52,20 @@ pub fn run(args: OptionsArgs) -> ExitCode {
                     ocf_formula::json_text::to_string_pretty(&listed.to_json()).unwrap_or_default()
                 );
             } else {
-                print!("{}", render(&listed));
+                let ruleset = session.ruleset();
+                let texts = ruleset
+                    .texts
+                    .texts(&ocf_cli::text_sheet::default_locale(ruleset));
+                let item = listed.path.entry.as_deref().and_then(|entry| {
+                    character
+                        .features
+                        .iter()
+                        .chain(&character.inventory)
+                        .find(|e| e.id == entry)
+                        .map(|e| e.item.as_str().to_owned())
+                });
+                let name = |o: &ListedOption| option_name(&texts, item.as_deref(), &listed, o);
+                print!("{}", render_named(&listed, &name));
             }
             ExitCode::SUCCESS
         }
@@ -91,9 +104,64 @@ pub fn parse_path(text: &str) -> Result<ChoicePath, String> {
     Ok(ChoicePath { entry, choice })
 }
 
+/// The name of a listed option (docs/spec/i18n.md): a content option by its item's name, an inline
+/// option by `<owner>.choices.<choice>.options.<id>.name` (a nested choice under its parent
+/// option), a listed value by the same key, else a field's or tag's name. `item` is the copy's
+/// item, the owner of its own choices; a choice key `<content>/<choice>` names its owner.
+pub fn option_name(
+    texts: &ocf_model::text::Texts<'_>,
+    item: Option<&str>,
+    listed: &Listed,
+    option: &ListedOption,
+) -> Option<String> {
+    use ocf_model::text::keys;
+    let value = option.option.as_str()?;
+    if option.kind == "content" {
+        return texts.format(&keys::content(value, "name"), &[]);
+    }
+    let pack = item.and_then(|i| keys::split(i).0);
+    let mut key = None::<String>;
+    for (i, segment) in listed.path.choice.iter().enumerate() {
+        if i % 2 == 1 {
+            key = key.map(|k| format!("{k}.options.{segment}.choices"));
+            continue;
+        }
+        let (owner, choice) = match segment.split_once('/') {
+            Some((owner, choice)) => (
+                Some(match pack {
+                    Some(pack) if !owner.contains(':') => format!("{pack}:{owner}"),
+                    _ => owner.to_owned(),
+                }),
+                choice,
+            ),
+            None => (None, segment.as_str()),
+        };
+        // A slot `<choice>-<n>` is keyed by its choice.
+        let choice = match choice.rsplit_once('-') {
+            Some((id, n)) if !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()) => id,
+            _ => choice,
+        };
+        key = Some(match (owner, &key, item) {
+            (Some(owner), _, _) => format!("{}.{choice}", keys::content(&owner, "choices")),
+            (None, Some(k), _) => format!("{k}.{choice}"),
+            (None, None, Some(item)) => format!("{}.{choice}", keys::content(item, "choices")),
+            (None, None, None) => keys::rules("choices", choice, "x")
+                .trim_end_matches(".x")
+                .to_owned(),
+        });
+    }
+    key.and_then(|k| texts.format(&format!("{k}.options.{value}.name"), &[]))
+        .or_else(|| {
+            let pack = pack?;
+            texts
+                .format(&keys::field(&format!("{pack}:{value}"), "name"), &[])
+                .or_else(|| texts.format(&keys::tag(&format!("{pack}:{value}")), &[]))
+        })
+}
+
 /// The options for people: eligible first (the choice's order kept within each part), each with
-/// its reasons and the fields it would change.
-pub fn render(listed: &Listed) -> String {
+/// its name (where `name` gives one), its reasons and the fields it would change.
+pub fn render_named(listed: &Listed, name: &dyn Fn(&ListedOption) -> Option<String>) -> String {
     let mut out = String::new();
     let text = |v: &serde_json::Value| match v {
         serde_json::Value::String(s) => s.clone(),
@@ -123,7 +191,8 @@ pub fn render(listed: &Listed) -> String {
         for o in options {
             let option = text(&serde_json::to_value(&o.option).unwrap_or_default());
             let picked = if o.picked { "  (picked)" } else { "" };
-            let _ = writeln!(out, "  {option}  [{}]{picked}", o.kind);
+            let named = name(o).map(|n| format!(" ({n})")).unwrap_or_default();
+            let _ = writeln!(out, "  {option}{named}  [{}]{picked}", o.kind);
             for reason in &o.reasons {
                 let id = reason["id"].as_str().unwrap_or_default();
                 let _ = writeln!(out, "      why not: {} {id}", text(&reason["code"]));

@@ -23,6 +23,10 @@ pub const SCHEMAS: &[(&str, &str)] = &[
     ),
     ("character", "a character file"),
     (
+        "texts",
+        "a translation file (i18n/<locale>.yaml, i18n/<locale>/**/*.yaml)",
+    ),
+    (
         "ruleset",
         "a loaded ruleset, what loadRuleset gives and every other call takes",
     ),
@@ -36,6 +40,7 @@ pub fn schema(name: &str) -> Option<String> {
         "content" => generate::<ContentFile>(),
         "pack" => generate::<PackRelease>(),
         "character" => generate::<Character>(),
+        "texts" => generate::<ocf_model::text::TranslationFileSchema>(),
         "ruleset" => generate::<Ruleset>(),
         _ => return None,
     };

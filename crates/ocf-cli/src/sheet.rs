@@ -21,6 +21,13 @@ pub struct SheetArgs {
     /// Print computeSheet's output as JSON.
     #[arg(long)]
     json: bool,
+    /// The locale the sheet is worded in (`en`, `es`, `pt-BR`); the first pack's default locale
+    /// when not given. Texts missing in it fall back (i18n.md).
+    #[arg(long)]
+    lang: Option<String>,
+    /// Every field by ID with its breakdown, instead of the player's sheet.
+    #[arg(long)]
+    ids: bool,
 }
 
 #[derive(clap::Args)]
@@ -45,17 +52,20 @@ pub fn run_sheet(args: SheetArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let sheet = ocf_engine::compute_sheet_shared(
-        std::sync::Arc::new(ruleset),
-        &character,
-        &[],
-        &Default::default(),
-    );
+    let ruleset = std::sync::Arc::new(ruleset);
+    let sheet =
+        ocf_engine::compute_sheet_shared(ruleset.clone(), &character, &[], &Default::default());
     if args.json {
         println!(
             "{}",
             ocf_formula::json_text::to_string_pretty(&sheet).unwrap_or_default()
         );
+    } else if !args.ids && ocf_cli::text_sheet::has_layout(&ruleset) {
+        let locale = args
+            .lang
+            .clone()
+            .unwrap_or_else(|| ocf_cli::text_sheet::default_locale(&ruleset));
+        print!("{}", ocf_cli::text_sheet::render(&ruleset, &sheet, &locale));
     } else {
         print!("{}", render(&sheet));
     }

@@ -28,6 +28,10 @@ fn committed_schemas_are_up_to_date() {
             expect_file!["../../../docs/schemas/character.schema.json"],
         ),
         (
+            "texts",
+            expect_file!["../../../docs/schemas/texts.schema.json"],
+        ),
+        (
             "ruleset",
             expect_file!["../../../docs/schemas/ruleset.schema.json"],
         ),

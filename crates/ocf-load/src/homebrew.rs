@@ -103,6 +103,8 @@ pub fn homebrew_release(
         dependencies,
         rules: homebrew.rules.clone().unwrap_or_default(),
         content: homebrew.content.clone(),
+        default_locale: None,
+        texts: homebrew.texts.clone(),
     }
 }
 

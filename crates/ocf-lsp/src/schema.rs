@@ -25,18 +25,20 @@ fn generate<T: JsonSchema>() -> Value {
 }
 
 pub fn root(role: Role) -> &'static Value {
-    static SCHEMAS: OnceLock<[Value; 3]> = OnceLock::new();
+    static SCHEMAS: OnceLock<[Value; 4]> = OnceLock::new();
     let schemas = SCHEMAS.get_or_init(|| {
         [
             generate::<PackManifest>(),
             generate::<RulesDocument>(),
             generate::<ContentFile>(),
+            generate::<ocf_model::text::TextFile>(),
         ]
     });
     match role {
         Role::Manifest => &schemas[0],
         Role::Rules => &schemas[1],
         Role::Content => &schemas[2],
+        Role::Texts => &schemas[3],
     }
 }
 

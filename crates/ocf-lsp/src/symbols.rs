@@ -155,6 +155,8 @@ fn roots_by_pointer(typed: &Typed<'_>) -> FxHashMap<String, &'static [ocf_formul
         dependencies: ocf_model::Keyed::default(),
         rules: RulesDocument::default(),
         content: Vec::new(),
+        default_locale: None,
+        texts: Default::default(),
     };
     let listed = match typed {
         Typed::Rules(doc) => {

@@ -153,4 +153,8 @@ pub struct Homebrew {
     pub content: Vec<ContentItem>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rules: Option<RulesDocument>,
+    /// Texts for what the homebrew declares or renames (i18n.md), by locale then key, as a
+    /// pack's translation files give them; merged last.
+    #[serde(default, skip_serializing_if = "crate::Keyed::is_empty")]
+    pub texts: crate::text::PackTexts,
 }

@@ -91,8 +91,9 @@ enum ViewFieldsSchema {
     Fields(Keyed<ViewFieldDecl>),
 }
 
-/// A field hint (display-hints.md, lost): where and how a sheet shows a field. A later pack's hint
-/// with the same `id` replaces an earlier one (EC, step 2).
+/// A field hint (display-hints.md): where and how a sheet shows a field. A later pack's hint
+/// with the same `id` replaces an earlier one (EC, step 2). A field without a hint is not on the
+/// player's sheet (it stays in computeSheet's output).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FieldHint {
@@ -102,7 +103,59 @@ pub struct FieldHint {
     /// The display group the field is shown in.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group: Option<String>,
-    /// Its place in the group, lowest first; written order when equal or unset.
+    /// Its place in the group (and in the headline), lowest first; written order when equal or unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub order: Option<i64>,
+    /// How the value is shown; by its type when unset (a number as written, a boolean as a box,
+    /// dice in notation, a set as a list).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub show: Option<Show>,
+    /// The most dots, boxes of a track or segments of a clock, when the field's bounds don't give it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<u32>,
+    /// A field whose value is this one's maximum, shown after it (`44 / 44`, a track of its length);
+    /// qualified by loading.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub of: Option<Id>,
+    /// A field shown on the same line before this one's value, by its own hint (a proficiency's
+    /// dots beside a skill's modifier); qualified by loading.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub beside: Option<Id>,
+    /// One of the character's headline values (name, level, AC, hit points), shown first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headline: Option<bool>,
+    /// When the field is left off the sheet: `always` (a field only other fields read), or
+    /// `whenDefault` (while it holds its type's empty value: 0, false, an empty set, no dice).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hidden: Option<Hidden>,
+}
+
+/// How a sheet shows a value (display-hints.md "Show").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum Show {
+    /// As written: `14`, `2.5`.
+    Number,
+    /// Signed: `+4`, `+0`, `-1`.
+    Modifier,
+    /// Filled and empty dots up to the maximum: `●●○` (a proficiency, an action rating).
+    Dots,
+    /// A box, ticked or not: `[x]`, `[ ]` (a boolean, a condition).
+    Box,
+    /// Boxes up to the maximum, the value's ticked: `[■■■□□□□□□]` (stress, harm).
+    Track,
+    /// A clock of segments, the value's filled: `(2/4)`.
+    Clock,
+    /// A die or dice in notation: `d8`, `1d10 + 2`.
+    Die,
+    /// Text or an ID's name.
+    Text,
+}
+
+/// When a hinted field is left off the sheet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum Hidden {
+    Always,
+    WhenDefault,
 }

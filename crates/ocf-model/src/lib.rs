@@ -31,6 +31,7 @@ pub mod ruleset;
 mod shape;
 mod step;
 mod suggest;
+pub mod text;
 pub mod written;
 
 pub use action::{Action, ActionScope, ParamDecl, ParamEntry, Results, Role};
@@ -52,7 +53,7 @@ pub use effect::{
     IncomingFilter, Op, Scope, Target,
 };
 pub use error::{LoadError, LoadErrorKind, from_json_str, from_yaml_str};
-pub use family::{FamilyDecl, FamilyValue, FieldHint, ViewFieldSet, ViewFields};
+pub use family::{FamilyDecl, FamilyValue, FieldHint, Hidden, Show, ViewFieldSet, ViewFields};
 pub use field::{
     ComputedDecl, ComputedType, FieldDecl, FieldType, ItemFieldDecl, Limit, Recommend, Rounding,
     StateDecl, ViewFieldDecl,

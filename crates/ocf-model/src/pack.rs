@@ -18,6 +18,9 @@ pub struct PackManifest {
     /// Pack ID to the version range it accepts, nearest first.
     #[serde(default, skip_serializing_if = "Keyed::is_empty")]
     pub dependencies: Keyed<VersionRange>,
+    /// The locale the pack's texts are written in first (i18n.md); `en` when unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_locale: Option<String>,
 }
 
 /// A pack release: the manifest, the rules files merged in path order, and every content item in path
@@ -34,4 +37,10 @@ pub struct PackRelease {
     pub rules: RulesDocument,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub content: Vec<ContentItem>,
+    /// The manifest's `defaultLocale`; `en` when unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_locale: Option<String>,
+    /// The translation files (`i18n/`), by locale, each key's message (i18n.md).
+    #[serde(default, skip_serializing_if = "Keyed::is_empty")]
+    pub texts: crate::text::PackTexts,
 }

@@ -305,6 +305,8 @@ impl<'v> Walk<'v> {
 
     pub fn field_hint(&mut self, hint: &mut FieldHint) {
         self.reference("field", RefKind::Field, &mut hint.field);
+        self.optional("of", RefKind::Field, &mut hint.of);
+        self.optional("beside", RefKind::Field, &mut hint.beside);
     }
 
     /// A standard copies query (the rules' or an item's).

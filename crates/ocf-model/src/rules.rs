@@ -206,11 +206,16 @@ pub struct LinkSlot {
     pub fields: ViewFields,
 }
 
-/// A display group (display-hints.md, lost): a content group lists the holder activations of its type.
+/// A display group (display-hints.md): a heading of the sheet. A field group holds the fields
+/// whose hints name it; a content group (`type`, `from: own`) lists the holder activations of its
+/// type. Its name is the text `groups.<id>.name`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DisplayGroup {
     pub id: String,
+    /// Its place on the sheet, lowest first; written order (load order) when equal or unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order: Option<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub r#type: Option<Id>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -102,6 +102,9 @@ pub struct Ruleset {
     /// Settings overridden by a later pack, and properties two packs override on one item.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub conflicts: Vec<Conflict>,
+    /// The packs' texts merged in load order (i18n.md), with each pack's default locale.
+    #[serde(default, skip_serializing_if = "crate::text::TextTable::is_empty")]
+    pub texts: crate::text::TextTable,
     /// The releases the ruleset was loaded from, in load order, so homebrew can be loaded on top.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sources: Vec<PackRelease>,

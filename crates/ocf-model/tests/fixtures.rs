@@ -98,6 +98,8 @@ fn pack_source_folder_loads_into_a_release() {
         dependencies: manifest.dependencies,
         rules: merged,
         content: fighter.into_iter().chain(runic).collect(),
+        default_locale: manifest.default_locale,
+        texts: Default::default(),
     };
     let json = serde_json::to_string(&release).unwrap();
     let again: PackRelease = from_json_str(&json, "release.json").unwrap_or_else(|e| panic!("{e}"));

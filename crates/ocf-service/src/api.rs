@@ -23,6 +23,7 @@
 //!
 //! Every request passes [`crate::guard::check`] first (host, origin, content type, who sends it);
 //! each route then asks whether its caller may read or write the character it names.
+//! | `GET /api/characters/{id}/texts?lang=TAG` | the packs' texts in a locale, with the display groups and field hints (`texts.rs`) |
 //!
 //! A write answers `{ id, revision, changes: { values, removed, parts } }`; one made against a
 //! revision that is not the stored one is `409 conflict`.
@@ -74,6 +75,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/characters/{id}/close", post(close))
         .route("/api/characters/{id}/events", get(events))
         .merge(crate::web::routes())
+        .merge(crate::texts::routes())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(limit))

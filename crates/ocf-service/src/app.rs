@@ -587,6 +587,19 @@ impl App {
         Ok(c)
     }
 
+    /// The ruleset the stored character `id` computes on, whose texts and hints `texts.rs` serves.
+    pub fn ruleset_of(&self, id: &str) -> Result<Arc<ocf_model::Ruleset>, ApiError> {
+        let stored = self
+            .store
+            .load(id)?
+            .ok_or_else(|| ApiError::not_found("character", id))?;
+        let character = from_body(&stored.body)?;
+        self.rulesets
+            .ruleset_for(&character)
+            .map(|(_, ruleset)| ruleset)
+            .map_err(|errors| ApiError::many(StatusCode::UNPROCESSABLE_ENTITY, errors))
+    }
+
     /// Opens the stored character `id` in its ruleset's session.
     fn open_character(&self, open: &mut Open, id: &str) -> Result<(), ApiError> {
         let stored = self

@@ -20,6 +20,7 @@ pub mod guard;
 pub mod rulesets;
 pub mod states;
 pub mod store;
+pub mod texts;
 pub mod web;
 
 use std::net::SocketAddr;

@@ -18,6 +18,8 @@ pub fn call(case: &Case, dir: &Path) -> Result<Outcome, String> {
         "startAction" | "continueAction" => super::actions::call(case, dir),
         "applyChanges" => apply_changes(case, dir),
         "upgrade" => upgrade(case, dir),
+        "build" => super::texts::build(case, dir),
+        "formatText" => super::texts::format_text(case, dir),
         other => Err(format!("unknown call `{other}`")),
     }
 }

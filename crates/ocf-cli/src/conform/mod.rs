@@ -8,6 +8,7 @@ pub mod calls;
 pub mod case;
 pub mod compare;
 pub mod options;
+pub mod texts;
 
 use case::Case;
 use std::fmt::Write as _;

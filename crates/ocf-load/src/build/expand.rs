@@ -49,6 +49,8 @@ impl Families {
             dependencies: manifest.dependencies.clone(),
             rules: RulesDocument::default(),
             content: Vec::new(),
+            default_locale: None,
+            texts: Default::default(),
         };
         for (_, doc, _) in rules {
             // A name two files declare is the merge's `duplicate-id`; the first is used here.

@@ -22,6 +22,7 @@ mod problem;
 pub mod read;
 pub mod source;
 pub mod steps;
+mod texts;
 mod types;
 pub mod walk;
 
@@ -262,7 +263,53 @@ fn build_parsed(
         dependencies: manifest.dependencies.clone(),
         rules: merged,
         content: items,
+        default_locale: manifest.default_locale.clone(),
+        texts: Default::default(),
     });
+    // The translation files: gathered by locale, then checked against the release's declarations
+    // and its given dependencies'.
+    let text_files: Vec<texts::TextSource<'_>> = reads
+        .iter()
+        .filter_map(|file| match &file.read {
+            Ok(ReadDocument::Texts(texts, locations)) => Some(texts::TextSource {
+                file: &file.name,
+                texts,
+                locations,
+            }),
+            _ => None,
+        })
+        .collect();
+    if let Some(release) = &mut release {
+        release.texts = texts::gather(&text_files, &mut problems);
+        if let Some(locale) = &release.default_locale
+            && !ocf_model::text::valid_locale(locale)
+        {
+            let pointer = "/defaultLocale";
+            problems.push(
+                Problem::error(
+                    "invalid-locale",
+                    format!("`{locale}` is not a BCP 47 locale tag"),
+                )
+                .in_file("pack.yaml")
+                .at(pointer, manifest_locations.and_then(|l| l.value(pointer))),
+            );
+        }
+        let given: Vec<&PackRelease> = options.dependencies.iter().collect();
+        let locate = |declared: &texts::Declared| -> Option<texts::Located> {
+            match declared {
+                texts::Declared::Rules(pointer) => {
+                    let (index, there) = origins.locate(pointer)?;
+                    let (file, _, locations) = rules.get(index)?;
+                    Some(((*file).to_owned(), locations.key(&there), there))
+                }
+                texts::Declared::Content(index, pointer) => placed.get(*index).map(|p| {
+                    let pointer = format!("{}{pointer}", p.pointer);
+                    (p.file.to_owned(), p.locations.key(&pointer), pointer)
+                }),
+            }
+        };
+        texts::check(release, &given, &text_files, &locate, &mut problems);
+    }
     let mut loaded = None;
     if let Some(release) = &release {
         let dependencies: Vec<&PackRelease> = scope

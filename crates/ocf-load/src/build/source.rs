@@ -1,5 +1,5 @@
-//! Finding and reading a pack source folder's files: `pack.yaml`, `rules/**/*.yaml` and
-//! `content/**/*.yaml`, in path order, within the read limits.
+//! Finding and reading a pack source folder's files: `pack.yaml`, `rules/**/*.yaml`,
+//! `content/**/*.yaml` and `i18n/**/*.yaml`, in path order, within the read limits.
 
 use std::fs;
 use std::io::Read;
@@ -14,6 +14,8 @@ pub enum Role {
     Manifest,
     Rules,
     Content,
+    /// A translation file: `i18n/<locale>.yaml` or `i18n/<locale>/**/*.yaml` (i18n.md).
+    Texts,
 }
 
 /// What a file named as in a folder holds, if the build reads it.
@@ -25,6 +27,8 @@ pub fn role_of(name: &str) -> Option<Role> {
             Some(Role::Rules)
         } else if name.starts_with("content/") {
             Some(Role::Content)
+        } else if name.starts_with("i18n/") {
+            Some(Role::Texts)
         } else {
             None
         }
@@ -50,7 +54,11 @@ pub fn discover(dir: &Path, limits: &ReadLimits, problems: &mut Vec<Problem>) ->
         name: "pack.yaml".to_owned(),
         path: dir.join("pack.yaml"),
     }];
-    for (folder, role) in [("rules", Role::Rules), ("content", Role::Content)] {
+    for (folder, role) in [
+        ("rules", Role::Rules),
+        ("content", Role::Content),
+        ("i18n", Role::Texts),
+    ] {
         let mut found = Vec::new();
         let root = dir.join(folder);
         if root.is_dir() {

@@ -53,6 +53,8 @@ pub enum ReadDocument {
         listed: bool,
         locations: Locations,
     },
+    /// A translation file: key to message.
+    Texts(ocf_model::text::TextFile, Locations),
 }
 
 impl FileRead {
@@ -71,6 +73,8 @@ impl FileRead {
                     locations: doc.locations,
                 }
             }),
+            Role::Texts => read::document::<ocf_model::text::TextFile>(text, name, limits)
+                .map(|doc| ReadDocument::Texts(doc.value, doc.locations)),
         };
         FileRead {
             name: name.to_owned(),
@@ -150,7 +154,7 @@ pub fn expand(read: &FileRead, families: &Families, spent: usize) -> ExpandedFil
                 locations,
             })
         }
-        Ok(ReadDocument::Manifest(..)) | Err(_) => None,
+        Ok(ReadDocument::Manifest(..) | ReadDocument::Texts(..)) | Err(_) => None,
     };
     let uses = match &doc {
         Some(ReadDocument::Rules(doc, _)) => walk::rules(doc),

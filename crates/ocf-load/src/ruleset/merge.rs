@@ -22,6 +22,12 @@ pub fn merge(ruleset: &mut Ruleset, releases: &[PackRelease]) -> Result<(), Vec<
         for tag in &rules.tags {
             add_tag(&mut ruleset.tags, tag);
         }
+        // Texts by load order: a later pack's key replaces an earlier one's (i18n.md).
+        if !release.texts.is_empty() || release.default_locale.is_some() {
+            ruleset
+                .texts
+                .add_pack(pack, release.default_locale.as_deref(), &release.texts);
+        }
         for (id, f) in rules.fields.iter() {
             ruleset
                 .fields
