@@ -106,13 +106,21 @@ pub struct Counted<'a> {
     pub order: usize,
 }
 
+/// A counted `multiply` roll modifier: its factor, exact and as reported, and the effect's own
+/// `rounding` (EA "Rolling", Multiply: "by the effect's `rounding`, else `settings.rounding`").
+pub struct Factor {
+    pub exact: ocf_formula::decimal::Millionths,
+    pub reported: f64,
+    pub rounding: Option<ocf_model::Rounding>,
+}
+
 pub struct Built<'a> {
     pub items: Vec<Item>,
     pub parts: Vec<Part>,
     pub tags: Vec<String>,
     pub empty: bool,
-    /// `multiply` factors in effect order: factor and source.
-    pub multiply: Vec<(f64, ItemSource)>,
+    /// `multiply` factors in effect order.
+    pub multiply: Vec<Factor>,
     /// Counted `atLeast` / `atMost` effects on the total: op, value, source.
     pub bounds: Vec<(Op, i64, ItemSource)>,
     /// Roll tally effects: tally name, op, value.
@@ -920,8 +928,17 @@ pub fn build<'db>(
             && let Some(f) = &m.factor
         {
             let v = c.ctx.eval(f.as_str())?;
-            let factor = v.to_json().as_f64().unwrap_or(1.0);
-            multiply.push((factor, c.source.clone()));
+            let exact = v.as_millionths().ok_or_else(|| {
+                ActionError::new(
+                    "type-mismatch",
+                    format!("a multiply factor is a {}, not a number", v.type_name()),
+                )
+            })?;
+            multiply.push(Factor {
+                exact,
+                reported: v.to_json().as_f64().unwrap_or(1.0),
+                rounding: c.effect.rounding,
+            });
         }
     }
     for item in items.iter_mut() {
