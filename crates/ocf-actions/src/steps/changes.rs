@@ -263,11 +263,20 @@ fn route(
             }
         }
         Some(Destination::Link { link }) => {
-            let links = ocf_engine::links::links_root(run.db, run.character, frame.pack);
+            // The slot by its qualified ID (a destination's slot is qualified at load; one
+            // written bare resolves in the action's pack), as the character's links hold it.
+            let slot = run
+                .ruleset
+                .resolve(frame.pack, link.as_str(), ocf_model::Namespace::Link)
+                .unwrap_or_else(|| link.as_str().to_owned());
+            let links = ocf_engine::links::links(run.db, run.character);
             let mut routed = Map::new();
             routed.insert("to".into(), json!({ "link": link.as_str() }));
-            if let Some(Value::String(id)) =
-                member(&links, link.as_str()).and_then(|v| member(v, "id"))
+            if let Some(Value::String(id)) = links
+                .views
+                .iter()
+                .find(|(s, _)| *s == slot)
+                .and_then(|(_, v)| member(v, "id"))
                 && !id.is_empty()
             {
                 routed.insert("character".into(), json!(id.as_ref()));
