@@ -14,6 +14,11 @@ use crate::error::ActionError;
 pub struct ActionContext<'a> {
     pub sheet: SheetContext<'a>,
     pub roots: Vec<(Root, Value)>,
+    /// In the formulas of content's effects (an added option, changes content adds): the
+    /// instance ID of the copy or applied entry carrying the effect, which `entry: self` names
+    /// (EA "Changes content adds": "`entry: self` its copy"; EF "Options added to choice steps").
+    /// `None` elsewhere: `entry: self` is the action's entry.
+    pub content_entry: Option<Option<String>>,
 }
 
 impl<'a> ActionContext<'a> {
@@ -35,6 +40,7 @@ impl<'a> ActionContext<'a> {
         ActionContext {
             sheet: SheetContext::new(db, character, Mode::Sheet, bindings),
             roots: Vec::new(),
+            content_entry: None,
         }
     }
 

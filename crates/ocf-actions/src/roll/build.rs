@@ -211,6 +211,7 @@ pub fn instance_ctx<'db>(
     let base = run.ctx(frame, Some(at));
     let mut ctx = ActionContext::new(run.db, run.character, &instance.pack, self_ref, item);
     ctx.roots = base.roots.clone();
+    ctx.content_entry = Some(instance.source.entry.clone());
     bind_roll_view(&mut ctx, frame, at, tags);
     ctx
 }

@@ -96,6 +96,19 @@ pub fn propose<'db>(
     if let Some(p) = picked {
         ctx.bind(Root::Picked, p.clone());
     }
+    propose_in(run, frame, at, changes, to, ctx)
+}
+
+/// [`propose`] in a context made by the caller: an added option's, whose `item`, `self` and
+/// `entry: self` are the content carrying the effect.
+pub fn propose_in<'db>(
+    run: &mut Run<'db, '_>,
+    frame: &mut Frame<'db>,
+    at: &StepAt<'db>,
+    changes: &[Change],
+    to: Option<&Destination>,
+    ctx: ActionContext<'db>,
+) -> Result<(), ActionError> {
     let mut resolved = Vec::new();
     for change in changes {
         let copies = resolve_each(run, frame, &ctx, change)?;
@@ -317,6 +330,7 @@ fn resolve_each(
             ctx.sheet.bindings.item,
         );
         c.roots = ctx.roots.clone();
+        c.content_entry = ctx.content_entry.clone();
         if let Some(x) = x {
             c.bind(Root::X, x);
         }
@@ -636,6 +650,7 @@ fn resolve(
             ctx.sheet.bindings.item,
         );
         c.roots = ctx.roots.clone();
+        c.content_entry = ctx.content_entry.clone();
         c.bind(
             Root::Part,
             Value::map([
@@ -778,7 +793,10 @@ fn resolve_entry(
     entry: &ocf_model::EntryRef,
 ) -> Result<Json, ActionError> {
     Ok(match entry {
-        ocf_model::EntryRef::Named(name) if name == "self" => json!(frame.entry),
+        ocf_model::EntryRef::Named(name) if name == "self" => match &ctx.content_entry {
+            Some(entry) => json!(entry),
+            None => json!(frame.entry),
+        },
         ocf_model::EntryRef::Named(name) if name == "picked" => match ctx.sheet_root_picked() {
             Some(id) => json!(id),
             None => json!(name),
