@@ -409,7 +409,8 @@ fn qualify_content(
         || ActionError::new("unknown-reference", format!("no content `{id}`")).with("id", id);
     let q = qualified.ok_or_else(unknown)?;
     let entry = run.ruleset.item(&q).ok_or_else(unknown)?;
-    let is_template = entry.type_name().is_none();
+    // A template is content with `template: true` (it may have a type too).
+    let is_template = entry.item.template == Some(true);
     if is_template != template {
         return Err(unknown());
     }
@@ -841,14 +842,39 @@ fn resolve_entry(
                 m.insert("templates".into(), json!(templates));
             }
             if !new.choices.is_empty() {
-                m.insert(
-                    "choices".into(),
-                    serde_json::to_value(&new.choices).unwrap_or_default(),
-                );
+                m.insert("choices".into(), new_picks(ctx, &new.choices)?);
             }
             Json::Object(m)
         }
     })
+}
+
+/// A new copy's picks with each `{ formula }` option evaluated now, as the change's other
+/// formulas are (EA "Other steps", changes): the returned change holds the option itself.
+fn new_picks(
+    ctx: &ActionContext<'_>,
+    choices: &ocf_model::Keyed<Vec<ocf_model::NewPick>>,
+) -> Result<Json, ActionError> {
+    let mut out = Map::new();
+    for (key, picks) in choices.iter() {
+        let mut list = Vec::new();
+        for pick in picks {
+            let mut p = Map::new();
+            let option = match &pick.option {
+                ocf_model::Computed::Literal(v) => v.clone(),
+                ocf_model::Computed::Formula { formula } => {
+                    super::data_json(&ctx.eval(formula.as_str())?)
+                }
+            };
+            p.insert("option".into(), option);
+            if !pick.choices.is_empty() {
+                p.insert("choices".into(), new_picks(ctx, &pick.choices)?);
+            }
+            list.push(Json::Object(p));
+        }
+        out.insert(key.to_owned(), Json::Array(list));
+    }
+    Ok(Json::Object(out))
 }
 
 /// Releases held changes (`release`): each named step's, in order, those `where` holds for.
