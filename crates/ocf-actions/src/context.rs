@@ -66,9 +66,12 @@ impl<'a> ActionContext<'a> {
         self.sheet.root(Root::SelfCopy).ok().flatten()
     }
 
-    /// Evaluates `text` (parsed once per database by ocf-engine).
+    /// Evaluates `text`, parsed, checked and lowered once per ruleset (the table the sheet's own
+    /// formulas share: `ocf_engine::formula::parse_in`). Every text an action evaluates is the
+    /// ruleset's, or a piece of one (a summary's subexpression, a substituted path), so the table
+    /// stays within what the ruleset writes.
     pub fn eval(&self, text: &str) -> Result<Value, ActionError> {
-        let formula = ocf_engine::formula::parse(self.sheet.db, text)
+        let formula = ocf_engine::formula::parse_in(self.sheet.ruleset, text)
             .map_err(|e| ActionError::formula(&e, text))?;
         formula
             .evaluate(self)
