@@ -6,6 +6,8 @@
 //!                            Session whose sheet is computed
 //!   action_cost once N       the twenty-roll action run once with the engine's dice
 //!   action_cost replay N     the same action replayed from its twenty answers
+//!   action_cost firebreath N the adult red dragon's Fire Breath on three goblins: started, then
+//!                            continued with each goblin's handed-off save (three answers)
 
 use std::path::PathBuf;
 
@@ -63,9 +65,45 @@ fn main() {
             }
             (s, id, input)
         }
-        other => panic!("no scenario `{other}`: attack, once or replay"),
+        "firebreath" => {
+            let (s, id) = session("5e-srd-5.1", Some("adult-red-dragon.yaml"));
+            let input: StartInput = serde_json::from_value(json!({
+                "action": { "id": "5e-srd-5.1:monsters.adult-red-dragon#fire-breath", "entry": "dragon" },
+                "participants": { "target": [{ "id": "goblin-1" }, { "id": "goblin-2" }, { "id": "goblin-3" }] }
+            }))
+            .expect("input");
+            (s, id, input)
+        }
+        other => panic!("no scenario `{other}`: attack, once, replay or firebreath"),
     };
     let ch = s.character_input(id).expect("open");
+    if scenario == "firebreath" {
+        for _ in 0..n {
+            let db = s.db(id).expect("open");
+            let mut dice = SeededDice::new(7);
+            let mut out = ocf_actions::start_action(db, ch, &input, &mut dice, Limits::default())
+                .expect("runs");
+            for (i, result) in ["failure", "success", "failure"].iter().enumerate() {
+                let state: ocf_actions::State =
+                    serde_json::from_value(out["state"].clone()).expect("a state");
+                let answer = Answer {
+                    step: Some(format!("saves[{i}]")),
+                    outcome: Some(serde_json::from_value(json!({ "result": result })).unwrap()),
+                    ..Answer::default()
+                };
+                out = ocf_actions::continue_action(
+                    db,
+                    ch,
+                    &ocf_actions::ContinueInput { state, answer },
+                    &mut dice,
+                    Limits::default(),
+                )
+                .expect("continues");
+            }
+            assert_eq!(out["status"], "finished");
+        }
+        return;
+    }
     for _ in 0..n {
         let out = ocf_actions::start_action(
             s.db(id).expect("open"),

@@ -14,6 +14,11 @@ use crate::error::ActionError;
 pub struct ActionContext<'a> {
     pub sheet: SheetContext<'a>,
     pub roots: Vec<(Root, Value)>,
+    /// In the formulas of content's effects (an added option, changes content adds): the
+    /// instance ID of the copy or applied entry carrying the effect, which `entry: self` names
+    /// (EA "Changes content adds": "`entry: self` its copy"; EF "Options added to choice steps").
+    /// `None` elsewhere: `entry: self` is the action's entry.
+    pub content_entry: Option<Option<String>>,
 }
 
 impl<'a> ActionContext<'a> {
@@ -35,6 +40,7 @@ impl<'a> ActionContext<'a> {
         ActionContext {
             sheet: SheetContext::new(db, character, Mode::Sheet, bindings),
             roots: Vec::new(),
+            content_entry: None,
         }
     }
 
@@ -60,9 +66,12 @@ impl<'a> ActionContext<'a> {
         self.sheet.root(Root::SelfCopy).ok().flatten()
     }
 
-    /// Evaluates `text` (parsed once per database by ocf-engine).
+    /// Evaluates `text`, parsed, checked and lowered once per ruleset (the table the sheet's own
+    /// formulas share: `ocf_engine::formula::parse_in`). Every text an action evaluates is the
+    /// ruleset's, or a piece of one (a summary's subexpression, a substituted path), so the table
+    /// stays within what the ruleset writes.
     pub fn eval(&self, text: &str) -> Result<Value, ActionError> {
-        let formula = ocf_engine::formula::parse(self.sheet.db, text)
+        let formula = ocf_engine::formula::parse_in(self.sheet.ruleset, text)
             .map_err(|e| ActionError::formula(&e, text))?;
         formula
             .evaluate(self)

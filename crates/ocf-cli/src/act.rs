@@ -63,17 +63,64 @@ pub struct ActArgs {
     output: Option<PathBuf>,
 }
 
+/// `name=value`, the value read as YAML. A number that isn't finite (`.nan`, `.inf`) has no JSON
+/// form and is refused, as the engine refuses it anywhere else.
 fn key_value(text: &str) -> Result<(String, Json), String> {
     let (k, v) = text
         .split_once('=')
         .ok_or_else(|| format!("`{text}` is not `name=value`"))?;
-    let v: Json = serde_yaml::from_str(v).map_err(|e| format!("`{v}`: {e}"))?;
+    let yaml: serde_yaml::Value =
+        serde_yaml::from_str(v).map_err(|e| format!("invalid-value: `{v}`: {e}"))?;
+    if let Some(n) = yaml.as_f64()
+        && !n.is_finite()
+    {
+        return Err(format!(
+            "invalid-value: `{text}`: `{v}` is not a finite number"
+        ));
+    }
+    let v: Json = serde_json::to_value(&yaml).map_err(|e| format!("invalid-value: `{v}`: {e}"))?;
     Ok((k.to_owned(), v))
 }
 
-fn read_yaml(path: &PathBuf) -> Result<Json, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    serde_yaml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+/// A file's read problem as `file:line:col: code: message` with the line shown.
+fn problem_text(problem: &ocf_load::build::Problem) -> String {
+    problem.headline(std::path::Path::new(""))
+}
+
+/// `--param`s the action doesn't declare are refused, naming the declared ones: the engine
+/// ignores them, and a misspelt `targetAC` would silently run without its target.
+fn check_params(cast: &cast::Cast, input: &StartInput) -> Result<(), String> {
+    let session = cast.session(0);
+    let cid = cast.members[0].cid;
+    let (Ok(db), Some(c)) = (session.db(cid), session.character_input(cid)) else {
+        return Ok(());
+    };
+    // An action the character doesn't list is the engine's `unknown-action` to report.
+    let Ok(found) = ocf_actions::find::find(
+        db,
+        c,
+        &input.action.id,
+        input.action.entry.as_deref(),
+        input.action.source.as_deref(),
+        true,
+    ) else {
+        return Ok(());
+    };
+    let declared: Vec<&str> = found.def.params.iter().map(|(k, _)| k).collect();
+    for name in input.params.keys() {
+        if !declared.contains(&name.as_str()) {
+            let list = if declared.is_empty() {
+                "none".to_owned()
+            } else {
+                declared.join(", ")
+            };
+            return Err(format!(
+                "unknown-param: `{}` declares no parameter `{name}` (it declares: {list})",
+                input.action.id
+            ));
+        }
+    }
+    Ok(())
 }
 
 pub fn run(args: ActArgs) -> ExitCode {
@@ -106,13 +153,15 @@ fn act(args: ActArgs) -> Result<ExitCode, String> {
             .split_once('=')
             .ok_or_else(|| format!("`{p}` is not `role=CHARACTER`"))?;
         let path = PathBuf::from(path);
-        // A list is views as the app would pass them; anything else is a character file.
-        let views = match read_yaml(&path) {
+        // A list is views as the app would pass them; anything else is a character file. Both
+        // are read within the character files' limits.
+        let views = match ocf_cli::character::read_data::<Json>(&path) {
             Ok(Json::Array(views)) => views,
-            _ => {
+            Ok(_) => {
                 let member = cast.open(&path, &args.packs)?;
                 vec![cast.view(member)?]
             }
+            Err(problem) => return Err(problem_text(&problem)),
         };
         let list = input
             .participants
@@ -125,10 +174,11 @@ fn act(args: ActArgs) -> Result<ExitCode, String> {
     if args.pause_dice {
         input.policy.dice = ocf_actions::Then::Pause;
     }
+    check_params(&cast, &input)?;
     let mut answers: std::collections::VecDeque<Answer> = match &args.answers {
-        Some(path) => {
-            serde_json::from_value(read_yaml(path)?).map_err(|e| format!("answers: {e}"))?
-        }
+        Some(path) => ocf_cli::character::read_data::<Vec<Answer>>(path)
+            .map_err(|p| problem_text(&p))?
+            .into(),
         None => Default::default(),
     };
     let interactive = std::io::stdin().is_terminal() && args.answers.is_none();
@@ -144,6 +194,14 @@ fn act(args: ActArgs) -> Result<ExitCode, String> {
         quiet: args.json,
     };
     let result = driver.drive(0, &input, "", 0)?;
+    // An answer no pause took is a mismatch, as continueAction says of one given to a finished
+    // run (`ocf serve` too): the file was written for another run.
+    if !answers.is_empty() {
+        return Err(format!(
+            "answer-mismatch: {} answer(s) of --answers left over after the action finished",
+            answers.len()
+        ));
+    }
     if args.json {
         println!(
             "{}",

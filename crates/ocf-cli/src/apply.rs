@@ -106,13 +106,7 @@ fn apply(args: &ApplyArgs) -> Result<ExitCode, String> {
         print!("{}", render(&before, &after, &applied));
     }
     if let Some(out) = &args.output {
-        let yaml = out.extension().is_some_and(|e| e == "yaml" || e == "yml");
-        let text = if yaml {
-            serde_yaml::to_string(&applied.character).map_err(|e| e.to_string())?
-        } else {
-            serde_json::to_string_pretty(&applied.character).map_err(|e| e.to_string())? + "\n"
-        };
-        std::fs::write(out, text).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+        ocf_cli::character::write(out, &applied.character)?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -15,6 +15,116 @@ pub fn read(path: &Path) -> Result<CharacterFile, Box<Problem>> {
     read_character_file(path, &ReadLimits::default())
 }
 
+/// Reads a data file a command takes beside a character (`ocf act`'s answers, a participant's list
+/// of views) into `T`, within the character files' read limits (size, nesting, aliases) and
+/// refusing a key written twice in any map, as a character's own maps do: a refusal is a
+/// [`Problem`] with its code, pointer, line and column.
+pub fn read_data<T>(path: &Path) -> Result<T, Box<Problem>>
+where
+    T: serde::de::DeserializeOwned + PartialEq + std::fmt::Debug,
+{
+    use ocf_load::build::read::{document, json_document};
+    use ocf_load::build::source::{check_size, decode, read_bounded};
+    let limits = ReadLimits::default();
+    let file = path.display().to_string();
+    let bytes = read_bounded(path, &file, limits.max_file_bytes)?;
+    check_size(&file, bytes.len() as u64, &limits, &mut 0)?;
+    let text = decode(&file, bytes)?;
+    let json = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+    Ok(if json {
+        json_document::<Unique>(&text, &file, &limits)?;
+        json_document::<T>(&text, &file, &limits)?.value
+    } else {
+        document::<Unique>(&text, &file, &limits)?;
+        document::<T>(&text, &file, &limits)?.value
+    })
+}
+
+/// Any YAML or JSON value whose maps have no key twice (serde_json's own `Value` keeps the last).
+#[derive(Debug, PartialEq)]
+struct Unique;
+
+impl<'de> serde::Deserialize<'de> for Unique {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(UniqueVisitor)
+    }
+}
+
+struct UniqueVisitor;
+
+impl<'de> serde::de::Visitor<'de> for UniqueVisitor {
+    type Value = Unique;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Unique, E> {
+        Ok(Unique)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Unique, E> {
+        Ok(Unique)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Unique, E> {
+        Ok(Unique)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Unique, E> {
+        Ok(Unique)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Unique, E> {
+        Ok(Unique)
+    }
+    fn visit_unit<E>(self) -> Result<Unique, E> {
+        Ok(Unique)
+    }
+    fn visit_none<E>(self) -> Result<Unique, E> {
+        Ok(Unique)
+    }
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Unique, D::Error> {
+        serde::Deserialize::deserialize(d)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Unique, A::Error> {
+        while seq.next_element::<Unique>()?.is_some() {}
+        Ok(Unique)
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Unique, A::Error> {
+        let mut keys = std::collections::HashSet::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if !keys.insert(key.clone()) {
+                return Err(serde::de::Error::custom(format_args!(
+                    "duplicate key `{key}`"
+                )));
+            }
+            map.next_value::<Unique>()?;
+        }
+        Ok(Unique)
+    }
+}
+
+/// Writes `character` to `out` (YAML for `.yaml` / `.yml`, else JSON) through a temporary file
+/// beside it, renamed over it once whole: a failed write leaves the old file as it was. `ocf
+/// apply -o` and `ocf act --apply` write through this one path.
+pub fn write(out: &Path, character: &ocf_model::Character) -> Result<(), String> {
+    let yaml = out.extension().is_some_and(|e| e == "yaml" || e == "yml");
+    let text = if yaml {
+        serde_yaml::to_string(character).map_err(|e| e.to_string())?
+    } else {
+        serde_json::to_string_pretty(character).map_err(|e| e.to_string())? + "\n"
+    };
+    let name = out
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = out.with_file_name(format!(".{name}.ocf-tmp"));
+    let cannot = |e: std::io::Error| format!("cannot write {}: {e}", out.display());
+    std::fs::write(&tmp, text).map_err(cannot)?;
+    std::fs::rename(&tmp, out).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        cannot(e)
+    })
+}
+
 /// The character's ruleset: the packs given (folders or release `.json` files, in load order),
 /// else each pinned pack's `testdata/packs/<id>` folder found above the file or the current
 /// directory. A pin not found is `missing-dependency` at the pin; a pack that doesn't build or

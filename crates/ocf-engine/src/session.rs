@@ -77,45 +77,96 @@ impl Lent {
 /// A job for the worker thread.
 type Job = Box<dyn FnOnce() + Send>;
 
-/// A thread with a deep stack that runs the session's queries, started once per session rather
-/// than once per sheet (spawning a thread costs about as much as recomputing a few fields).
-struct Worker {
-    jobs: Option<std::sync::mpsc::Sender<Job>>,
-    thread: Option<std::thread::JoinHandle<()>>,
+/// The threads with a deep stack that run the sessions' queries, shared by every session of the
+/// process: each thread reserves [`DEEP_STACK`] of address space, so one per session made six open
+/// sessions reserve 6 GiB (issue 35). A thread is started when a job finds none idle, up to the
+/// machine's parallelism, so one caller at a time (a command line) has one, and a service's
+/// callers on several threads still run side by side. A thread started is kept for later jobs
+/// (spawning one costs about as much as recomputing a few fields).
+struct Pool {
+    jobs: std::sync::Mutex<std::sync::mpsc::Sender<Job>>,
+    queue: Arc<std::sync::Mutex<std::sync::mpsc::Receiver<Job>>>,
+    /// Jobs sent whose caller hasn't had its answer yet, and threads started.
+    busy: std::sync::atomic::AtomicUsize,
+    started: std::sync::atomic::AtomicUsize,
+    most: usize,
 }
+
+impl Pool {
+    fn get() -> &'static Pool {
+        static POOL: std::sync::OnceLock<Pool> = std::sync::OnceLock::new();
+        POOL.get_or_init(|| {
+            let (jobs, queue) = std::sync::mpsc::channel::<Job>();
+            Pool {
+                jobs: std::sync::Mutex::new(jobs),
+                queue: Arc::new(std::sync::Mutex::new(queue)),
+                busy: std::sync::atomic::AtomicUsize::new(0),
+                started: std::sync::atomic::AtomicUsize::new(0),
+                most: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            }
+        })
+    }
+
+    /// Queues `job`, starting a thread when more callers wait than there are threads; the
+    /// caller calls [`Pool::done`] once it has its answer.
+    fn send(&self, job: Job) {
+        use std::sync::atomic::Ordering::SeqCst;
+        let busy = self.busy.fetch_add(1, SeqCst) + 1;
+        let started = self.started.load(SeqCst);
+        if busy > started && started < self.most {
+            self.start();
+        }
+        let jobs = self.jobs.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = jobs.send(job);
+    }
+
+    fn done(&self) {
+        self.busy.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    fn start(&self) {
+        use std::sync::atomic::Ordering::SeqCst;
+        let n = self.started.fetch_add(1, SeqCst);
+        let queue = self.queue.clone();
+        let spawned = std::thread::Builder::new()
+            .name(format!("ocf-sheet-{n}"))
+            .stack_size(DEEP_STACK)
+            .spawn(move || {
+                loop {
+                    let job = {
+                        let queue = queue.lock().unwrap_or_else(|e| e.into_inner());
+                        queue.recv()
+                    };
+                    match job {
+                        Ok(job) => job(),
+                        Err(_) => break,
+                    }
+                }
+            });
+        if spawned.is_err() {
+            // No thread could be made: the jobs wait for a running one, or run nowhere and
+            // the caller's wait ends with the worker's stop (at least one thread must run).
+            self.started.fetch_sub(1, SeqCst);
+            assert!(n > 0, "spawning the sheet worker thread");
+        }
+    }
+}
+
+/// A session's access to the shared [`Pool`].
+struct Worker;
 
 impl Worker {
     fn start() -> Worker {
-        let (jobs, queue) = std::sync::mpsc::channel::<Job>();
-        let thread = std::thread::Builder::new()
-            .name("ocf-sheet".into())
-            .stack_size(DEEP_STACK)
-            .spawn(move || {
-                while let Ok(job) = queue.recv() {
-                    job();
-                }
-            })
-            .expect("spawning the sheet worker thread");
-        Worker {
-            jobs: Some(jobs),
-            thread: Some(thread),
-        }
+        Pool::get();
+        Worker
     }
 
     fn send(&self, job: Job) {
-        if let Some(jobs) = &self.jobs {
-            let _ = jobs.send(job);
-        }
+        Pool::get().send(job);
     }
-}
 
-impl Drop for Worker {
-    fn drop(&mut self) {
-        // Closing the queue ends the thread's loop.
-        self.jobs.take();
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
+    fn done(&self) {
+        Pool::get().done();
     }
 }
 
@@ -741,7 +792,9 @@ impl Session {
             let _ = reply.send(result);
         });
         worker.send(job);
-        match answer.recv() {
+        let answer = answer.recv();
+        worker.done();
+        match answer {
             Ok(Ok(value)) => Ok(value),
             Ok(Err(panic)) => std::panic::resume_unwind(panic),
             Err(_) => panic!("the sheet worker thread stopped"),

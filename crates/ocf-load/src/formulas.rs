@@ -136,12 +136,21 @@ const ACTION: &[Root] = &[
 /// Fields, constraints and the rules' conditions: the character only.
 const CHARACTER: &[Root] = &[Root::Character, Root::Links, Root::SelfCopy, Root::Item];
 
-/// Result bands: the roll and what an action's roll sees (DA: participants "as dyn").
+/// Result bands: the roll and the step's band context (EA "Classifying an earlier roll again" 2:
+/// "its flags, `params`, `steps`, `participants`, and in an `each` step `participant`"; "The roll
+/// summary": "everything but `roll`", the action's item and copy included; DA's `degree` set
+/// reads `flags.dc`).
 const BAND: &[Root] = &[
     Root::Roll,
     Root::Participants,
+    Root::Participant,
     Root::Situational,
     Root::Params,
+    Root::Steps,
+    Root::Flags,
+    Root::Action,
+    Root::SelfCopy,
+    Root::Item,
     Root::Character,
     Root::Links,
 ];

@@ -6,7 +6,7 @@ use ocf_dice::item::ItemSource;
 use ocf_dice::{DiceTerm, DiceValue, ItemKind, Modifier, RollItem};
 use ocf_engine::effects::Instance;
 use ocf_formula::{Root, Value};
-use ocf_model::{Advantage, Effect, EffectValue, Op, RollModifierKind, StackPolicy, Target};
+use ocf_model::{Advantage, Effect, EffectValue, Op, RollModifierKind, Target};
 use ocf_syntax::dice::{Compare, CompareOp, Die};
 
 use crate::context::{ActionContext, set_member};
@@ -41,8 +41,10 @@ pub struct Part {
 #[derive(Debug, Clone)]
 pub struct Carried {
     pub part: usize,
-    /// The key as grouped: `source` is each source's own group.
+    /// The key as written (`source` is each source's own group).
     pub key: String,
+    /// The instance's source ID, which a `source` key groups by.
+    pub source_id: String,
     pub value: i64,
     pub source: ItemSource,
     /// Instance order, for the group's order with the roll's own effects.
@@ -79,7 +81,8 @@ fn carried_of(run: &Run<'_, '_>, field: &str, part: usize) -> Vec<Carried> {
         };
         out.push(Carried {
             part,
-            key: group_key(written, &instance.source.id),
+            key: written.clone(),
+            source_id: instance.source.id.clone(),
             value: n,
             source: source(instance.source.kind.as_str(), &instance.source.id),
             order: instance.order,
@@ -91,10 +94,53 @@ fn carried_of(run: &Run<'_, '_>, field: &str, part: usize) -> Vec<Carried> {
 /// A stack key as grouped: `source` groups each source apart.
 fn group_key(written: &str, source_id: &str) -> String {
     if written == "source" {
-        format!("source@{source_id}")
+        format!("source={source_id}")
     } else {
         written.to_owned()
     }
+}
+
+/// A member of a roll's stacking group: its key as written, its source ID, instance order and the
+/// value it compares by.
+struct Member<'k, V> {
+    key: Option<&'k str>,
+    source: &'k str,
+    order: usize,
+    value: V,
+}
+
+/// A counted roll effect as a stacking member, comparing by `value`.
+fn member<'k>(c: &'k Counted<'_>, value: i128) -> Member<'k, i128> {
+    Member {
+        key: c.effect.stack_key.as_deref(),
+        source: c.source.id.as_deref().unwrap_or_default(),
+        order: c.order,
+        value,
+    }
+}
+
+/// Which `members` count, stacked by key and policy as the sheet stacks (EA "Building the roll" 2,
+/// "by stack key as in the sheet"), each group in instance order.
+fn stacked<V: PartialOrd>(settings: &ocf_model::Settings, members: &[Member<'_, V>]) -> Vec<bool> {
+    let mut by_order: Vec<usize> = (0..members.len()).collect();
+    by_order.sort_by_key(|&m| members[m].order);
+    let counts = ocf_engine::effects::stack_counts(
+        settings,
+        by_order
+            .iter()
+            .map(|&m| (members[m].key, members[m].source)),
+        |a, b| {
+            members[by_order[a]]
+                .value
+                .partial_cmp(&members[by_order[b]].value)
+                .unwrap_or(std::cmp::Ordering::Equal)
+        },
+    );
+    let mut out = vec![true; members.len()];
+    for (n, &m) in by_order.iter().enumerate() {
+        out[m] = counts[n];
+    }
+    out
 }
 
 /// A counted roll effect, with its source and the context its formulas see.
@@ -106,13 +152,21 @@ pub struct Counted<'a> {
     pub order: usize,
 }
 
+/// A counted `multiply` roll modifier: its factor, exact and as reported, and the effect's own
+/// `rounding` (EA "Rolling", Multiply: "by the effect's `rounding`, else `settings.rounding`").
+pub struct Factor {
+    pub exact: ocf_formula::decimal::Millionths,
+    pub reported: f64,
+    pub rounding: Option<ocf_model::Rounding>,
+}
+
 pub struct Built<'a> {
     pub items: Vec<Item>,
     pub parts: Vec<Part>,
     pub tags: Vec<String>,
     pub empty: bool,
-    /// `multiply` factors in effect order: factor and source.
-    pub multiply: Vec<(f64, ItemSource)>,
+    /// `multiply` factors in effect order.
+    pub multiply: Vec<Factor>,
     /// Counted `atLeast` / `atMost` effects on the total: op, value, source.
     pub bounds: Vec<(Op, i64, ItemSource)>,
     /// Roll tally effects: tally name, op, value.
@@ -157,6 +211,7 @@ pub fn instance_ctx<'db>(
     let base = run.ctx(frame, Some(at));
     let mut ctx = ActionContext::new(run.db, run.character, &instance.pack, self_ref, item);
     ctx.roots = base.roots.clone();
+    ctx.content_entry = Some(instance.source.entry.clone());
     bind_roll_view(&mut ctx, frame, at, tags);
     ctx
 }
@@ -502,7 +557,7 @@ pub fn build<'db>(
     }
 
     // `add` effects: stacked by key, each counted one an item.
-    let mut adds: Vec<(usize, DiceValue, Option<String>)> = Vec::new();
+    let mut adds: Vec<(usize, DiceValue)> = Vec::new();
     for (i, c) in counted.iter().enumerate() {
         let Target::Rolls { tally: None, .. } = &c.effect.target else {
             continue;
@@ -514,67 +569,54 @@ pub fn build<'db>(
             continue;
         };
         let dv = dice_items(&c.ctx.eval(f.as_str())?, "an add effect")?;
-        let key = c.effect.stack_key.as_ref().map(|k| {
-            if k == "source" {
-                format!("source@{}", c.source.id.clone().unwrap_or_default())
-            } else {
-                k.clone()
-            }
-        });
-        adds.push((i, dv, key));
+        adds.push((i, dv));
     }
-    let policy_of = |key: &str| {
-        let name = key.split('@').next().unwrap_or(key);
-        settings
-            .stacking
-            .as_ref()
-            .and_then(|s| s.keys.get(name).copied().or(s.default))
-            .unwrap_or(StackPolicy::AddAll)
-    };
     // Each key some `add` roll effect has groups those effects with every part's carried
     // instances of that key, in instance order (situational choices' effects last); the key's
-    // policy keeps one, the first of equals. Carried instances of other keys stay untouched.
-    let mut kept_adds: Vec<usize> = Vec::new();
-    let mut lost: Vec<usize> = Vec::new();
-    let mut done_keys: Vec<&str> = Vec::new();
-    for (n, (_, _, key)) in adds.iter().enumerate() {
-        let Some(key) = key else {
-            kept_adds.push(n);
-            continue;
-        };
-        if done_keys.contains(&key.as_str()) {
-            continue;
-        }
-        done_keys.push(key);
-        // (order, doubled average, Ok(add) | Err(carried))
-        let mut group: Vec<(usize, i128, Result<usize, usize>)> = adds
-            .iter()
-            .enumerate()
-            .filter(|(_, (_, _, k))| k.as_deref() == Some(key.as_str()))
-            .map(|(m, (i, dv, _))| (counted[*i].order, dv.doubled_average(), Ok(m)))
-            .chain(
-                carried
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, k)| k.key == *key)
-                    .map(|(m, k)| (k.order, i128::from(k.value) * 2, Err(m))),
-            )
-            .collect();
-        group.sort_by_key(|(order, _, _)| *order);
-        let winner = match policy_of(key) {
-            StackPolicy::AddAll => None,
-            StackPolicy::LowestOnly => first_extreme(&group, false),
-            StackPolicy::HighestOnly | StackPolicy::PlayerChooses => first_extreme(&group, true),
-        };
-        for (g, (_, _, member)) in group.iter().enumerate() {
-            let counts = winner.is_none_or(|w| w == g);
-            match (member, counts) {
-                (Ok(m), true) => kept_adds.push(*m),
-                (Err(m), false) => lost.push(*m),
-                _ => {}
+    // policy reduces it as on the sheet. Carried instances of other keys stay untouched.
+    let add_keys: Vec<String> = adds
+        .iter()
+        .filter_map(|(i, _)| {
+            let c = &counted[*i];
+            let key = c.effect.stack_key.as_deref()?;
+            Some(group_key(key, c.source.id.as_deref().unwrap_or_default()))
+        })
+        .collect();
+    let grouped: Vec<usize> = carried
+        .iter()
+        .enumerate()
+        .filter(|(_, k)| add_keys.contains(&group_key(&k.key, &k.source_id)))
+        .map(|(m, _)| m)
+        .collect();
+    let members: Vec<Member<'_, i128>> = adds
+        .iter()
+        .map(|(i, dv)| {
+            let c = &counted[*i];
+            Member {
+                key: c.effect.stack_key.as_deref(),
+                source: c.source.id.as_deref().unwrap_or_default(),
+                order: c.order,
+                value: dv.doubled_average(),
             }
-        }
-    }
+        })
+        .chain(grouped.iter().map(|&m| {
+            let k = &carried[m];
+            Member {
+                key: Some(k.key.as_str()),
+                source: k.source_id.as_str(),
+                order: k.order,
+                value: i128::from(k.value) * 2,
+            }
+        }))
+        .collect();
+    let counts = stacked(settings, &members);
+    let mut kept_adds: Vec<usize> = (0..adds.len()).filter(|&n| counts[n]).collect();
+    let lost: Vec<usize> = grouped
+        .iter()
+        .enumerate()
+        .filter(|(g, _)| !counts[adds.len() + g])
+        .map(|(_, &m)| m)
+        .collect();
     kept_adds.sort_unstable();
     // A carried instance that doesn't count any more comes off its part's item.
     for m in lost {
@@ -594,7 +636,7 @@ pub fn build<'db>(
         }
     }
     for n in kept_adds {
-        let (i, dv, _) = &adds[n];
+        let (i, dv) = &adds[n];
         let c = &counted[*i];
         let mut effect_tags = Vec::new();
         eval_tags(&c.ctx, run.ruleset, &c.effect.tags, &mut effect_tags)?;
@@ -606,8 +648,28 @@ pub fn build<'db>(
         ));
     }
 
-    // Roll modifiers, bounds and tallies.
-    let mut modifiers: Vec<(&Counted<'db>, &ocf_model::RollModifier)> = Vec::new();
+    // Roll modifiers, bounds and tallies, each stacked by key and policy: modifiers per kind
+    // (compared by `factor`, `steps` or `count`), bounds per op (EF "Bounds on a roll's total":
+    // "stacking applies per op"), tallies per tally and op (EA "Roll tallies").
+    let arg = |c: &Counted<'_>, m: &ocf_model::RollModifier| -> Option<Value> {
+        let f = match m.kind {
+            RollModifierKind::Multiply | RollModifierKind::MultiplyDice => m.factor.as_ref(),
+            RollModifierKind::StepDie => m.steps.as_ref(),
+            _ => m.count.as_ref(),
+        };
+        f.and_then(|f| c.ctx.eval(f.as_str()).ok())
+    };
+    let arg_int = |c: &Counted<'_>, m: &ocf_model::RollModifier| -> i64 {
+        arg(c, m)
+            .and_then(|v| v.as_decimal())
+            .map_or(0, |d| d.floor())
+    };
+    let number = |v: &Option<Value>| -> i128 {
+        v.as_ref()
+            .and_then(Value::as_millionths)
+            .map_or(0, |m| m.get())
+    };
+    let mut modifiers: Vec<(&Counted<'db>, &ocf_model::RollModifier, i128)> = Vec::new();
     let mut bounds = Vec::new();
     let mut tallies = Vec::new();
     for c in &counted {
@@ -620,47 +682,88 @@ pub fn build<'db>(
             continue;
         };
         match (&c.effect.op, &c.effect.value, tally) {
-            (Op::RollModifier, Some(EffectValue::RollModifier(m)), None) => modifiers.push((c, m)),
+            (Op::RollModifier, Some(EffectValue::RollModifier(m)), None) => {
+                modifiers.push((c, m, number(&arg(c, m))))
+            }
             (Op::AtLeast | Op::AtMost, Some(EffectValue::Formula(f)), None) => {
                 let v = int_of(&c.ctx.eval(f.as_str())?)?;
-                bounds.push((c.effect.op, v, c.source.clone()));
+                bounds.push((c, v));
             }
             (Op::Add | Op::AtLeast | Op::AtMost, Some(EffectValue::Formula(f)), Some(name)) => {
                 let v = int_of(&c.ctx.eval(f.as_str())?)?;
-                tallies.push((name.clone(), c.effect.op, v));
+                tallies.push((c, name.clone(), v));
             }
             (Op::Set, _, None) if set_parts.is_some() => {}
             _ => {}
         }
     }
-    // Modifiers with a stack key: of each kind and key, the first with the largest argument.
-    let arg = |c: &Counted<'_>, m: &ocf_model::RollModifier| -> i64 {
-        let f = match m.kind {
-            RollModifierKind::Multiply | RollModifierKind::MultiplyDice => m.factor.as_ref(),
-            RollModifierKind::StepDie => m.steps.as_ref(),
-            _ => m.count.as_ref(),
-        };
-        f.and_then(|f| c.ctx.eval(f.as_str()).ok())
-            .and_then(|v| v.as_decimal())
-            .map_or(0, |d| d.floor())
-    };
-    let mut kept_mods = Vec::new();
-    for (n, (c, m)) in modifiers.iter().enumerate() {
-        let keep = match &c.effect.stack_key {
-            None => true,
-            Some(key) => modifiers.iter().enumerate().all(|(k, (c2, m2))| {
-                k == n
-                    || c2.effect.stack_key.as_ref() != Some(key)
-                    || m2.kind != m.kind
-                    || arg(c2, m2) < arg(c, m)
-                    || (arg(c2, m2) == arg(c, m) && k > n)
-            }),
-        };
-        if keep {
-            kept_mods.push((*c, *m));
+    let mut kept_mods = vec![false; modifiers.len()];
+    let mut kinds: Vec<RollModifierKind> = Vec::new();
+    for (_, m, _) in &modifiers {
+        if !kinds.contains(&m.kind) {
+            kinds.push(m.kind);
         }
     }
-    let modifiers = kept_mods;
+    for kind in kinds {
+        let of_kind: Vec<usize> = (0..modifiers.len())
+            .filter(|&n| modifiers[n].1.kind == kind)
+            .collect();
+        let members: Vec<Member<'_, i128>> = of_kind
+            .iter()
+            .map(|&n| member(modifiers[n].0, modifiers[n].2))
+            .collect();
+        for (g, counts) in stacked(settings, &members).into_iter().enumerate() {
+            kept_mods[of_kind[g]] = counts;
+        }
+    }
+    let modifiers: Vec<(&Counted<'db>, &ocf_model::RollModifier, i128)> = modifiers
+        .into_iter()
+        .zip(kept_mods)
+        .filter_map(|(m, k)| k.then_some(m))
+        .collect();
+    let mut kept_bounds = Vec::new();
+    for op in [Op::AtLeast, Op::AtMost] {
+        let of_op: Vec<&(&Counted<'db>, i64)> =
+            bounds.iter().filter(|(c, _)| c.effect.op == op).collect();
+        let members: Vec<Member<'_, i128>> = of_op
+            .iter()
+            .map(|(c, v)| member(c, i128::from(*v)))
+            .collect();
+        for ((c, v), counts) in of_op.into_iter().zip(stacked(settings, &members)) {
+            if counts {
+                kept_bounds.push((c.order, op, *v, c.source.clone()));
+            }
+        }
+    }
+    kept_bounds.sort_by_key(|b| b.0);
+    let bounds: Vec<(Op, i64, ItemSource)> = kept_bounds
+        .into_iter()
+        .map(|(_, op, v, src)| (op, v, src))
+        .collect();
+    let mut kept_tallies = vec![false; tallies.len()];
+    let mut seen: Vec<(&str, Op)> = Vec::new();
+    for (c, name, _) in &tallies {
+        if seen.contains(&(name.as_str(), c.effect.op)) {
+            continue;
+        }
+        seen.push((name.as_str(), c.effect.op));
+        let group: Vec<usize> = (0..tallies.len())
+            .filter(|&t| tallies[t].1 == *name && tallies[t].0.effect.op == c.effect.op)
+            .collect();
+        let members: Vec<Member<'_, i128>> = group
+            .iter()
+            .map(|&t| member(tallies[t].0, i128::from(tallies[t].2)))
+            .collect();
+        for (g, counts) in stacked(settings, &members).into_iter().enumerate() {
+            kept_tallies[group[g]] = counts;
+        }
+    }
+    let tallies: Vec<(String, Op, i64)> = tallies
+        .iter()
+        .zip(kept_tallies)
+        .filter(|(_, k)| *k)
+        .map(|((c, name, v), _)| (name.clone(), c.effect.op, *v))
+        .collect();
     let part_matches = |c: &Counted<'_>, item: &Item| -> bool {
         let Target::Rolls {
             parts: Some(targets),
@@ -682,9 +785,9 @@ pub fn build<'db>(
     // 2b. Die steps on the parts' dice.
     for item in items.iter_mut().filter(|i| i.part.is_some()) {
         let mut steps = 0i64;
-        for (c, m) in &modifiers {
+        for (c, m, _) in &modifiers {
             if m.kind == RollModifierKind::StepDie && part_matches(c, item) {
-                steps += arg(c, m);
+                steps += arg_int(c, m);
             }
         }
         let Some(term) = &mut item.term else { continue };
@@ -702,11 +805,11 @@ pub fn build<'db>(
         }
     }
     // 3. Pool dice, on the named part's (else the first dice part's) first dice item.
-    for (c, m) in &modifiers {
+    for (c, m, _) in &modifiers {
         if m.kind != RollModifierKind::PoolDice {
             continue;
         }
-        let count = arg(c, m).max(0) as u32;
+        let count = arg_int(c, m).max(0) as u32;
         let part = match &m.part {
             Some(tag) => parts.iter().position(|p| p.tags.iter().any(|t| t == tag)),
             None => parts.iter().position(|p| p.is_dice),
@@ -756,7 +859,7 @@ pub fn build<'db>(
     let mut no_adv = false;
     let mut no_dis = false;
     let mut advantage = Vec::new();
-    for (c, m) in &modifiers {
+    for (c, m, _) in &modifiers {
         match m.kind {
             RollModifierKind::Advantage => {
                 adv += 1;
@@ -826,11 +929,11 @@ pub fn build<'db>(
         main.item.count = Some(term.count);
     }
     // 6. Multiplied dice.
-    for (c, m) in &modifiers {
+    for (c, m, _) in &modifiers {
         if m.kind != RollModifierKind::MultiplyDice {
             continue;
         }
-        let factor = arg(c, m).max(0) as u32;
+        let factor = arg_int(c, m).max(0) as u32;
         for item in items.iter_mut() {
             if item.item.multiplied == Some(false) {
                 continue;
@@ -842,7 +945,7 @@ pub fn build<'db>(
         }
     }
     // 7. Rerolls, minimum faces, explosions: on every dice item without one of that type.
-    for (c, m) in &modifiers {
+    for (c, m, _) in &modifiers {
         let eval_int = |f: &Option<ocf_model::Formula>| -> Result<Option<i64>, ActionError> {
             f.as_ref()
                 .map(|f| c.ctx.eval(f.as_str()).and_then(|v| int_of(&v)))
@@ -886,7 +989,7 @@ pub fn build<'db>(
         }
     }
     // 8. Given faces: the first counted `setFaces` on an item.
-    for (c, m) in &modifiers {
+    for (c, m, _) in &modifiers {
         if m.kind != RollModifierKind::SetFaces {
             continue;
         }
@@ -915,13 +1018,22 @@ pub fn build<'db>(
     }
     // Multiply factors, counted, in effect order.
     let mut multiply = Vec::new();
-    for (c, m) in &modifiers {
+    for (c, m, _) in &modifiers {
         if m.kind == RollModifierKind::Multiply
             && let Some(f) = &m.factor
         {
             let v = c.ctx.eval(f.as_str())?;
-            let factor = v.to_json().as_f64().unwrap_or(1.0);
-            multiply.push((factor, c.source.clone()));
+            let exact = v.as_millionths().ok_or_else(|| {
+                ActionError::new(
+                    "type-mismatch",
+                    format!("a multiply factor is a {}, not a number", v.type_name()),
+                )
+            })?;
+            multiply.push(Factor {
+                exact,
+                reported: v.to_json().as_f64().unwrap_or(1.0),
+                rounding: c.effect.rounding,
+            });
         }
     }
     for item in items.iter_mut() {
@@ -953,22 +1065,6 @@ fn zero_term(text: &str) -> Option<DiceTerm> {
     };
     let n = d.notation()?;
     Some(DiceTerm::new(0, n.die, n.modifiers))
-}
-
-/// The first member with the highest (or lowest) doubled average.
-fn first_extreme<T>(group: &[(usize, i128, T)], highest: bool) -> Option<usize> {
-    let mut best: Option<usize> = None;
-    for (g, (_, v, _)) in group.iter().enumerate() {
-        let better = match best {
-            None => true,
-            Some(b) if highest => *v > group[b].1,
-            Some(b) => *v < group[b].1,
-        };
-        if better {
-            best = Some(g);
-        }
-    }
-    best
 }
 
 fn m_has_parts(c: &Counted<'_>) -> bool {

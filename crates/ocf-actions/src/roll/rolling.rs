@@ -2,6 +2,7 @@
 //! from the checkpoint (the dice function under an automatic policy, the app's answers when
 //! paused); then multiply, the total and its bounds, and the tallies.
 
+use ocf_formula::decimal::Millionths;
 use std::collections::VecDeque;
 
 use ocf_dice::{DiceError, DiceFunction, DiceLimits, FaceReason, FaceRequest};
@@ -231,18 +232,29 @@ pub fn roll(
         items.push(out);
     }
     // Multiply: each item not marked `multiplied: false`, by every factor in turn.
-    for (factor, _) in &built.multiply {
+    // Each product is kept to six places, then rounded by the effect's `rounding`, else the
+    // game's (EA "Rolling", Multiply; EF "Rounding": 50 x 0.14 rounded up is 7).
+    for factor in &built.multiply {
+        let rounding = factor.rounding.unwrap_or(rounding);
         for item in items.iter_mut() {
             if item.multiplied == Some(false) {
                 continue;
             }
-            let v = item.value as f64 * factor;
-            item.value = match rounding {
-                ocf_model::Rounding::Ceil => v.ceil(),
-                ocf_model::Rounding::Round => v.round(),
-                _ => v.floor(),
-            } as i64;
-            item.factor = Some(item.factor.unwrap_or(1.0) * factor);
+            let product = Millionths::of_int(item.value)
+                .checked_mul(factor.exact)
+                .and_then(|m| match rounding {
+                    ocf_model::Rounding::Ceil => m.ceil(),
+                    ocf_model::Rounding::Round => m.round(),
+                    ocf_model::Rounding::Floor => m.floor(),
+                })
+                .map_err(|_| {
+                    Stop::Fail(ActionError::new(
+                        "arithmetic-overflow",
+                        "a multiplied roll item is too large",
+                    ))
+                })?;
+            item.value = product;
+            item.factor = Some(item.factor.unwrap_or(1.0) * factor.reported);
         }
     }
     let unbounded = items

@@ -162,9 +162,31 @@ fn literal(value: &Value) -> Option<String> {
     crate::steps::changes::literal_text(value).ok()
 }
 
+/// The syntax tree of a band's condition or a set's `value`, parsed once per process: the texts
+/// are the rulesets' own, so the table holds what the loaded rulesets write, and past
+/// [`MAX_TREES`] a text is parsed again at each read.
+fn syntax(text: &str) -> ocf_syntax::Parse {
+    type Trees = std::collections::HashMap<Box<str>, ocf_syntax::Parse>;
+    static TREES: std::sync::OnceLock<std::sync::Mutex<Trees>> = std::sync::OnceLock::new();
+    let trees = TREES.get_or_init(Default::default);
+    if let Some(found) = trees.lock().ok().and_then(|t| t.get(text).cloned()) {
+        return found;
+    }
+    let parse = ocf_syntax::parse(text);
+    if let Ok(mut t) = trees.lock()
+        && t.len() < MAX_TREES
+    {
+        t.insert(text.into(), parse.clone());
+    }
+    parse
+}
+
+/// How many summary trees [`syntax`] keeps.
+const MAX_TREES: usize = 1 << 14;
+
 /// `text` resolved: its printed form, and the tree when it parsed.
 fn resolve_text(ctx: &ActionContext<'_>, text: &str) -> (String, Option<Node>) {
-    let parse = ocf_syntax::parse(text);
+    let parse = syntax(text);
     let Some(expr) = parse.root().expr().filter(|_| parse.errors.is_empty()) else {
         return (text.to_owned(), None);
     };

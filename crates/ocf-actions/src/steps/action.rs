@@ -93,32 +93,49 @@ pub fn run<'db>(
             }
             _ => used_id.clone(),
         };
-        let entry = entry.clone().or_else(|| {
-            // The listing with the parent's entry first.
-            frame.entry.clone()
-        });
-        crate::find::find(
-            run.db,
-            run.character,
-            &listed_id,
-            entry.as_deref(),
-            source.as_deref(),
-            true,
-        )
-        .or_else(|e| {
-            if step.entry.is_none() && entry.is_some() {
-                crate::find::find(
-                    run.db,
-                    run.character,
-                    &listed_id,
-                    None,
-                    source.as_deref(),
-                    true,
-                )
-            } else {
-                Err(e)
+        match &entry {
+            Some(entry) => crate::find::find(
+                run.db,
+                run.character,
+                &listed_id,
+                Some(entry),
+                source.as_deref(),
+                true,
+            )?,
+            // With `source` only: the listing with that action and source, "the one with the
+            // parent's entry first" (EA "Other steps", `source`), else the first listed.
+            None => {
+                let acts = ocf_engine::activation::activations(run.db, run.character);
+                let listed = ocf_engine::actions::available_actions(run.db, run.character, acts);
+                let mut entries: Vec<Option<String>> = listed
+                    .into_iter()
+                    .filter(|l| l.id == listed_id && l.source == source)
+                    .map(|l| l.entry)
+                    .collect();
+                if let Some(i) = entries.iter().position(|e| *e == frame.entry) {
+                    let parent = entries.remove(i);
+                    entries.insert(0, parent);
+                }
+                match entries.first() {
+                    Some(first) => crate::find::find(
+                        run.db,
+                        run.character,
+                        &listed_id,
+                        first.as_deref(),
+                        source.as_deref(),
+                        true,
+                    )?,
+                    None => crate::find::find(
+                        run.db,
+                        run.character,
+                        &listed_id,
+                        None,
+                        source.as_deref(),
+                        true,
+                    )?,
+                }
             }
-        })?
+        }
     } else {
         let Some(action) = run.ruleset.actions.get(&used_id) else {
             return Err(

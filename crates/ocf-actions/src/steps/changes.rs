@@ -96,6 +96,19 @@ pub fn propose<'db>(
     if let Some(p) = picked {
         ctx.bind(Root::Picked, p.clone());
     }
+    propose_in(run, frame, at, changes, to, ctx)
+}
+
+/// [`propose`] in a context made by the caller: an added option's, whose `item`, `self` and
+/// `entry: self` are the content carrying the effect.
+pub fn propose_in<'db>(
+    run: &mut Run<'db, '_>,
+    frame: &mut Frame<'db>,
+    at: &StepAt<'db>,
+    changes: &[Change],
+    to: Option<&Destination>,
+    ctx: ActionContext<'db>,
+) -> Result<(), ActionError> {
     let mut resolved = Vec::new();
     for change in changes {
         let copies = resolve_each(run, frame, &ctx, change)?;
@@ -263,11 +276,20 @@ fn route(
             }
         }
         Some(Destination::Link { link }) => {
-            let links = ocf_engine::links::links_root(run.db, run.character, frame.pack);
+            // The slot by its qualified ID (a destination's slot is qualified at load; one
+            // written bare resolves in the action's pack), as the character's links hold it.
+            let slot = run
+                .ruleset
+                .resolve(frame.pack, link.as_str(), ocf_model::Namespace::Link)
+                .unwrap_or_else(|| link.as_str().to_owned());
+            let links = ocf_engine::links::links(run.db, run.character);
             let mut routed = Map::new();
             routed.insert("to".into(), json!({ "link": link.as_str() }));
-            if let Some(Value::String(id)) =
-                member(&links, link.as_str()).and_then(|v| member(v, "id"))
+            if let Some(Value::String(id)) = links
+                .views
+                .iter()
+                .find(|(s, _)| *s == slot)
+                .and_then(|(_, v)| member(v, "id"))
                 && !id.is_empty()
             {
                 routed.insert("character".into(), json!(id.as_ref()));
@@ -308,6 +330,7 @@ fn resolve_each(
             ctx.sheet.bindings.item,
         );
         c.roots = ctx.roots.clone();
+        c.content_entry = ctx.content_entry.clone();
         if let Some(x) = x {
             c.bind(Root::X, x);
         }
@@ -386,7 +409,8 @@ fn qualify_content(
         || ActionError::new("unknown-reference", format!("no content `{id}`")).with("id", id);
     let q = qualified.ok_or_else(unknown)?;
     let entry = run.ruleset.item(&q).ok_or_else(unknown)?;
-    let is_template = entry.type_name().is_none();
+    // A template is content with `template: true` (it may have a type too).
+    let is_template = entry.item.template == Some(true);
     if is_template != template {
         return Err(unknown());
     }
@@ -627,6 +651,7 @@ fn resolve(
             ctx.sheet.bindings.item,
         );
         c.roots = ctx.roots.clone();
+        c.content_entry = ctx.content_entry.clone();
         c.bind(
             Root::Part,
             Value::map([
@@ -769,7 +794,10 @@ fn resolve_entry(
     entry: &ocf_model::EntryRef,
 ) -> Result<Json, ActionError> {
     Ok(match entry {
-        ocf_model::EntryRef::Named(name) if name == "self" => json!(frame.entry),
+        ocf_model::EntryRef::Named(name) if name == "self" => match &ctx.content_entry {
+            Some(entry) => json!(entry),
+            None => json!(frame.entry),
+        },
         ocf_model::EntryRef::Named(name) if name == "picked" => match ctx.sheet_root_picked() {
             Some(id) => json!(id),
             None => json!(name),
@@ -814,14 +842,39 @@ fn resolve_entry(
                 m.insert("templates".into(), json!(templates));
             }
             if !new.choices.is_empty() {
-                m.insert(
-                    "choices".into(),
-                    serde_json::to_value(&new.choices).unwrap_or_default(),
-                );
+                m.insert("choices".into(), new_picks(ctx, &new.choices)?);
             }
             Json::Object(m)
         }
     })
+}
+
+/// A new copy's picks with each `{ formula }` option evaluated now, as the change's other
+/// formulas are (EA "Other steps", changes): the returned change holds the option itself.
+fn new_picks(
+    ctx: &ActionContext<'_>,
+    choices: &ocf_model::Keyed<Vec<ocf_model::NewPick>>,
+) -> Result<Json, ActionError> {
+    let mut out = Map::new();
+    for (key, picks) in choices.iter() {
+        let mut list = Vec::new();
+        for pick in picks {
+            let mut p = Map::new();
+            let option = match &pick.option {
+                ocf_model::Computed::Literal(v) => v.clone(),
+                ocf_model::Computed::Formula { formula } => {
+                    super::data_json(&ctx.eval(formula.as_str())?)
+                }
+            };
+            p.insert("option".into(), option);
+            if !pick.choices.is_empty() {
+                p.insert("choices".into(), new_picks(ctx, &pick.choices)?);
+            }
+            list.push(Json::Object(p));
+        }
+        out.insert(key.to_owned(), Json::Array(list));
+    }
+    Ok(Json::Object(out))
 }
 
 /// Releases held changes (`release`): each named step's, in order, those `where` holds for.

@@ -21,6 +21,9 @@ struct Offer<'db> {
     changes: &'db [ocf_model::Change],
     to: Option<ocf_model::Destination>,
     flags: Option<&'db ocf_model::Keyed<ocf_model::Formula>>,
+    /// An added option's effect instance: its `flags` and `changes` are evaluated in the
+    /// content's context (EF "Options added to choice steps").
+    instance: Option<&'db ocf_engine::effects::Instance>,
 }
 
 /// The reserved option that ends a repeated choice.
@@ -158,7 +161,7 @@ pub fn run<'db>(
             .iter()
             .find(|o| o.id == picked)
             .expect("picked among offers");
-        pick(run, frame, at, offer)?;
+        pick(run, frame, at, &tags, offer)?;
         last = Some((offer.item.clone(), offer.copy.clone()));
         picks.push(picked);
     }
@@ -233,6 +236,7 @@ fn offers<'db>(
                     changes: &o.changes,
                     to: o.to.clone(),
                     flags: Some(&o.flags),
+                    instance: None,
                 });
             }
         }
@@ -273,6 +277,7 @@ fn offers<'db>(
                     changes: &[],
                     to: None,
                     flags: None,
+                    instance: None,
                 });
             }
         }
@@ -323,6 +328,7 @@ fn offers<'db>(
                     changes: &[],
                     to: None,
                     flags: None,
+                    instance: None,
                 });
             }
         }
@@ -332,6 +338,9 @@ fn offers<'db>(
     let written = offers.len();
     // Options content adds to the step's tags, after the source's, never recommended.
     let index = ocf_engine::effects::effect_instances(run.db, run.character);
+    // Of the options sharing a `stackKey` on the step, only the first offered counts, whatever
+    // the stacking policy (EF "Options added to choice steps").
+    let mut keys: Vec<String> = Vec::new();
     for instance in &index.list {
         let Target::Choices { choices, from } = &instance.effect.target else {
             continue;
@@ -359,6 +368,17 @@ fn offers<'db>(
         if offers.iter().any(|o| o.id == id) {
             continue;
         }
+        if let Some(key) = &instance.effect.stack_key {
+            let key = if key == "source" {
+                format!("source={}", instance.source.id)
+            } else {
+                key.clone()
+            };
+            if keys.contains(&key) {
+                continue;
+            }
+            keys.push(key);
+        }
         offers.push(Offer {
             id,
             item: None,
@@ -366,6 +386,7 @@ fn offers<'db>(
             changes: &option.changes,
             to: option.to.clone(),
             flags: Some(&option.flags),
+            instance: Some(instance),
         });
     }
     Ok((offers, written))
@@ -433,11 +454,16 @@ fn pick<'db>(
     run: &mut Run<'db, '_>,
     frame: &mut Frame<'db>,
     at: &StepAt<'db>,
+    tags: &[String],
     offer: &Offer<'db>,
 ) -> Result<(), Stop> {
     let step = at.step;
+    let offer_ctx = |run: &Run<'db, '_>, frame: &Frame<'db>| match offer.instance {
+        Some(instance) => crate::roll::build::instance_ctx(run, frame, at, instance, tags),
+        None => run.ctx(frame, Some(at)),
+    };
     if let Some(flags) = offer.flags {
-        let ctx = run.ctx(frame, Some(at));
+        let ctx = offer_ctx(run, frame);
         let mut values = Vec::new();
         for (name, f) in flags.iter() {
             values.push((name.to_owned(), ctx.eval(f.as_str())?));
@@ -456,11 +482,13 @@ fn pick<'db>(
     }
     let picked_value = Value::map(picked_value);
     let step_changes: &'db [ocf_model::Change] = &step.changes;
-    for (changes, to) in [(offer.changes, offer.to.clone()), (step_changes, None)] {
-        if changes.is_empty() {
-            continue;
-        }
-        super::changes::propose(run, frame, at, changes, to.as_ref(), Some(&picked_value))?;
+    if !offer.changes.is_empty() {
+        let mut ctx = offer_ctx(run, frame);
+        ctx.bind(Root::Picked, picked_value.clone());
+        super::changes::propose_in(run, frame, at, offer.changes, offer.to.as_ref(), ctx)?;
+    }
+    if !step_changes.is_empty() {
+        super::changes::propose(run, frame, at, step_changes, None, Some(&picked_value))?;
     }
     Ok(())
 }

@@ -41,7 +41,7 @@ impl Cast {
     /// Opens the character file at `path` (its ruleset shared with any character pinning the same
     /// packs); `duplicate-id` style clashes are the engine's to report, by the views.
     pub fn open(&mut self, path: &Path, packs: &[PathBuf]) -> Result<usize, String> {
-        let file = ocf_cli::character::read(path).map_err(|p| format!("{p:?}"))?;
+        let file = ocf_cli::character::read(path).map_err(|p| problem_text(&p))?;
         let key: Vec<String> = file
             .character
             .packs
@@ -52,8 +52,12 @@ impl Cast {
         let session = match self.sessions.iter().position(|(k, _)| *k == key) {
             Some(s) => s,
             None => {
-                let ruleset = ocf_cli::character::ruleset(path, &file, packs)
-                    .map_err(|p| format!("{p:?}"))?;
+                let ruleset = ocf_cli::character::ruleset(path, &file, packs).map_err(|ps| {
+                    ps.iter()
+                        .map(problem_text)
+                        .collect::<Vec<String>>()
+                        .join("\n")
+                })?;
                 self.sessions.push((key, Session::new(ruleset)));
                 self.sessions.len() - 1
             }
@@ -112,22 +116,24 @@ impl Cast {
 
     /// `--apply`: each character's changes applied to it as one batch (not strict, as the proposed
     /// sheet applies them: EA "The proposed sheet"), through its own applyChanges, so its own
-    /// resistances, absorbing and overflow apply; each new file written over its own (the actor's
-    /// to `output` when given). Returns `(file, changes)` per file written.
+    /// resistances, absorbing and overflow apply. Every batch is applied before any file is
+    /// written: one that fails writes nothing. Then each character with changes is written over
+    /// its own file (the actor's to `output` when given, written even without changes). Returns
+    /// `(file, changes)` per file written.
     pub fn apply_all(
         &mut self,
         dice: &mut dyn ocf_dice::DiceFunction,
         output: Option<&Path>,
     ) -> Result<Vec<(PathBuf, usize)>, String> {
-        let mut written = Vec::new();
+        let mut to_write = Vec::new();
         for i in 0..self.members.len() {
             let changes = std::mem::take(&mut self.members[i].changes);
-            // The actor's file is written even with no changes, as before; a participant's
-            // only when it has some.
-            if changes.is_empty() && i > 0 {
-                continue;
-            }
             let m = &self.members[i];
+            let out = match (i, output) {
+                (0, Some(o)) => o.to_owned(),
+                _ if changes.is_empty() => continue,
+                _ => m.path.clone(),
+            };
             let batch = ocf_engine::changes::read_batch(&Json::Array(changes.clone()))
                 .map_err(|e| format!("--apply {}: {}: {}", m.id, e.code, e.message))?;
             let options = ocf_engine::ApplyOptions {
@@ -139,32 +145,30 @@ impl Cast {
             let session = &mut self.sessions[m.session].1;
             session.apply(cid, &batch, options).map_err(|e| {
                 format!(
-                    "--apply {}: {} at {}: {}",
+                    "--apply {}: {} at {}: {} (no file written)",
                     path.display(),
                     e.code,
                     e.path,
                     e.message
                 )
             })?;
-            let out = match (i, output) {
-                (0, Some(o)) => o.to_owned(),
-                _ => path,
-            };
-            write_file(session, cid, &out)?;
-            written.push((out, changes.len()));
+            to_write.push((i, out, changes.len()));
+        }
+        let mut written = Vec::new();
+        for (i, out, n) in to_write {
+            let m = &self.members[i];
+            let file = self.sessions[m.session]
+                .1
+                .file(m.cid)
+                .map_err(|e| e.to_string())?;
+            ocf_cli::character::write(&out, file)?;
+            written.push((out, n));
         }
         Ok(written)
     }
 }
 
-/// Writes the character's file: YAML for `.yaml` / `.yml`, else JSON.
-fn write_file(session: &Session, cid: CharacterId, out: &Path) -> Result<(), String> {
-    let file = session.file(cid).map_err(|e| e.to_string())?;
-    let yaml = out.extension().is_some_and(|e| e == "yaml" || e == "yml");
-    let text = if yaml {
-        serde_yaml::to_string(file).map_err(|e| e.to_string())?
-    } else {
-        serde_json::to_string_pretty(file).map_err(|e| e.to_string())? + "\n"
-    };
-    std::fs::write(out, text).map_err(|e| format!("cannot write {}: {e}", out.display()))
+/// A file's read problem as `file:line:col: code: message`.
+fn problem_text(problem: &ocf_load::build::Problem) -> String {
+    problem.headline(Path::new(""))
 }
