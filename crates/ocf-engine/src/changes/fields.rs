@@ -177,7 +177,12 @@ impl Applier<'_, '_> {
             ));
         };
         let by = self.eval(by.as_str(), scope, &at)?;
-        let by = typed(ty, by, &at)?;
+        // A decimal `by` on an integer field is kept: the amount rounds at the end of routing
+        // (EF, "Rounding").
+        let by = match (ty, by) {
+            (Some(FieldType::Integer), Value::Decimal(d)) if !d.is_integer() => Value::Decimal(d),
+            (_, by) => typed(ty, by, &at)?,
+        };
         let tags = self.change_tags(change, scope, path)?;
         let situational = self.situational(change, path)?;
         let routed = self.route(path, &field, &by, &tags, &change.faces, &situational)?;
