@@ -75,17 +75,27 @@ pub fn apply_changes(
     let mut session = Session::new(ruleset.clone());
     let id = session.open(character, &[]);
     let errors = session.homebrew_errors(id);
-    if !errors.is_empty() {
-        let code = errors
-            .first()
-            .and_then(|e| e.get("code"))
+    if let Some(first) = errors.first() {
+        // The call's one error is the first load error, its path in the call's input
+        // (`/character` + its path into the character), `cause` and `detail` as it has them, and
+        // every error in `data.errors` (decisions.md, issue 36).
+        let code = first
+            .get("code")
             .and_then(Json::as_str)
             .unwrap_or("homebrew-error")
             .to_owned();
-        return Err(
-            ChangeError::new(&code, "/character/homebrew", "the homebrew does not load")
-                .with_data(json!({ "errors": errors })),
-        );
+        let path = first.get("path").and_then(Json::as_str).unwrap_or("/homebrew");
+        let mut data = match first.get("data") {
+            Some(Json::Object(map)) => map.clone(),
+            _ => Map::new(),
+        };
+        data.insert("errors".into(), Json::Array(errors.to_vec()));
+        return Err(ChangeError::new(
+            &code,
+            format!("/character{path}"),
+            "the homebrew does not load",
+        )
+        .with_data(Json::Object(data)));
     }
     let _ = session.set_links(id, options.links.clone());
     session.apply(id, batch, options)
