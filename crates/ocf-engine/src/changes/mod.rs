@@ -165,6 +165,9 @@ pub(crate) struct Applier<'s, 'd> {
     pub batch: Vec<Change>,
     pub adjustments: Vec<Adjustment>,
     pub records: Vec<Json>,
+    /// `records` as formulas read them (`batch`), each record converted once when it is made:
+    /// sharing it with a scope costs a pointer, so a batch of N changes costs N times one.
+    pub batch_list: Arc<Vec<Value>>,
     pub skipped: Vec<ChangeError>,
     pub follow_ups: Vec<Json>,
     /// Changes made so far, `forEach` copies included.
@@ -203,6 +206,7 @@ impl<'s, 'd> Applier<'s, 'd> {
             batch: Vec::new(),
             adjustments: Vec::new(),
             records: Vec::new(),
+            batch_list: Arc::default(),
             skipped: Vec::new(),
             follow_ups: Vec::new(),
             made: 0,
@@ -232,7 +236,7 @@ impl<'s, 'd> Applier<'s, 'd> {
 
     /// `batch`: what the batch did so far, one record per change.
     pub fn batch_value(&self) -> Value {
-        Value::from_json(&Json::Array(self.records.clone())).unwrap_or(Value::Null)
+        Value::List(self.batch_list.clone())
     }
 
     /// Evaluates a formula on the character as it is now.
@@ -288,6 +292,9 @@ impl<'s, 'd> Applier<'s, 'd> {
             let path = format!("/changes/{i}");
             let mut written = change.clone();
             let record = self.change(&path, change, &mut written)?;
+            // No scope outlives its change, so the list is not shared here and grows in place.
+            Arc::make_mut(&mut self.batch_list)
+                .push(Value::from_json(&record).unwrap_or(Value::Null));
             self.records.push(record);
             self.batch.push(written);
         }
