@@ -22,6 +22,7 @@ pub mod follow_ups;
 pub mod offers;
 pub mod pick_state;
 pub mod picks;
+pub mod readable;
 pub mod routing;
 pub mod session_apply;
 pub mod situational;
@@ -172,6 +173,10 @@ pub(crate) struct Applier<'s, 'd> {
     pub follow_ups: Vec<Json>,
     /// Changes made so far, `forEach` copies included.
     pub made: usize,
+    /// The running change's given faces used so far (by its earlier `forEach` elements), and
+    /// every face its elements used, to write back.
+    pub faces_next: usize,
+    pub faces_used: Vec<i64>,
 }
 
 impl<'s, 'd> Applier<'s, 'd> {
@@ -210,6 +215,8 @@ impl<'s, 'd> Applier<'s, 'd> {
             skipped: Vec::new(),
             follow_ups: Vec::new(),
             made: 0,
+            faces_next: 0,
+            faces_used: Vec::new(),
         }
     }
 
@@ -305,6 +312,15 @@ impl<'s, 'd> Applier<'s, 'd> {
         if self.file.follow_ups.len() != offers {
             self.sync();
         }
+        // The file must read back within the character-file limits: checked once per batch that
+        // writes free-form data (other changes write what the ruleset's shapes and the formula
+        // limits bound), so an edit through a session doesn't pay for the whole file.
+        if batch
+            .iter()
+            .any(|c| matches!(c.r#type, ChangeType::SetExtension | ChangeType::SetHomebrew))
+        {
+            readable::check_file(&self.file, "/changes")?;
+        }
         Ok(Applied {
             character: self.file,
             batch: self.batch,
@@ -323,6 +339,8 @@ impl<'s, 'd> Applier<'s, 'd> {
         written: &mut Change,
     ) -> Result<Json, ChangeError> {
         let kind = change.r#type.name();
+        self.faces_next = 0;
+        self.faces_used.clear();
         let scope = self.scope();
         if let Some(when) = &change.when
             && !self.eval_bool(when, &scope, &format!("{path}/when"))?

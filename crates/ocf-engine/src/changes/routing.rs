@@ -27,6 +27,8 @@ pub struct Routed {
     pub steps: Vec<Json>,
     /// Every face the effects' dice used, the change's own first.
     pub faces: Vec<i64>,
+    /// How many of the given faces it used.
+    pub given_used: usize,
     /// The counted effects with `then` changes, and the scope they see.
     pub thens: Vec<(Arc<Instance>, Scope)>,
 }
@@ -283,6 +285,7 @@ impl Applier<'_, '_> {
             rolled_steps.push((c, value));
         }
         let used = std::mem::take(&mut faces_fn.used);
+        let given_used = faces_fn.next;
         drop(faces_fn);
         for (c, value) in rolled_steps {
             steps.push(step(c, &value));
@@ -367,6 +370,7 @@ impl Applier<'_, '_> {
             amount,
             steps,
             faces: used,
+            given_used,
             thens,
         })
     }
