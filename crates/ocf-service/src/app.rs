@@ -193,7 +193,11 @@ impl App {
         field: &str,
         value: Option<Value>,
     ) -> Result<Value, ApiError> {
-        self.write(id, revision, |session, cid| {
+        // Only the edited value's own new errors refuse the edit: another field's saved value
+        // that a moved bound now puts out of range is the sheet's `out-of-range` error, reported
+        // and clamped (EC "Round and clamp"; decisions.md, issue 36).
+        let own = |e: &Value| about_field(e, field);
+        self.write(id, revision, own, |session, cid| {
             session
                 .set_value(cid, field, value)
                 .map(|()| Value::Null)
@@ -209,7 +213,7 @@ impl App {
         revision: u64,
         character: Character,
     ) -> Result<Value, ApiError> {
-        self.write(id, revision, |session, cid| {
+        self.write(id, revision, |_| true, |session, cid| {
             session
                 .update(cid, &character)
                 .map(|()| Value::Null)
@@ -235,7 +239,9 @@ impl App {
                 vec![serde_json::to_value(e).unwrap_or_default()],
             )
         })?;
-        self.write(id, revision, |session, cid| {
+        // applyChanges judges its own changes (a value out of bounds clamped and `skipped`, or
+        // strict refused at `/changes/…`): the sheet's new errors don't refuse the batch.
+        self.write(id, revision, |_| false, |session, cid| {
             let mut dice = dice(seed);
             let options = ocf_engine::ApplyOptions {
                 links: Default::default(),
@@ -494,6 +500,7 @@ impl App {
         &self,
         id: &str,
         revision: u64,
+        refuses: impl Fn(&Value) -> bool,
         edit: impl FnOnce(&mut Session, CharacterId) -> Result<Value, ApiError>,
     ) -> Result<Value, ApiError> {
         let mut open = self.lock();
@@ -516,7 +523,10 @@ impl App {
             }
         };
         let sheet = sheet_json(session, c.id)?;
-        let made = new_value_errors(&c.sheet, &sheet);
+        let made: Vec<Value> = new_value_errors(&c.sheet, &sheet)
+            .into_iter()
+            .filter(|e| refuses(e))
+            .collect();
         if !made.is_empty() {
             undo(session, c.id, &before);
             return Err(ApiError::many(StatusCode::UNPROCESSABLE_ENTITY, made));
@@ -670,6 +680,19 @@ fn new_value_errors(before: &Value, after: &Value) -> Vec<Value> {
         .into_iter()
         .filter(|e| !old.contains(e))
         .collect()
+}
+
+/// Whether a sheet error is about the input field `field` (as the request names it: qualified or
+/// bare): its `data.field`, else the saved value its path names.
+fn about_field(error: &Value, field: &str) -> bool {
+    let names = |id: &str| id == field || id.rsplit_once(':').is_some_and(|(_, bare)| bare == field);
+    match error["data"]["field"].as_str() {
+        Some(id) => names(id),
+        None => error["path"]
+            .as_str()
+            .and_then(|p| p.strip_prefix("/values/"))
+            .is_none_or(names),
+    }
 }
 
 fn to_body(character: &Character) -> Result<String, ApiError> {
