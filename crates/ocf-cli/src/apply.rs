@@ -58,8 +58,9 @@ fn apply(args: &ApplyArgs) -> Result<ExitCode, String> {
     let character = file.character;
     // A batch file is read as a character file is: the same size, nesting and alias limits, a
     // duplicate key or a non-finite number refused, each refusal coded and located.
-    let batch = ocf_load::batch::read_batch_file(&args.batch, &ocf_load::build::ReadLimits::default())
-        .map_err(|p| ocf_cli::build::render(Path::new(""), &p))?;
+    let batch =
+        ocf_load::batch::read_batch_file(&args.batch, &ocf_load::build::ReadLimits::default())
+            .map_err(|p| ocf_cli::build::render(Path::new(""), &p))?;
     let changes = ocf_engine::changes::read_batch(&batch.batch).map_err(|e| {
         let problem = ocf_load::build::Problem::error(&e.code, e.message.clone())
             .in_file(&args.batch.display().to_string())

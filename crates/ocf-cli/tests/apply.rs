@@ -77,8 +77,14 @@ fn a_batch_file_is_read_within_the_character_file_limits() {
         "dup",
         "changes:\n- {type: adjust, field: hp.current, by: '-30', tags: [damage.fire]}\nchanges: []\n",
     );
-    let nan = run("nan", "changes:\n- {type: set, field: hp.current, value: .nan}\n");
-    let unknown = run("unknown", "changes:\n- {type: set, field: hp.current}\n- {type: fly}\n");
+    let nan = run(
+        "nan",
+        "changes:\n- {type: set, field: hp.current, value: .nan}\n",
+    );
+    let unknown = run(
+        "unknown",
+        "changes:\n- {type: set, field: hp.current}\n- {type: fly}\n",
+    );
     expect![[r#"
         :1:1: invalid-document: duplicate key `changes`
         :2:41: invalid-document: invalid value: floating point `NaN`, expected a finite number

@@ -213,12 +213,17 @@ impl App {
         revision: u64,
         character: Character,
     ) -> Result<Value, ApiError> {
-        self.write(id, revision, |_| true, |session, cid| {
-            session
-                .update(cid, &character)
-                .map(|()| Value::Null)
-                .map_err(|e| ApiError::internal(e.to_string()))
-        })
+        self.write(
+            id,
+            revision,
+            |_| true,
+            |session, cid| {
+                session
+                    .update(cid, &character)
+                    .map(|()| Value::Null)
+                    .map_err(|e| ApiError::internal(e.to_string()))
+            },
+        )
     }
 
     /// applyChanges: `batch` applied to the character as one write against `revision`, atomic (a
@@ -241,26 +246,31 @@ impl App {
         })?;
         // applyChanges judges its own changes (a value out of bounds clamped and `skipped`, or
         // strict refused at `/changes/…`): the sheet's new errors don't refuse the batch.
-        self.write(id, revision, |_| false, |session, cid| {
-            let mut dice = dice(seed);
-            let options = ocf_engine::ApplyOptions {
-                links: Default::default(),
-                strict,
-                dice: Some(&mut *dice),
-            };
-            let applied = session.apply(cid, &changes, options).map_err(|e| {
-                ApiError::many(
-                    StatusCode::UNPROCESSABLE_ENTITY,
-                    vec![serde_json::to_value(e).unwrap_or_default()],
-                )
-            })?;
-            let mut applied = applied.to_json();
-            // The new file is the stored one: the answer does not carry it twice.
-            if let Value::Object(map) = &mut applied {
-                map.remove("character");
-            }
-            Ok(json!({ "applied": applied }))
-        })
+        self.write(
+            id,
+            revision,
+            |_| false,
+            |session, cid| {
+                let mut dice = dice(seed);
+                let options = ocf_engine::ApplyOptions {
+                    links: Default::default(),
+                    strict,
+                    dice: Some(&mut *dice),
+                };
+                let applied = session.apply(cid, &changes, options).map_err(|e| {
+                    ApiError::many(
+                        StatusCode::UNPROCESSABLE_ENTITY,
+                        vec![serde_json::to_value(e).unwrap_or_default()],
+                    )
+                })?;
+                let mut applied = applied.to_json();
+                // The new file is the stored one: the answer does not carry it twice.
+                if let Value::Object(map) = &mut applied {
+                    map.remove("character");
+                }
+                Ok(json!({ "applied": applied }))
+            },
+        )
     }
 
     /// listOptions for the choice at `path` (`{ entry?, choice: [...] }`) of the stored character:
@@ -685,7 +695,8 @@ fn new_value_errors(before: &Value, after: &Value) -> Vec<Value> {
 /// Whether a sheet error is about the input field `field` (as the request names it: qualified or
 /// bare): its `data.field`, else the saved value its path names.
 fn about_field(error: &Value, field: &str) -> bool {
-    let names = |id: &str| id == field || id.rsplit_once(':').is_some_and(|(_, bare)| bare == field);
+    let names =
+        |id: &str| id == field || id.rsplit_once(':').is_some_and(|(_, bare)| bare == field);
     match error["data"]["field"].as_str() {
         Some(id) => names(id),
         None => error["path"]

@@ -446,14 +446,21 @@ fn an_edit_that_puts_another_field_out_of_range_is_made_and_reported() {
     assert_eq!(codes(&json!({ "errors": errors })), vec!["out-of-range"]);
     assert_eq!(errors[0]["path"], "/values/5e-srd-5.1:hp.current");
     let max = sheet["sheet"]["values"]["5e-srd-5.1:hp.max"]["value"].clone();
-    assert_eq!(sheet["sheet"]["values"]["5e-srd-5.1:hp.current"]["value"], max);
+    assert_eq!(
+        sheet["sheet"]["values"]["5e-srd-5.1:hp.current"]["value"],
+        max
+    );
     let (status, answer) = set(addr, "aldric", "hp.current", 2, max);
     assert_eq!(status, 200, "{answer}");
     let (_, sheet) = request(addr, "GET", "/api/characters/aldric/sheet", None);
     assert_eq!(sheet["sheet"]["errors"], json!([]));
     // The edited value's own error still refuses it.
     let (status, answer) = set(addr, "aldric", "hp.current", 3, json!(999));
-    assert_eq!((status, codes(&answer)), (422, vec!["out-of-range"]), "{answer}");
+    assert_eq!(
+        (status, codes(&answer)),
+        (422, vec!["out-of-range"]),
+        "{answer}"
+    );
 
     post_fighter(addr, "brienne");
     let batch = json!({

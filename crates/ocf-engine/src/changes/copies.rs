@@ -195,7 +195,13 @@ impl Applier<'_, '_> {
                         Literal::String(s) => s.clone(),
                         other => other.to_string(),
                     });
-                    self.add_picks(&format!("{here}/choices"), id, &segments, &pick.choices, scope)?;
+                    self.add_picks(
+                        &format!("{here}/choices"),
+                        id,
+                        &segments,
+                        &pick.choices,
+                        scope,
+                    )?;
                 }
             }
         }

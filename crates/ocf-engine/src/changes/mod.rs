@@ -85,7 +85,10 @@ pub fn apply_changes(
             .and_then(Json::as_str)
             .unwrap_or("homebrew-error")
             .to_owned();
-        let path = first.get("path").and_then(Json::as_str).unwrap_or("/homebrew");
+        let path = first
+            .get("path")
+            .and_then(Json::as_str)
+            .unwrap_or("/homebrew");
         let mut data = match first.get("data") {
             Some(Json::Object(map)) => map.clone(),
             _ => Map::new(),
