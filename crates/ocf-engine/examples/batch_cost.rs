@@ -28,7 +28,7 @@ fn main() {
                 _ => serde_json::json!({
                     "type": "adjust",
                     "field": format!("g:score{}", i % big.scores()),
-                    "by": if (i / big.scores()) % 2 == 0 { "1" } else { "-1" },
+                    "by": if (i / big.scores()).is_multiple_of(2) { "1" } else { "-1" },
                 }),
             };
             serde_json::from_value(change).expect("a change")
