@@ -56,18 +56,16 @@ fn apply(args: &ApplyArgs) -> Result<ExitCode, String> {
                 .collect::<String>()
         })?;
     let character = file.character;
-    let text = std::fs::read_to_string(&args.batch)
-        .map_err(|e| format!("cannot read {}: {e}", args.batch.display()))?;
-    let batch: Value = serde_yaml::from_str(&text)
-        .map_err(|e| format!("{}: not YAML or JSON: {e}", args.batch.display()))?;
-    let changes = ocf_engine::changes::read_batch(&batch).map_err(|e| {
-        format!(
-            "{}: {}: {}: {}",
-            args.batch.display(),
-            e.path,
-            e.code,
-            e.message
-        )
+    // A batch file is read as a character file is: the same size, nesting and alias limits, a
+    // duplicate key or a non-finite number refused, each refusal coded and located.
+    let batch =
+        ocf_load::batch::read_batch_file(&args.batch, &ocf_load::build::ReadLimits::default())
+            .map_err(|p| ocf_cli::build::render(Path::new(""), &p))?;
+    let changes = ocf_engine::changes::read_batch(&batch.batch).map_err(|e| {
+        let problem = ocf_load::build::Problem::error(&e.code, e.message.clone())
+            .in_file(&args.batch.display().to_string())
+            .at(&e.path, batch.position(&e.path));
+        ocf_cli::build::render(Path::new(""), &problem)
     })?;
     let mut dice: Box<dyn DiceFunction> = match (&args.faces, args.seed) {
         (Some(faces), _) => Box::new(FixedFaces::new(faces.clone())),

@@ -68,6 +68,17 @@ fn upgrade(args: &UpgradeArgs) -> Result<ExitCode, String> {
             println!("everything resolves");
         }
         for u in &unresolved {
+            if u["code"] == "pack-downgraded" {
+                let d = &u["data"];
+                println!(
+                    "{}: pack-downgraded: {} {} -> {}",
+                    u["path"].as_str().unwrap_or_default(),
+                    d["pack"].as_str().unwrap_or_default(),
+                    d["from"].as_str().unwrap_or_default(),
+                    d["to"].as_str().unwrap_or_default()
+                );
+                continue;
+            }
             println!(
                 "{}: {}",
                 u["path"].as_str().unwrap_or_default(),

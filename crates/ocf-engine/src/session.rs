@@ -343,6 +343,18 @@ impl Session {
     /// computed but the error (decisions.md, "Character files").
     fn rules_of(&self, character: &Character) -> (Arc<Ruleset>, Vec<serde_json::Value>) {
         if let Some(error) = crate::file_check::spec_version_error(character) {
+            // EC "A character's homebrew": the section is a pack release with the character's
+            // `specVersion`, and a load error of it is `homebrew-error` with `data.cause` the load
+            // code and `path: /homebrew` for one without a document.
+            if character.homebrew.is_some() {
+                let error = serde_json::json!({
+                    "code": "homebrew-error",
+                    "message": format!("homebrew: {}", error["message"].as_str().unwrap_or("")),
+                    "path": "/homebrew",
+                    "data": { "cause": error["code"], "detail": error["data"] },
+                });
+                return (self.ruleset.clone(), vec![error]);
+            }
             return (self.ruleset.clone(), vec![error]);
         }
         match &character.homebrew {

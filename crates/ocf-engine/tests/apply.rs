@@ -175,3 +175,40 @@ fn upgrade_repins_and_reports_what_no_longer_resolves() {
     );
     assert_eq!(file.inventory.len(), 2, "nothing is dropped");
 }
+
+/// What applyChanges writes, the engine must read again (issue 36): a 5 MB string would make a
+/// file past the character-file size limit (4 MB), so the change is refused at its path, and a
+/// string under it applies.
+#[test]
+fn a_change_whose_file_would_not_read_back_is_refused() {
+    let big = "x".repeat(5 << 20);
+    let batch: Vec<Change> = ocf_engine::changes::read_batch(&serde_json::json!([
+        { "type": "set", "field": "hp.current", "value": "3" },
+        { "type": "setExtension", "namespace": "app", "data": { "notes": big } },
+    ]))
+    .unwrap();
+    let error =
+        ocf_engine::apply_changes(&core(), &pc(), &batch, ApplyOptions::default()).unwrap_err();
+    assert_eq!(
+        (error.code.as_str(), error.path.as_str()),
+        ("safety-limit-exceeded", "/changes/1/data")
+    );
+    // Two 3 MB notes fit one by one, not in one file.
+    let three = "y".repeat(3 << 20);
+    let batch: Vec<Change> = ocf_engine::changes::read_batch(&serde_json::json!([
+        { "type": "setExtension", "namespace": "a", "data": three },
+        { "type": "setExtension", "namespace": "b", "data": three },
+    ]))
+    .unwrap();
+    let error =
+        ocf_engine::apply_changes(&core(), &pc(), &batch, ApplyOptions::default()).unwrap_err();
+    assert_eq!(
+        (error.code.as_str(), error.path.as_str()),
+        ("safety-limit-exceeded", "/changes")
+    );
+    let batch: Vec<Change> = ocf_engine::changes::read_batch(&serde_json::json!([
+        { "type": "setExtension", "namespace": "a", "data": three },
+    ]))
+    .unwrap();
+    assert!(ocf_engine::apply_changes(&core(), &pc(), &batch, ApplyOptions::default()).is_ok());
+}

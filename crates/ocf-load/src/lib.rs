@@ -2,6 +2,7 @@
 //! merges releases into a ruleset ([`ruleset`]); a character's homebrew is loaded on top of a
 //! ruleset ([`homebrew`]). [`formulas`] finds and checks every formula of a pack, for both.
 
+pub mod batch;
 pub mod build;
 pub mod character;
 pub mod error;

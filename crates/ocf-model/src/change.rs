@@ -35,6 +35,23 @@ pub enum ChangeType {
     SetHomebrew,
 }
 
+/// Formulas keyed by name, each a formula or `{ formula }`.
+fn formulas_or_wrapped<'de, D: Deserializer<'de>>(d: D) -> Result<Keyed<Formula>, D::Error> {
+    let map = Keyed::<Computed<Formula>>::deserialize(d)?;
+    Ok(Keyed(
+        map.0
+            .into_iter()
+            .map(|(k, v)| {
+                let f = match v {
+                    Computed::Literal(f) => f,
+                    Computed::Formula { formula } => formula,
+                };
+                (k, f)
+            })
+            .collect(),
+    ))
+}
+
 checked_struct! {
     /// A change. One struct holds the keys of every change type, each documented with the types that take
     /// it; reading a change checks that each written key belongs to its `type` (catalogue §3.10).
@@ -108,8 +125,9 @@ checked_struct! {
             /// `applyEffect`, `toggleEffect`.
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub active: Option<Formula>,
-            /// `applyEffect`: state values, formulas.
-            #[serde(default, skip_serializing_if = "Keyed::is_empty")]
+            /// `applyEffect`: state values, formulas, each written as one or as `{ formula }` (an
+            /// action passes a state value reading `batch` on so, EA "Other steps").
+            #[serde(default, skip_serializing_if = "Keyed::is_empty", deserialize_with = "formulas_or_wrapped")]
             pub state: Keyed<Formula>,
             /// `applyTemplate`, `removeTemplate`: a string formula giving the template's ID.
             #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -316,7 +316,11 @@ impl App {
         field: &str,
         value: Option<Value>,
     ) -> Result<Value, ApiError> {
-        self.write(id, revision, |session, cid| {
+        // Only the edited value's own new errors refuse the edit: another field's saved value
+        // that a moved bound now puts out of range is the sheet's `out-of-range` error, reported
+        // and clamped (EC "Round and clamp"; decisions.md, issue 36).
+        let own = |e: &Value| about_field(e, field);
+        self.write(id, revision, own, |session, cid| {
             session
                 .set_value(cid, field, value)
                 .map(|()| Value::Null)
@@ -365,12 +369,17 @@ impl App {
                 );
             }
         }
-        self.write(id, revision, |session, cid| {
-            session
-                .update(cid, &character)
-                .map(|()| Value::Null)
-                .map_err(|e| ApiError::internal(e.to_string()))
-        })
+        self.write(
+            id,
+            revision,
+            |_| true,
+            |session, cid| {
+                session
+                    .update(cid, &character)
+                    .map(|()| Value::Null)
+                    .map_err(|e| ApiError::internal(e.to_string()))
+            },
+        )
     }
 
     /// applyChanges: `batch` applied to the character as one write against `revision`, atomic (a
@@ -391,26 +400,33 @@ impl App {
                 vec![serde_json::to_value(e).unwrap_or_default()],
             )
         })?;
-        self.write(id, revision, |session, cid| {
-            let mut dice = dice(seed);
-            let options = ocf_engine::ApplyOptions {
-                links: Default::default(),
-                strict,
-                dice: Some(&mut *dice),
-            };
-            let applied = session.apply(cid, &changes, options).map_err(|e| {
-                ApiError::many(
-                    StatusCode::UNPROCESSABLE_ENTITY,
-                    vec![serde_json::to_value(e).unwrap_or_default()],
-                )
-            })?;
-            let mut applied = applied.to_json();
-            // The new file is the stored one: the answer does not carry it twice.
-            if let Value::Object(map) = &mut applied {
-                map.remove("character");
-            }
-            Ok(json!({ "applied": applied }))
-        })
+        // applyChanges judges its own changes (a value out of bounds clamped and `skipped`, or
+        // strict refused at `/changes/…`): the sheet's new errors don't refuse the batch.
+        self.write(
+            id,
+            revision,
+            |_| false,
+            |session, cid| {
+                let mut dice = dice(seed);
+                let options = ocf_engine::ApplyOptions {
+                    links: Default::default(),
+                    strict,
+                    dice: Some(&mut *dice),
+                };
+                let applied = session.apply(cid, &changes, options).map_err(|e| {
+                    ApiError::many(
+                        StatusCode::UNPROCESSABLE_ENTITY,
+                        vec![serde_json::to_value(e).unwrap_or_default()],
+                    )
+                })?;
+                let mut applied = applied.to_json();
+                // The new file is the stored one: the answer does not carry it twice.
+                if let Value::Object(map) = &mut applied {
+                    map.remove("character");
+                }
+                Ok(json!({ "applied": applied }))
+            },
+        )
     }
 
     /// listOptions for the choice at `path` (`{ entry?, choice: [...] }`) of the stored character:
@@ -704,6 +720,7 @@ impl App {
         &self,
         id: &str,
         revision: u64,
+        refuses: impl Fn(&Value) -> bool,
         edit: impl FnOnce(&mut Session, CharacterId) -> Result<Value, ApiError>,
     ) -> Result<Value, ApiError> {
         let mut open = self.lock();
@@ -726,7 +743,12 @@ impl App {
             }
         };
         let sheet = sheet_json(session, c.id)?;
-        let made = refused(new_value_errors(&c.sheet, &sheet));
+        let made = refused(
+            new_value_errors(&c.sheet, &sheet)
+                .into_iter()
+                .filter(|e| refuses(e))
+                .collect(),
+        );
         if !made.is_empty() {
             undo(session, c.id, &before);
             return Err(ApiError::many(StatusCode::UNPROCESSABLE_ENTITY, made));
@@ -915,6 +937,20 @@ fn invisible(c: char) -> bool {
 /// `forbidden` (403): the route is not the caller's to use.
 pub fn forbidden(message: impl Into<String>) -> ApiError {
     ApiError::new(StatusCode::FORBIDDEN, "forbidden", message, "")
+}
+
+/// Whether a sheet error is about the input field `field` (as the request names it: qualified or
+/// bare): its `data.field`, else the saved value its path names.
+fn about_field(error: &Value, field: &str) -> bool {
+    let names =
+        |id: &str| id == field || id.rsplit_once(':').is_some_and(|(_, bare)| bare == field);
+    match error["data"]["field"].as_str() {
+        Some(id) => names(id),
+        None => error["path"]
+            .as_str()
+            .and_then(|p| p.strip_prefix("/values/"))
+            .is_none_or(names),
+    }
 }
 
 fn to_body(character: &Character) -> Result<String, ApiError> {

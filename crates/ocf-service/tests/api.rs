@@ -432,3 +432,49 @@ fn a_batch_of_changes_is_one_atomic_write() {
         37
     );
 }
+
+/// Lowering Constitution at full hit points lowers `hp.max` below the saved `hp.current`: that is
+/// the sheet's `out-of-range` error, reported and clamped (EC "Round and clamp"), not a refusal of
+/// the edit, whose own value is fine; the app then brings `hp.current` down (issue 36). The same
+/// through a batch.
+#[test]
+fn an_edit_that_puts_another_field_out_of_range_is_made_and_reported() {
+    let dir = temp_dir("bounds");
+    let addr = start(&dir.join("store.sqlite3"), Limits::default());
+    post_fighter(addr, "aldric");
+    let (status, answer) = set(addr, "aldric", "abilities.con.score", 1, json!(10));
+    assert_eq!(status, 200, "{answer}");
+    let (_, sheet) = request(addr, "GET", "/api/characters/aldric/sheet", None);
+    let errors = &sheet["sheet"]["errors"];
+    assert_eq!(codes(&json!({ "errors": errors })), vec!["out-of-range"]);
+    assert_eq!(errors[0]["path"], "/values/5e-srd-5.1:hp.current");
+    let max = sheet["sheet"]["values"]["5e-srd-5.1:hp.max"]["value"].clone();
+    assert_eq!(
+        sheet["sheet"]["values"]["5e-srd-5.1:hp.current"]["value"],
+        max
+    );
+    let (status, answer) = set(addr, "aldric", "hp.current", 2, max);
+    assert_eq!(status, 200, "{answer}");
+    let (_, sheet) = request(addr, "GET", "/api/characters/aldric/sheet", None);
+    assert_eq!(sheet["sheet"]["errors"], json!([]));
+    // The edited value's own error still refuses it.
+    let (status, answer) = set(addr, "aldric", "hp.current", 3, json!(999));
+    assert_eq!(
+        (status, codes(&answer)),
+        (422, vec!["out-of-range"]),
+        "{answer}"
+    );
+
+    post_fighter(addr, "brienne");
+    let batch = json!({
+        "revision": 1,
+        "changes": [{ "type": "set", "field": "abilities.con.score", "value": "10" }],
+    });
+    let (status, answer) = request(
+        addr,
+        "POST",
+        "/api/characters/brienne/changes",
+        Some(&batch.to_string()),
+    );
+    assert_eq!(status, 200, "{answer}");
+}

@@ -66,7 +66,11 @@ impl Applier<'_, '_> {
                 )
                 .with_data(json!({ "key": key })));
             };
-            let value = self.eval(formula.as_str(), scope, &at)?;
+            // EA "Other steps": evaluated "with `item` the source's item, the receiving
+            // character's fields and `batch`".
+            let mut with_item = scope.clone();
+            with_item.item = Some((source.clone(), Vec::new()));
+            let value = self.eval(formula.as_str(), &with_item, &at)?;
             let value = super::fields::typed(Some(decl.r#type), value, &at)?;
             state.0.insert(key.to_owned(), value.to_json());
         }

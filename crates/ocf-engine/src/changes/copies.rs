@@ -159,31 +159,53 @@ impl Applier<'_, '_> {
         // no flag, so `addItem` adds to `inventory` (decisions.md, issue 12).
         self.file.inventory.push(copy);
         self.sync();
-        // Picks, each checked as a `choose` of it would be.
-        for (key, picks) in new.choices.iter() {
-            for (n, pick) in picks.iter().enumerate() {
-                let option = match &pick.option {
-                    Computed::Literal(v) => v.clone(),
-                    Computed::Formula { formula } => self
-                        .eval(
-                            formula.as_str(),
-                            scope,
-                            &format!("{at}/choices/{key}/{n}/option"),
-                        )?
-                        .to_json(),
-                };
-                self.pick_into(
-                    &format!("{at}/choices/{key}/{n}"),
-                    Some(&id),
-                    &[key.to_owned()],
-                    option,
-                )?;
-            }
-        }
+        // Picks, each checked as a `choose` of it would be, nested picks under their pick's path.
+        self.add_picks(&format!("{at}/choices"), &id, &[], &new.choices, scope)?;
         let mut record = Map::new();
         record.insert("id".into(), id.into());
         record.insert("item".into(), item.into());
         Ok(record)
+    }
+
+    /// An added copy's picks at `prefix` (a choice path's segments through earlier picks), each
+    /// checked as a `choose` of it would be (DA, "Adding items"), then each pick's own picks under
+    /// `[..prefix, key, option]`.
+    fn add_picks(
+        &mut self,
+        at: &str,
+        id: &str,
+        prefix: &[String],
+        choices: &ocf_model::Keyed<Vec<ocf_model::NewPick>>,
+        scope: &Scope,
+    ) -> Result<(), ChangeError> {
+        for (key, picks) in choices.iter() {
+            for (n, pick) in picks.iter().enumerate() {
+                let here = format!("{at}/{key}/{n}");
+                let option = match &pick.option {
+                    Computed::Literal(v) => v.clone(),
+                    Computed::Formula { formula } => self
+                        .eval(formula.as_str(), scope, &format!("{here}/option"))?
+                        .to_json(),
+                };
+                let mut segments = prefix.to_vec();
+                segments.push(key.to_owned());
+                self.pick_into(&here, Some(id), &segments, option.clone())?;
+                if !pick.choices.is_empty() {
+                    segments.push(match &option {
+                        Literal::String(s) => s.clone(),
+                        other => other.to_string(),
+                    });
+                    self.add_picks(
+                        &format!("{here}/choices"),
+                        id,
+                        &segments,
+                        &pick.choices,
+                        scope,
+                    )?;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// `removeItem`: the copy, or every copy the query matches.

@@ -28,6 +28,10 @@ pub struct Scope {
     pub self_ref: OwnedSelf,
     /// `item`: a content ID and the templates it is read with.
     pub item: Option<(String, Vec<String>)>,
+    /// `pick` and `slot`, for a choice's effects (EC, "Effects": "each choice's `effects` once per
+    /// pick (with `pick` bound)").
+    pub pick: Option<Value>,
+    pub slot: Option<i64>,
     /// `incoming`, `batch`, `x`, `situational`: bound as given.
     pub roots: Vec<(Root, Value)>,
 }
@@ -108,9 +112,9 @@ pub fn evaluate(
             pack: &scope.pack,
             self_ref,
             item,
-            pick: None,
+            pick: scope.pick.clone(),
             entry: None,
-            slot: None,
+            slot: scope.slot,
         },
     );
     let ctx = ChangeContext {

@@ -177,12 +177,22 @@ impl Applier<'_, '_> {
             ));
         };
         let by = self.eval(by.as_str(), scope, &at)?;
-        let by = typed(ty, by, &at)?;
+        // A decimal `by` on an integer field is kept: the amount rounds at the end of routing
+        // (EF, "Rounding").
+        let by = match (ty, by) {
+            (Some(FieldType::Integer), Value::Decimal(d)) if !d.is_integer() => Value::Decimal(d),
+            (_, by) => typed(ty, by, &at)?,
+        };
         let tags = self.change_tags(change, scope, path)?;
         let situational = self.situational(change, path)?;
-        let routed = self.route(path, &field, &by, &tags, &change.faces, &situational)?;
-        if !routed.faces.is_empty() || !written.faces.is_empty() {
-            written.faces = routed.faces.clone();
+        // A `forEach` adjust's elements take the change's faces in turn, each after the faces the
+        // elements before it used; every face used, given or rolled, is written back in order.
+        let given = change.faces.get(self.faces_next..).unwrap_or(&[]);
+        let routed = self.route(path, &field, &by, &tags, given, &situational)?;
+        self.faces_next += routed.given_used;
+        self.faces_used.extend_from_slice(&routed.faces);
+        if !self.faces_used.is_empty() || !change.faces.is_empty() {
+            written.faces = self.faces_used.clone();
         }
         let placed = self.place(path, &field, &routed.amount)?;
         self.then_changes(path, &routed)?;

@@ -153,11 +153,13 @@ pub(crate) fn triggered(
                 // `batch` is what the batch did up to this change, as a change's own formulas
                 // see it: a rule judged on one damage split over several changes (5E instant
                 // death) sums them (decisions.md, issue 12 part 3).
-                let so_far = serde_json::Value::Array(applier.records[..=i].to_vec());
-                let scope = t.scope.clone().with_root(Root::Change, change).with_root(
-                    Root::Batch,
-                    Value::from_json(&so_far).unwrap_or(Value::Null),
-                );
+                let mut scope = t.scope.clone().with_root(Root::Change, change);
+                // Only a formula that names `batch` can read it: the others don't pay for the
+                // list up to this change (a batch of N changes would cost N² otherwise).
+                if on.as_str().contains("batch") {
+                    let so_far = applier.batch_list[..=i].to_vec();
+                    scope = scope.with_root(Root::Batch, Value::list(so_far));
+                }
                 let at = format!("/followUps/{}/on", t.id);
                 if applier.eval_bool(on, &scope, &at)? {
                     fired.push((t.id.clone(), t.source.clone(), json!({ "on": i })));

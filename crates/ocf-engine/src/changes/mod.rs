@@ -22,6 +22,7 @@ pub mod follow_ups;
 pub mod offers;
 pub mod pick_state;
 pub mod picks;
+pub mod readable;
 pub mod routing;
 pub mod session_apply;
 pub mod situational;
@@ -75,17 +76,30 @@ pub fn apply_changes(
     let mut session = Session::new(ruleset.clone());
     let id = session.open(character, &[]);
     let errors = session.homebrew_errors(id);
-    if !errors.is_empty() {
-        let code = errors
-            .first()
-            .and_then(|e| e.get("code"))
+    if let Some(first) = errors.first() {
+        // The call's one error is the first load error, its path in the call's input
+        // (`/character` + its path into the character), `cause` and `detail` as it has them, and
+        // every error in `data.errors` (decisions.md, issue 36).
+        let code = first
+            .get("code")
             .and_then(Json::as_str)
             .unwrap_or("homebrew-error")
             .to_owned();
-        return Err(
-            ChangeError::new(&code, "/character/homebrew", "the homebrew does not load")
-                .with_data(json!({ "errors": errors })),
-        );
+        let path = first
+            .get("path")
+            .and_then(Json::as_str)
+            .unwrap_or("/homebrew");
+        let mut data = match first.get("data") {
+            Some(Json::Object(map)) => map.clone(),
+            _ => Map::new(),
+        };
+        data.insert("errors".into(), Json::Array(errors.to_vec()));
+        return Err(ChangeError::new(
+            &code,
+            format!("/character{path}"),
+            "the homebrew does not load",
+        )
+        .with_data(Json::Object(data)));
     }
     let _ = session.set_links(id, options.links.clone());
     session.apply(id, batch, options)
@@ -155,10 +169,17 @@ pub(crate) struct Applier<'s, 'd> {
     pub batch: Vec<Change>,
     pub adjustments: Vec<Adjustment>,
     pub records: Vec<Json>,
+    /// `records` as formulas read them (`batch`), each record converted once when it is made:
+    /// sharing it with a scope costs a pointer, so a batch of N changes costs N times one.
+    pub batch_list: Arc<Vec<Value>>,
     pub skipped: Vec<ChangeError>,
     pub follow_ups: Vec<Json>,
     /// Changes made so far, `forEach` copies included.
     pub made: usize,
+    /// The running change's given faces used so far (by its earlier `forEach` elements), and
+    /// every face its elements used, to write back.
+    pub faces_next: usize,
+    pub faces_used: Vec<i64>,
 }
 
 impl<'s, 'd> Applier<'s, 'd> {
@@ -193,9 +214,12 @@ impl<'s, 'd> Applier<'s, 'd> {
             batch: Vec::new(),
             adjustments: Vec::new(),
             records: Vec::new(),
+            batch_list: Arc::default(),
             skipped: Vec::new(),
             follow_ups: Vec::new(),
             made: 0,
+            faces_next: 0,
+            faces_used: Vec::new(),
         }
     }
 
@@ -222,7 +246,7 @@ impl<'s, 'd> Applier<'s, 'd> {
 
     /// `batch`: what the batch did so far, one record per change.
     pub fn batch_value(&self) -> Value {
-        Value::from_json(&Json::Array(self.records.clone())).unwrap_or(Value::Null)
+        Value::List(self.batch_list.clone())
     }
 
     /// Evaluates a formula on the character as it is now.
@@ -278,6 +302,9 @@ impl<'s, 'd> Applier<'s, 'd> {
             let path = format!("/changes/{i}");
             let mut written = change.clone();
             let record = self.change(&path, change, &mut written)?;
+            // No scope outlives its change, so the list is not shared here and grows in place.
+            Arc::make_mut(&mut self.batch_list)
+                .push(Value::from_json(&record).unwrap_or(Value::Null));
             self.records.push(record);
             self.batch.push(written);
         }
@@ -287,6 +314,15 @@ impl<'s, 'd> Applier<'s, 'd> {
         follow_ups::triggered(&mut self, &before)?;
         if self.file.follow_ups.len() != offers {
             self.sync();
+        }
+        // The file must read back within the character-file limits: checked once per batch that
+        // writes free-form data (other changes write what the ruleset's shapes and the formula
+        // limits bound), so an edit through a session doesn't pay for the whole file.
+        if batch
+            .iter()
+            .any(|c| matches!(c.r#type, ChangeType::SetExtension | ChangeType::SetHomebrew))
+        {
+            readable::check_file(&self.file, "/changes")?;
         }
         Ok(Applied {
             character: self.file,
@@ -306,6 +342,8 @@ impl<'s, 'd> Applier<'s, 'd> {
         written: &mut Change,
     ) -> Result<Json, ChangeError> {
         let kind = change.r#type.name();
+        self.faces_next = 0;
+        self.faces_used.clear();
         let scope = self.scope();
         if let Some(when) = &change.when
             && !self.eval_bool(when, &scope, &format!("{path}/when"))?

@@ -112,6 +112,10 @@ impl Applier<'_, '_> {
                 "a `setExtension` needs `namespace`",
             ));
         };
+        if let Some(data) = &change.data {
+            // What applyChanges writes, the engine must read back (decisions.md, issue 36).
+            super::readable::check_value(data, 2, &format!("{path}/data"))?;
+        }
         match change.data.clone().unwrap_or(Json::Null) {
             Json::Null => {
                 self.file.extensions.0.shift_remove(namespace.as_str());

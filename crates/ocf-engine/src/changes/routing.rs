@@ -27,6 +27,8 @@ pub struct Routed {
     pub steps: Vec<Json>,
     /// Every face the effects' dice used, the change's own first.
     pub faces: Vec<i64>,
+    /// How many of the given faces it used.
+    pub given_used: usize,
     /// The counted effects with `then` changes, and the scope they see.
     pub thens: Vec<(Arc<Instance>, Scope)>,
 }
@@ -142,6 +144,8 @@ impl Applier<'_, '_> {
             self_ref,
             item: (!instance.item.is_empty())
                 .then(|| (instance.item.to_string(), instance.templates.to_vec())),
+            pick: instance.pick.clone(),
+            slot: instance.slot,
             roots: vec![
                 (Root::Incoming, incoming.clone()),
                 (Root::Situational, situational.clone()),
@@ -164,20 +168,26 @@ impl Applier<'_, '_> {
         for instance in self.incoming_instances(field, tags, situational) {
             let scope = self.instance_scope(&instance, &incoming, &situational.values);
             let at = |what: &str| format!("{path}/effects/{}/{what}", instance.option_id);
-            if let Some(when) = &instance.effect.when
-                && !self.eval_bool(when, &scope, &at("when"))?
-            {
-                continue;
-            }
-            let Some(EffectValue::Formula(f)) = &instance.effect.value else {
+            let judged: Result<Option<Value>, ChangeError> = (|| {
+                if let Some(when) = &instance.effect.when
+                    && !self.eval_bool(when, &scope, &at("when"))?
+                {
+                    return Ok(None);
+                }
+                let Some(EffectValue::Formula(f)) = &instance.effect.value else {
+                    return Ok(None);
+                };
+                let value = self.eval(f.as_str(), &scope, &at("value"))?;
+                match (&value, instance.effect.op) {
+                    (Value::Int(_) | Value::Decimal(_), _) => {}
+                    (Value::Dice(_), Op::Add) => {}
+                    (other, _) => return Err(type_mismatch(&at("value"), "a number", other)),
+                }
+                Ok(Some(value))
+            })();
+            let Some(value) = judged.map_err(|e| in_effect(e, path, &instance))? else {
                 continue;
             };
-            let value = self.eval(f.as_str(), &scope, &at("value"))?;
-            match (&value, instance.effect.op) {
-                (Value::Int(_) | Value::Decimal(_), _) => {}
-                (Value::Dice(_), Op::Add) => {}
-                (other, _) => return Err(type_mismatch(&at("value"), "a number", other)),
-            }
             counted.push(Counted {
                 instance,
                 value,
@@ -244,16 +254,8 @@ impl Applier<'_, '_> {
             }),
         };
         if let Some(set) = chosen {
-            amount = super::fields::typed(
-                Some(if integer {
-                    ocf_model::FieldType::Integer
-                } else {
-                    ocf_model::FieldType::Decimal
-                }),
-                set.value.clone(),
-                &at,
-            )
-            .unwrap_or_else(|_| set.value.clone());
+            // A decimal is kept: it rounds once, at the end (EF, "Rounding").
+            amount = set.value.clone();
             steps.push(step(set, &set.value));
         }
         // add: numbers, and dice rolled now.
@@ -283,6 +285,7 @@ impl Applier<'_, '_> {
             rolled_steps.push((c, value));
         }
         let used = std::mem::take(&mut faces_fn.used);
+        let given_used = faces_fn.next;
         drop(faces_fn);
         for (c, value) in rolled_steps {
             steps.push(step(c, &value));
@@ -328,17 +331,35 @@ impl Applier<'_, '_> {
                     if better { b } else { a }
                 })
         };
+        // A bound takes the amount to its value as written: a decimal rounds at the end.
         if let Some(c) = bound(Op::AtLeast, true)
             && millionths(&c.value) > millionths(&amount)
         {
-            amount = clamp(&amount, Some(&c.value), None);
+            amount = c.value.clone();
             steps.push(step(c, &c.value));
         }
         if let Some(c) = bound(Op::AtMost, false)
             && millionths(&c.value) < millionths(&amount)
         {
-            amount = clamp(&amount, None, Some(&c.value));
+            amount = c.value.clone();
             steps.push(step(c, &c.value));
+        }
+        // EF "Rounding": "Any other decimal an integer field ends up with (from a formula, or an
+        // `add` with a decimal value) rounds once, at the end, by the field's `rounding`, else the
+        // game's" (`settings.rounding`, default floor); `roundIncoming` is for `multiply` alone.
+        if integer && let Value::Decimal(d) = &amount {
+            let rounding = self
+                .ruleset
+                .field(field)
+                .and_then(|d| d.decl.rounding)
+                .or(settings.rounding)
+                .unwrap_or(Rounding::Floor);
+            let m = Value::Decimal(*d).as_millionths().ok_or_else(|| {
+                ChangeError::new("arithmetic-overflow", &at, "the amount is out of range")
+            })?;
+            amount = Value::Int(round(m, rounding).map_err(|_| {
+                ChangeError::new("arithmetic-overflow", &at, "the amount is out of range")
+            })?);
         }
         for c in &kept {
             if !c.instance.effect.then.is_empty() {
@@ -349,6 +370,7 @@ impl Applier<'_, '_> {
             amount,
             steps,
             faces: used,
+            given_used,
             thens,
         })
     }
@@ -383,8 +405,12 @@ impl Applier<'_, '_> {
                         "a `then` change needs `value` or `by`",
                     ));
                 };
-                let value = self.eval(formula.as_str(), scope, &at)?;
-                let written = self.write_state(&at, &target, key, value, adjust)?;
+                let value = self
+                    .eval(formula.as_str(), scope, &at)
+                    .map_err(|e| in_effect(e, path, instance))?;
+                let written = self
+                    .write_state(&at, &target, key, value, adjust)
+                    .map_err(|e| in_effect(e, path, instance))?;
                 let entry = self.target_id(&target);
                 self.adjustments.push(Adjustment {
                     entry,
@@ -519,6 +545,35 @@ impl Applier<'_, '_> {
             return Ok(out);
         }
     }
+}
+
+/// An error of an incoming-change effect's formula, reported at the adjust that met it (the
+/// effect is not a place in the batch): `data.effect` the competing-option ID, `data.source` its
+/// source and `data.at` where in the effect (`when`, `value`, `then/0`), beside the error's own
+/// data (decisions.md, issue 36).
+fn in_effect(mut error: ChangeError, path: &str, instance: &Instance) -> ChangeError {
+    let at = error
+        .path
+        .strip_prefix(&format!("{path}/effects/{}/", instance.option_id))
+        .unwrap_or("")
+        .to_owned();
+    if !error.path.starts_with(&format!("{path}/effects/")) {
+        return error;
+    }
+    let mut data = match error.data.take().map(|d| *d) {
+        Some(Json::Object(map)) => map,
+        Some(other) => {
+            let mut map = serde_json::Map::new();
+            map.insert("detail".into(), other);
+            map
+        }
+        None => serde_json::Map::new(),
+    };
+    data.insert("effect".into(), instance.option_id.clone().into());
+    data.insert("source".into(), instance.source.to_json());
+    data.insert("at".into(), at.into());
+    error.path = path.to_owned();
+    error.with_data(Json::Object(data))
 }
 
 /// Stacking (EF, "Stacking") of one op's counted effects: effects with a `stackKey` group by key

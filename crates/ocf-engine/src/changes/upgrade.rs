@@ -32,6 +32,22 @@ pub fn upgrade(
         None => ruleset.clone(),
     };
     let mut report = Vec::new();
+    // A pin re-pinned to an older version is said, not done silently (decisions.md, issue 36).
+    for (i, pin) in file.packs.iter().enumerate() {
+        let Some(old) = character.packs.iter().find(|p| p.id == pin.id) else {
+            continue;
+        };
+        let parse = |v: &str| ocf_load::version::parse_version(v);
+        if let (Some(from), Some(to)) = (parse(old.version.as_str()), parse(pin.version.as_str()))
+            && to < from
+        {
+            report.push(json!({
+                "code": "pack-downgraded",
+                "path": format!("/packs/{i}/version"),
+                "data": { "pack": pin.id, "from": old.version, "to": pin.version },
+            }));
+        }
+    }
     for (key, _) in file.values.iter() {
         let q = crate::input::qualify_saved(&layered, &file, key);
         if layered.field(&q).is_none() {
