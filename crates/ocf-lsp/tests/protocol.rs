@@ -15,6 +15,8 @@ struct Client {
     root: PathBuf,
     /// Diagnostics published, in order: (file relative to the root, rendered).
     published: Vec<(String, Vec<String>)>,
+    /// The version the next change sends (each change a newer one, as editors do).
+    version: i32,
 }
 
 fn fixtures() -> PathBuf {
@@ -35,6 +37,7 @@ impl Client {
             next: 0,
             root: root.clone(),
             published: Vec::new(),
+            version: 1,
         };
         let uri = url(&root);
         let init = c.request(
@@ -138,9 +141,11 @@ impl Client {
 
     fn change(&mut self, file: &str, range: [u32; 4], text: &str) {
         let uri = self.uri(file);
+        self.version += 1;
+        let version = self.version;
         self.notify(
             "textDocument/didChange",
-            json!({ "textDocument": { "uri": uri, "version": 2 }, "contentChanges": [{
+            json!({ "textDocument": { "uri": uri, "version": version }, "contentChanges": [{
                 "range": { "start": { "line": range[0], "character": range[1] },
                            "end": { "line": range[2], "character": range[3] } },
                 "text": text }] }),
@@ -383,11 +388,29 @@ fn hover_names_functions_and_roots() {
         ```
     "#]],
     );
-    let nothing = c.at(
+    // A YAML key says what it means, from the schemas.
+    let key = c.at(
         "textDocument/hover",
         "homebrew/content/axe.yaml",
         0,
         0,
+        json!({}),
+    );
+    check(
+        hover_text(&key),
+        expect![[r#"
+        ```yaml
+        id:
+        ```
+        Required, except on an `override` (which names the item it changes).
+    "#]],
+    );
+    // A value that names nothing says nothing.
+    let nothing = c.at(
+        "textDocument/hover",
+        "homebrew/content/axe.yaml",
+        3,
+        20,
         json!({}),
     );
     check(
@@ -931,8 +954,9 @@ fn files_changed_on_disk_are_read_again() {
     c.take_published();
 
     // The dependency's file declaring `str.mod` (and the `weapon` type its sword is) is deleted by
-    // another program: the dependency no longer builds, so what reads its fields is not checked
-    // (`unchecked-dependency`, in homebrew's pack.yaml, which is not open).
+    // another program: the dependency has errors, and the pack is still checked against it as it
+    // is (with `dependency-has-errors` in homebrew's pack.yaml, which is not open): the reads of
+    // `str.mod` are unknown.
     let abilities = root.join("base/rules/abilities.yaml");
     let text = std::fs::read_to_string(&abilities).unwrap();
     std::fs::remove_file(&abilities).unwrap();
@@ -945,6 +969,8 @@ fn files_changed_on_disk_are_read_again() {
         c.take_published(),
         expect![[r#"
         homebrew/rules/attack.yaml:
+          3:13-3:20 error formula-error: unknown-name: no field `str.mod`
+          6:18-6:25 error formula-error: unknown-name: no field `str.mod`
     "#]],
     );
 
