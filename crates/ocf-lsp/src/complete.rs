@@ -31,7 +31,9 @@ pub fn complete(world: &World, pack: Pack, file: SourceFile, offset: usize) -> V
         let before = match site.value_offset(offset) {
             Some(at) => site.text[..at].to_owned(),
             None if offset > whole.end
-                && text[whole.end..offset].chars().all(|c| c == ' ' || c == '\t') =>
+                && text[whole.end..offset]
+                    .chars()
+                    .all(|c| c == ' ' || c == '\t') =>
             {
                 format!("{}{}", site.text, &text[whole.end..offset])
             }

@@ -101,7 +101,9 @@ pub fn rename(
 ) -> Result<Option<WorkspaceEdit>, String> {
     if new_name.is_empty()
         || new_name.contains(':')
-        || new_name.chars().any(|c| c.is_whitespace() || c.is_control())
+        || new_name
+            .chars()
+            .any(|c| c.is_whitespace() || c.is_control())
         || new_name.contains(['#', '"', '\'', '[', ']', '{', '}', ',', '&', '*', '!', '|'])
     {
         return Err(format!(
@@ -276,10 +278,9 @@ pub fn selection_range(world: &World, file: SourceFile, offset: usize) -> Select
     // Each range holds the one before it.
     let mut chain: Vec<Span> = Vec::new();
     for span in spans {
-        if chain
-            .last()
-            .is_none_or(|inner| span.start <= inner.start && inner.end <= span.end && span != *inner)
-        {
+        if chain.last().is_none_or(|inner| {
+            span.start <= inner.start && inner.end <= span.end && span != *inner
+        }) {
             chain.push(span);
         }
     }
@@ -309,7 +310,9 @@ pub fn formula_before(world: &World, file: SourceFile, offset: usize) -> Option<
         }
         if offset > whole.end
             && offset <= text.len()
-            && text[whole.end..offset].chars().all(|c| c == ' ' || c == '\t')
+            && text[whole.end..offset]
+                .chars()
+                .all(|c| c == ' ' || c == '\t')
         {
             return Some(format!("{}{}", site.text, &text[whole.end..offset]));
         }
@@ -613,8 +616,12 @@ pub fn fixes(world: &World, pack: Pack, file: SourceFile, within: Span) -> Vec<F
             end: d.end,
         };
         if let Some(suggestion) = &d.suggestion {
-            let at = locate(text, span, text.get(d.start..d.end).unwrap_or_default().trim())
-                .unwrap_or(span);
+            let at = locate(
+                text,
+                span,
+                text.get(d.start..d.end).unwrap_or_default().trim(),
+            )
+            .unwrap_or(span);
             out.push(Fix {
                 title: format!("Replace with `{suggestion}`"),
                 edits: vec![(file, at, suggestion.clone())],
@@ -691,15 +698,10 @@ fn declaration(
             if before.ends_with('-') {
                 let dash = line_start + before.len() - 1;
                 let indent = " ".repeat(dash - line_start);
-                let end = index.lines.line_end(
-                    text,
-                    index.lines.position(text, at).line as usize,
-                );
-                Some((
-                    file,
-                    Span { start: end, end },
-                    format!("\n{indent}- {id}"),
-                ))
+                let end = index
+                    .lines
+                    .line_end(text, index.lines.position(text, at).line as usize);
+                Some((file, Span { start: end, end }, format!("\n{indent}- {id}")))
             } else {
                 Some((file, Span { start: at, end: at }, format!(", {id}")))
             }

@@ -11,8 +11,8 @@ use std::path::PathBuf;
 
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
 use lsp_types::notification::{
-    Cancel, DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument, DidOpenTextDocument,
-    DidSaveTextDocument, Notification as _, PublishDiagnostics,
+    Cancel, DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument,
+    DidOpenTextDocument, DidSaveTextDocument, Notification as _, PublishDiagnostics,
 };
 use lsp_types::request::{
     Completion, DocumentSymbolRequest, Formatting, GotoDefinition, HoverRequest, RangeFormatting,
@@ -437,9 +437,8 @@ impl Server {
                 let Some((pack, file, offset)) = self.at(&at.text_document.uri, at.position) else {
                     return Ok(Value::Null);
                 };
-                let edit =
-                    crate::features::rename(&self.world, pack, file, offset, &p.new_name)
-                        .map_err(|m| (ErrorCode::InvalidParams, m))?;
+                let edit = crate::features::rename(&self.world, pack, file, offset, &p.new_name)
+                    .map_err(|m| (ErrorCode::InvalidParams, m))?;
                 json(serde_json::to_value(edit))
             }
             "textDocument/documentHighlight" => {
@@ -506,8 +505,7 @@ impl Server {
                 )))
             }
             "textDocument/codeAction" => {
-                let p: lsp_types::CodeActionParams =
-                    serde_json::from_value(params).map_err(bad)?;
+                let p: lsp_types::CodeActionParams = serde_json::from_value(params).map_err(bad)?;
                 let uri = p.text_document.uri.clone();
                 let Some((pack, file, start)) = self.at(&uri, p.range.start) else {
                     return Ok(Value::Null);
@@ -629,7 +627,9 @@ impl Server {
         let span = tracing::info_span!("notification", method = %notification.method);
         let _entered = span.enter();
         let mut immediate = Vec::new();
-        let outcome = catch_unwind(AssertUnwindSafe(|| self.notify(notification, &mut immediate)));
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            self.notify(notification, &mut immediate)
+        }));
         match outcome {
             Ok(changed) => (changed.unwrap_or_default(), immediate),
             Err(_) => {

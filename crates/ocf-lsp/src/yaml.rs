@@ -60,10 +60,7 @@ impl SourceMap {
     pub fn to_text(&self, i: usize) -> usize {
         match self {
             SourceMap::Shift(start) => start + i,
-            SourceMap::Table(table) => table
-                .get(i)
-                .or(table.last())
-                .map_or(0, |&t| t as usize),
+            SourceMap::Table(table) => table.get(i).or(table.last()).map_or(0, |&t| t as usize),
         }
     }
 
@@ -107,7 +104,10 @@ impl YamlIndex {
 
     /// The direct children of the node at `pointer`, in the text's order.
     pub fn children<'a>(&'a self, pointer: &'a str) -> impl Iterator<Item = &'a Node> + 'a {
-        let first = self.by_pointer.get(pointer).map_or(self.nodes.len(), |&i| i + 1);
+        let first = self
+            .by_pointer
+            .get(pointer)
+            .map_or(self.nodes.len(), |&i| i + 1);
         let depth = pointer.matches('/').count() + 1;
         self.nodes[first..]
             .iter()
@@ -312,9 +312,14 @@ fn align(text: &str, value: &str, style: ScalarStyle, span: Span) -> Option<Sour
             (span.start + 1, span.end.checked_sub(1)?)
         }
         _ => {
-            // A block scalar's value starts on the line after its header.
-            let header = text.get(span.start..span.end)?.find('\n')?;
-            (span.start + header + 1, span.end)
+            // A block scalar's value starts on the line after its header (the span starts at
+            // the header, or already at the value).
+            let raw = text.get(span.start..)?;
+            if raw.starts_with(['|', '>']) {
+                (span.start + raw.find('\n')? + 1, span.end)
+            } else {
+                (span.start, span.end)
+            }
         }
     };
     let end = end.min(text.len());
