@@ -158,74 +158,129 @@ pub fn serve(connection: &Connection) -> Result<(), String> {
             .map_err(|e| e.to_string())?;
     }
     let send = |message: Message| connection.sender.send(message).map_err(|e| e.to_string());
+    let (jobs, job_receiver) = crossbeam_channel::unbounded::<Job>();
+    let (done_sender, done) = crossbeam_channel::unbounded::<Option<Vec<Checked>>>();
+    let checker = spawn_checker(job_receiver, done_sender);
     let mut pending: VecDeque<Message> = VecDeque::new();
-    // The packs whose open files' diagnostics wait to be published.
+    // The packs whose open files' diagnostics wait to be checked, and those being checked.
     let mut dirty: Vec<Pack> = Vec::new();
-    loop {
-        while pending.len() < MAX_PENDING {
-            match connection.receiver.try_recv() {
-                Ok(message) => pending.push_back(message),
-                Err(_) => break,
-            }
-        }
-        let message = match pending.pop_front() {
-            Some(message) => message,
-            None if !dirty.is_empty() => {
-                // Nothing waits: the edits so far are checked, once.
-                for pack in std::mem::take(&mut dirty) {
-                    for out in server.publish(pack) {
-                        send(Message::Notification(out))?;
-                    }
+    let mut in_flight: Option<Vec<Pack>> = None;
+    let outcome = (|| -> Result<(), String> {
+        loop {
+            while pending.len() < MAX_PENDING {
+                match connection.receiver.try_recv() {
+                    Ok(message) => pending.push_back(message),
+                    Err(_) => break,
                 }
-                continue;
             }
-            None => match connection.receiver.recv() {
-                Ok(message) => message,
-                Err(_) => return Ok(()),
-            },
-        };
-        match message {
-            Message::Request(request) => {
-                let cancelled = pending.iter().any(|m| {
-                    matches!(m, Message::Notification(n) if n.method == Cancel::METHOD
-                        && cancelled_id(&n.params).as_ref() == Some(&request.id))
-                });
-                if cancelled {
-                    send(Message::Response(Response::new_err(
-                        request.id,
-                        ErrorCode::RequestCanceled as i32,
-                        "cancelled by the client".to_owned(),
-                    )))?;
-                    continue;
-                }
-                if request.method == "ocf/sync" {
-                    // Answered once everything before it is done, diagnostics published.
-                    for pack in std::mem::take(&mut dirty) {
-                        for out in server.publish(pack) {
+            let finished = done.try_recv().ok();
+            if let Some(results) = finished {
+                let packs = in_flight.take().unwrap_or_default();
+                match results {
+                    Some(results) => {
+                        for out in server.publish_results(results) {
                             send(Message::Notification(out))?;
                         }
                     }
-                    send(Message::Response(Response::new_ok(request.id, ())))?;
-                    continue;
+                    None => add(&mut dirty, &packs),
                 }
-                let response = server.request(request);
-                send(Message::Response(response))?;
+                continue;
             }
-            Message::Notification(notification) => {
-                if notification.method == "exit" {
-                    return Ok(());
+            let Some(message) = pending.pop_front() else {
+                // Nothing waits: the edits so far are checked, once, beside the requests.
+                if in_flight.is_none() && !dirty.is_empty() {
+                    let packs = std::mem::take(&mut dirty);
+                    let files = server.job_files(&packs);
+                    let db = server.world.db.clone();
+                    jobs.send(Job { db, files }).map_err(|e| e.to_string())?;
+                    in_flight = Some(packs);
                 }
-                let (changed, immediate) = server.notification(notification);
-                for out in immediate {
-                    send(Message::Notification(out))?;
+                crossbeam_channel::select! {
+                    recv(connection.receiver) -> message => match message {
+                        Ok(message) => pending.push_back(message),
+                        Err(_) => return Ok(()),
+                    },
+                    recv(done) -> results => {
+                        let packs = in_flight.take().unwrap_or_default();
+                        match results.map_err(|e| e.to_string())? {
+                            Some(results) => {
+                                for out in server.publish_results(results) {
+                                    send(Message::Notification(out))?;
+                                }
+                            }
+                            None => add(&mut dirty, &packs),
+                        }
+                    },
                 }
-                for pack in changed {
-                    if !dirty.contains(&pack) {
-                        dirty.push(pack);
+                continue;
+            };
+            match message {
+                Message::Request(request) => {
+                    let cancelled = pending.iter().any(|m| {
+                        matches!(m, Message::Notification(n) if n.method == Cancel::METHOD
+                            && cancelled_id(&n.params).as_ref() == Some(&request.id))
+                    });
+                    if cancelled {
+                        send(Message::Response(Response::new_err(
+                            request.id,
+                            ErrorCode::RequestCanceled as i32,
+                            "cancelled by the client".to_owned(),
+                        )))?;
+                        continue;
                     }
+                    if request.method == "ocf/sync" {
+                        // Answered once everything before it is done, diagnostics published.
+                        loop {
+                            if in_flight.is_some() {
+                                let results = done.recv().map_err(|e| e.to_string())?;
+                                let packs = in_flight.take().unwrap_or_default();
+                                match results {
+                                    Some(results) => {
+                                        for out in server.publish_results(results) {
+                                            send(Message::Notification(out))?;
+                                        }
+                                    }
+                                    None => add(&mut dirty, &packs),
+                                }
+                            } else if !dirty.is_empty() {
+                                let packs = std::mem::take(&mut dirty);
+                                let files = server.job_files(&packs);
+                                let db = server.world.db.clone();
+                                jobs.send(Job { db, files }).map_err(|e| e.to_string())?;
+                                in_flight = Some(packs);
+                            } else {
+                                break;
+                            }
+                        }
+                        send(Message::Response(Response::new_ok(request.id, ())))?;
+                        continue;
+                    }
+                    let response = server.request(request);
+                    send(Message::Response(response))?;
                 }
+                Message::Notification(notification) => {
+                    if notification.method == "exit" {
+                        return Ok(());
+                    }
+                    let (changed, immediate) = server.notification(notification);
+                    for out in immediate {
+                        send(Message::Notification(out))?;
+                    }
+                    add(&mut dirty, &changed);
+                }
+                Message::Response(_) => {}
             }
-            Message::Response(_) => {}
+        }
+    })();
+    drop(jobs);
+    let _ = checker.join();
+    outcome
+}
+
+fn add(dirty: &mut Vec<Pack>, packs: &[Pack]) {
+    for pack in packs {
+        if !dirty.contains(pack) {
+            dirty.push(*pack);
         }
     }
 }
@@ -747,66 +802,124 @@ impl Server {
         changed
     }
 
-    /// The diagnostics of the open files of the pack and of the packs depending on it, for each
-    /// file whose diagnostics changed since last published.
-    pub fn publish(&mut self, pack: Pack) -> Vec<Notification> {
-        let mut out = Vec::new();
-        let open: Vec<PathBuf> = self.world.open.iter().cloned().collect();
-        let affected = self.world.dependents(pack);
-        for path in open {
-            let Some((file_pack, file)) = self.world.file(&path) else {
-                continue;
-            };
-            if !affected.contains(&file_pack) {
-                continue;
+    pub fn diagnostics(&self, pack: Pack, file: SourceFile) -> Vec<Diagnostic> {
+        lsp_diagnostics(&self.world.db, pack, file)
+    }
+
+    /// What a diagnostics job checks: the open files of the packs and of the packs depending on
+    /// them, each with its text's version.
+    fn job_files(&mut self, packs: &[Pack]) -> Vec<(PathBuf, Pack, SourceFile, Option<i32>)> {
+        let mut affected = Vec::new();
+        for &pack in packs {
+            for p in self.world.dependents(pack) {
+                if !affected.contains(&p) {
+                    affected.push(p);
+                }
             }
-            let diagnostics = self.diagnostics(file_pack, file);
-            if self.published.get(&path) == Some(&diagnostics) {
+        }
+        let open: Vec<PathBuf> = self.world.open.iter().cloned().collect();
+        open.into_iter()
+            .filter_map(|path| {
+                let (pack, file) = self.world.file(&path)?;
+                affected.contains(&pack).then(|| {
+                    let version = self.versions.get(&path).copied();
+                    (path, pack, file, version)
+                })
+            })
+            .collect()
+    }
+
+    /// The notifications for a job's results: each open file whose diagnostics changed.
+    fn publish_results(&mut self, results: Vec<Checked>) -> Vec<Notification> {
+        let mut out = Vec::new();
+        for (path, version, diagnostics) in results {
+            if !self.world.open.contains(&path) || self.published.get(&path) == Some(&diagnostics) {
                 continue;
             }
             self.published.insert(path.clone(), diagnostics.clone());
             let Ok(uri) = Url::from_file_path(&path) else {
                 continue;
             };
-            let params = PublishDiagnosticsParams {
-                uri,
-                diagnostics,
-                version: self.versions.get(&path).copied(),
-            };
             out.push(Notification::new(
                 PublishDiagnostics::METHOD.to_owned(),
-                params,
+                PublishDiagnosticsParams {
+                    uri,
+                    diagnostics,
+                    version,
+                },
             ));
         }
         out
     }
+}
 
-    pub fn diagnostics(&self, pack: Pack, file: SourceFile) -> Vec<Diagnostic> {
-        let _span = tracing::info_span!("diagnostics", file = %file.name(&self.world.db)).entered();
-        let db = &self.world.db;
-        file_diagnostics(db, pack, file)
-            .iter()
-            .map(|d| Diagnostic {
-                range: crate::ide::range(
-                    &self.world,
-                    file,
-                    crate::yaml::Span {
-                        start: d.start,
-                        end: d.end,
-                    },
-                ),
-                severity: Some(if d.error {
-                    DiagnosticSeverity::ERROR
-                } else {
-                    DiagnosticSeverity::WARNING
-                }),
-                code: Some(NumberOrString::String(d.code.clone())),
-                source: Some("ocf".to_owned()),
-                message: d.message.clone(),
-                ..Diagnostic::default()
-            })
-            .collect()
-    }
+/// A file's diagnostics as the protocol sends them.
+pub fn lsp_diagnostics(db: &Database, pack: Pack, file: SourceFile) -> Vec<Diagnostic> {
+    let _span = tracing::info_span!("diagnostics", file = %file.name(db)).entered();
+    let text = file.text(db);
+    let lines = &file_index(db, file).lines;
+    file_diagnostics(db, pack, file)
+        .iter()
+        .map(|d| Diagnostic {
+            range: lsp_types::Range::new(
+                lines.position(text, d.start),
+                lines.position(text, d.end),
+            ),
+            severity: Some(if d.error {
+                DiagnosticSeverity::ERROR
+            } else {
+                DiagnosticSeverity::WARNING
+            }),
+            code: Some(NumberOrString::String(d.code.clone())),
+            source: Some("ocf".to_owned()),
+            message: d.message.clone(),
+            ..Diagnostic::default()
+        })
+        .collect()
+}
+
+/// A checked file: its path, the version checked, its diagnostics.
+type Checked = (PathBuf, Option<i32>, Vec<Diagnostic>);
+
+/// A diagnostics job: a handle on the database as it is, and the files to check.
+struct Job {
+    db: Database,
+    files: Vec<(PathBuf, Pack, SourceFile, Option<i32>)>,
+}
+
+/// The diagnostics thread: one, long-lived (the build's kept parses are its thread's), checking
+/// each job on its own handle. An edit on the server's handle cancels it (salsa unwinds the
+/// job at its next query), and the job's files are checked again by the next one: `None`.
+fn spawn_checker(
+    jobs: crossbeam_channel::Receiver<Job>,
+    done: crossbeam_channel::Sender<Option<Vec<Checked>>>,
+) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        for job in jobs {
+            let Job { db, files } = job;
+            let outcome = catch_unwind(AssertUnwindSafe(|| {
+                files
+                    .into_iter()
+                    .map(|(path, pack, file, version)| {
+                        (path, version, lsp_diagnostics(&db, pack, file))
+                    })
+                    .collect::<Vec<_>>()
+            }));
+            // The handle goes before the answer: an edit waiting for it goes on.
+            drop(db);
+            let results = match outcome {
+                Ok(results) => Some(results),
+                Err(payload) if payload.is::<salsa::Cancelled>() => None,
+                Err(_) => {
+                    tracing::error!("the diagnostics of a job panicked");
+                    Some(Vec::new())
+                }
+            };
+            if done.send(results).is_err() {
+                break;
+            }
+        }
+    })
 }
 
 /// Applies one change to a text: a range replaced, or the whole text.
