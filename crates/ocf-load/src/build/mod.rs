@@ -11,6 +11,7 @@ mod checks;
 mod content;
 mod cycles;
 mod expand;
+mod item_fields;
 mod limits;
 mod locations;
 mod manifest;
@@ -283,6 +284,10 @@ fn build_parsed(
                     .find(|r| r.id.as_str() == d.pack)
             })
             .collect();
+        // Item field values against their declarations, when every declaration is in sight.
+        if pack_scope.rules_complete && scope.missing.is_empty() {
+            item_fields::check(release, &dependencies, &placed, &mut problems);
+        }
         types::TypeCheck {
             release,
             dependencies: &dependencies,
