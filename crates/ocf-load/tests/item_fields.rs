@@ -60,7 +60,10 @@ fn a_key_written_twice_is_placed_where_it_is_written_again() {
         &files(&[
             ("pack.yaml", MANIFEST),
             ("rules/types.yaml", TYPES),
-            ("content/a.yaml", "id: a\ntype: gear\ntags: []\ntype: gear\n"),
+            (
+                "content/a.yaml",
+                "id: a\ntype: gear\ntags: []\ntype: gear\n",
+            ),
         ]),
         &BuildOptions::default(),
     );
@@ -93,7 +96,10 @@ fn a_dependency_with_errors_is_given_as_drafted() {
                 "pack.yaml",
                 "id: more\nversion: 1.0.0\nspecVersion: 1.0.0\ndependencies:\n  gear: ^1.0.0\n",
             ),
-            ("content/b.yaml", "id: b\ntype: gear\nfields: { rarity: rar }\n"),
+            (
+                "content/b.yaml",
+                "id: b\ntype: gear\nfields: { rarity: rar }\n",
+            ),
         ]),
         &options,
     );

@@ -540,15 +540,14 @@ pub fn set_text(db: &mut Database, file: SourceFile, text: String) {
     }
 }
 
+/// A pack's declarations by kind and local ID, each with its file.
+pub type DeclMap = rustc_hash::FxHashMap<(symbols::Kind, String), Vec<(SourceFile, symbols::Decl)>>;
+
 /// The pack's own declarations by kind and local ID, each with its file, in the pack's file
 /// order: a name is resolved without scanning the pack.
 #[salsa::tracked(returns(ref))]
-pub fn pack_decls(
-    db: &dyn salsa::Database,
-    pack: Pack,
-) -> Arc<rustc_hash::FxHashMap<(symbols::Kind, String), Vec<(SourceFile, symbols::Decl)>>> {
-    let mut out: rustc_hash::FxHashMap<(symbols::Kind, String), Vec<(SourceFile, symbols::Decl)>> =
-        Default::default();
+pub fn pack_decls(db: &dyn salsa::Database, pack: Pack) -> Arc<DeclMap> {
+    let mut out = DeclMap::default();
     for &file in pack.files(db) {
         for decl in &file_index(db, file).symbols.decls {
             out.entry((decl.kind, decl.id.clone()))

@@ -58,6 +58,9 @@ pub fn prepare_rename(world: &World, pack: Pack, file: SourceFile, offset: usize
     locate(file.text(&world.db), span, local)
 }
 
+/// A place a name is written: its file, its span, and whether it declares the name.
+type Place = (SourceFile, Span, bool);
+
 /// Every place the name under the cursor is declared or used (in the file's pack, the packs it
 /// depends on and the packs depending on its declaration's), each with whether it declares.
 fn occurrences(
@@ -65,7 +68,7 @@ fn occurrences(
     pack: Pack,
     file: SourceFile,
     offset: usize,
-) -> Option<(String, Vec<(SourceFile, Span, bool)>)> {
+) -> Option<(String, Vec<Place>)> {
     let Target::Name { kind, id, .. } = names::target_at(world, file, offset)? else {
         return None;
     };
@@ -79,7 +82,7 @@ fn occurrences(
         }
     }
     // Each place once, at the local part of the name.
-    let mut placed: Vec<(SourceFile, Span, bool)> = Vec::new();
+    let mut placed: Vec<Place> = Vec::new();
     for (f, span, declares) in out {
         if let Some(at) = locate(f.text(&world.db), span, &local)
             && !placed.iter().any(|(g, s, _)| *g == f && *s == at)

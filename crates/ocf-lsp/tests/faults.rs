@@ -3,7 +3,7 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Write};
 
 use expect_test::expect;
 use serde_json::{Value, json};

@@ -243,7 +243,7 @@ fn the_server_survives_random_clients() {
     let seed: u64 = std::env::var("OCF_FUZZ_SEED")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(0x0cf_41);
+        .unwrap_or(0x0000_cf41);
     let steps: usize = std::env::var("OCF_FUZZ_STEPS")
         .ok()
         .and_then(|s| s.parse().ok())

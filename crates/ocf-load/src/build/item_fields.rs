@@ -65,9 +65,10 @@ pub fn check(
         for (name, value) in item.fields.iter() {
             let pointer = format!("{}/fields/{}", at.pointer, escape(name));
             let Some(decl) = ty.fields.get(name).or_else(|| template_field(name)) else {
-                let declared = ty.fields.iter().map(|(k, _)| k).chain(
-                    packs().flat_map(|r| r.rules.template_fields.iter().map(|(k, _)| k)),
-                );
+                let declared =
+                    ty.fields.iter().map(|(k, _)| k).chain(
+                        packs().flat_map(|r| r.rules.template_fields.iter().map(|(k, _)| k)),
+                    );
                 let suggestion = nearest_key(name, declared);
                 let mut message = format!(
                     "unknown item field `{name}`: neither the item's content type nor \
@@ -94,7 +95,9 @@ pub fn check(
                 continue;
             }
             let allowed: Vec<String> = decl.values.iter().map(|v| v.to_string()).collect();
-            let written = value.as_str().map_or_else(|| value.to_string(), str::to_owned);
+            let written = value
+                .as_str()
+                .map_or_else(|| value.to_string(), str::to_owned);
             let suggestion = value
                 .as_str()
                 .and_then(|v| nearest_key(v, decl.values.iter().filter_map(|v| v.as_str())));
