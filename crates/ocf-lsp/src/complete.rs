@@ -320,6 +320,53 @@ fn item_at(index: &crate::db::Indexed, offset: usize) -> Option<String> {
         .map(|d| d.id.clone())
 }
 
+/// The state keys and computed values `self` holds where the cursor is: the item's own, and its
+/// content type's (in a content file), or the content type's around the cursor (in a rules file).
+fn self_names(world: &World, pack: Pack, file: SourceFile, offset: usize) -> Vec<(String, String)> {
+    let index = file_index(&world.db, file);
+    let mut out: Vec<(String, String)> = Vec::new();
+    let mut add = |indexed: &crate::db::Indexed, at: &str| {
+        for (key, what) in [("state", "state key"), ("computed", "computed value")] {
+            let pointer = format!("{at}/{key}");
+            for child in indexed.yaml.children(&pointer) {
+                if let Some((_, name)) = &child.key
+                    && !out.iter().any(|(n, _)| n == name)
+                {
+                    out.push((name.clone(), what.to_owned()));
+                }
+            }
+        }
+    };
+    let holding = |kind: Kind| {
+        index
+            .symbols
+            .decls
+            .iter()
+            .filter(move |d| d.kind == kind)
+            .find(|d| {
+                index
+                    .yaml
+                    .get(&d.pointer)
+                    .is_some_and(|n| n.span.contains(offset))
+            })
+    };
+    if let Some(item) = holding(Kind::Content) {
+        add(index, &item.pointer);
+    }
+    if let Some(ty) = holding(Kind::ContentType) {
+        add(index, &ty.pointer);
+    }
+    if let Some(ty) = item_type(index, offset) {
+        for t in names::visible(world, pack, Kind::ContentType)
+            .into_iter()
+            .filter(|t| local(&t.decl.id) == local(&ty))
+        {
+            add(file_index(&world.db, t.file), &t.decl.pointer);
+        }
+    }
+    out
+}
+
 /// Whether the value of `key` at `path` is a formula, by the schemas.
 fn is_formula_place(role: Role, path: &[Step], key: &str) -> bool {
     let mut full = path.to_vec();
@@ -527,11 +574,22 @@ fn in_formula(
         && let Some(root) = Root::from_name(head)
         && !rest.contains('.')
     {
-        for member in crate::docs::root(root).1 {
-            if member.starts_with(rest) {
-                let full = format!("{head}.{member}");
+        // `self` also holds the copy's state keys and computed values.
+        let declared = if root == Root::SelfCopy {
+            self_names(world, pack, file, offset)
+        } else {
+            Vec::new()
+        };
+        let members = crate::docs::root(root)
+            .1
+            .iter()
+            .map(|m| (m.to_string(), format!("member of `{head}`")))
+            .chain(declared);
+        for (member, detail) in members {
+            let full = format!("{head}.{member}");
+            if member.starts_with(rest) && !out.iter().any(|i: &CompletionItem| i.label == full) {
                 let mut item = item(world, file, &full, CompletionItemKind::PROPERTY, None, word);
-                item.detail = Some(format!("member of `{head}`"));
+                item.detail = Some(detail);
                 out.push(item);
             }
         }

@@ -315,6 +315,14 @@ fn completion_after_a_space_in_flow_lists_and_in_every_list_item() {
         4,
         18,
     );
+    ask(
+        &mut c,
+        "self. in an item",
+        "base/content/potions.yaml",
+        "- id: potion.healing\n  type: potion\n  state:\n    charges: { type: integer }\n  effects:\n    - { target: str.score, op: add, value: self. }\n",
+        5,
+        48,
+    );
     check(
         out,
         expect![[r#"
@@ -325,6 +333,7 @@ fn completion_after_a_space_in_flow_lists_and_in_every_list_item() {
             a block list's second item: ability
             removeTags: ability
             an item of the same file: potion.healing
+            self. in an item: self.charges, self.equipped, self.id, self.quantity, self.templates
         "#]],
     );
 }
