@@ -96,12 +96,22 @@ fn options(deps: &[PathBuf]) -> Result<BuildOptions, String> {
     let mut options = BuildOptions::default();
     for path in deps {
         let release = if path.is_dir() {
-            build_report(path, &options).release.ok_or_else(|| {
-                format!(
-                    "the dependency {} does not build (run `ocf check` on it)",
-                    path.display()
-                )
-            })?
+            // A dependency with errors is given as drafted, with a warning: the pack is still
+            // checked against it.
+            let report = build_report(path, &options);
+            match (report.release, report.draft) {
+                (Some(release), _) => release,
+                (None, Some(draft)) => {
+                    options.with_errors.push(draft.id.as_str().to_owned());
+                    draft
+                }
+                (None, None) => {
+                    return Err(format!(
+                        "the dependency {} does not build (run `ocf check` on it)",
+                        path.display()
+                    ));
+                }
+            }
         } else {
             crate::character::read_pack(path).map_err(|problems| {
                 problems

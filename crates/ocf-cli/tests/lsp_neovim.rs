@@ -1,6 +1,7 @@
 //! `ocf lsp` in a real editor: headless Neovim opens a pack file, attaches the server through its
 //! built-in LSP client (tests/fixtures/lsp/neovim.lua), and the test checks the diagnostics, the
-//! hover and the definition the editor received, then the diagnostics after an edit.
+//! hover and the definition the editor received, the diagnostics after an edit, then a rename
+//! across the pack and its dependency and a quick fix, each applied by the editor.
 //!
 //! Needs `nvim` (`.ci/run` installs Debian's `neovim` when it is missing); without it the test says
 //! so and passes.
@@ -127,4 +128,27 @@ fn neovim_receives_diagnostics_hover_and_definition() {
         []
     "#]]
     .assert_eq(&format!("{}\n", received["diagnostics_after_edit"]));
+    expect![[r#"
+        ["    formula: str.modifier + 2","    formula: 'max(str.modifier, 0)'","  str.modifier:"]
+    "#]]
+    .assert_eq(&format!("{}\n", received["renamed"]));
+    let typo: Vec<String> = received["diagnostics_with_typo"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .map(|d| d["message"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    expect![[r#"
+        unknown-name: no field `str.modifir`
+    "#]]
+    .assert_eq(&(typo.join("\n") + "\n"));
+    expect![[r#"
+        {"diagnostics":[],"line":"    formula: str.modifier + 2"}
+    "#]]
+    .assert_eq(&format!("{}\n", received["after_fix"]));
+    expect![[r#"
+        "Did you mean `str.modifier`? Replace `str.modifir`"
+    "#]]
+    .assert_eq(&format!("{}\n", received["fixed"]));
 }

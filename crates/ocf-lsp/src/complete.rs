@@ -22,26 +22,43 @@ pub fn complete(world: &World, pack: Pack, file: SourceFile, offset: usize) -> V
     let text = file.text(&world.db);
     let offset = crate::text::floor_boundary(text, offset.min(text.len()));
     let index = file_index(&world.db, file);
-    if let Some(site) = index.symbols.formulas.iter().find(|f| {
-        f.text_start
-            .is_some_and(|s| s <= offset && offset <= s + f.text.len())
-    }) {
-        let start = site.text_start.unwrap_or(offset);
-        return in_formula(
-            world,
-            pack,
-            file,
-            &site.text[..offset - start],
-            offset,
-            site.roots.as_deref(),
-        );
+    for site in &index.symbols.formulas {
+        let Some(whole) = site.text_span() else {
+            continue;
+        };
+        // The cursor in the formula's text, however the scalar is written; or after it on its
+        // line, past spaces YAML drops from a plain scalar's end (`1 + |`).
+        let before = match site.value_offset(offset) {
+            Some(at) => site.text[..at].to_owned(),
+            None if offset > whole.end
+                && text[whole.end..offset]
+                    .chars()
+                    .all(|c| c == ' ' || c == '\t') =>
+            {
+                format!("{}{}", site.text, &text[whole.end..offset])
+            }
+            None => continue,
+        };
+        return in_formula(world, pack, file, &before, offset, site.roots.as_deref());
     }
     let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
     let before = &text[line_start..offset];
     let role = role_of(file.name(&world.db)).unwrap_or(Role::Content);
-    let (path, current) = path_at(text, line_start, before);
+    let (mut path, mut current) = path_at(text, line_start, before);
+    // Inside a flow collection (`tags: [a, b|]`, `{ item: | }`): the steps into it.
+    if let Place::Value { key, prefix } = &current
+        && let Some((steps, place)) = flow(prefix)
+    {
+        path.push(Step::Key(key.clone()));
+        path.extend(steps);
+        current = place;
+    }
     let present = siblings(text, line_start, before);
     match current {
+        Place::Value { key, prefix } if is_formula_place(role, &path, &key) => {
+            // A formula not written yet (an empty value), or one the document does not read.
+            in_formula(world, pack, file, &prefix, offset, None)
+        }
         Place::Value { key, prefix } => {
             let word = Span {
                 start: offset - prefix.len(),
@@ -64,16 +81,11 @@ pub fn complete(world: &World, pack: Pack, file: SourceFile, offset: usize) -> V
                     _ => None,
                 };
                 let mut out = names_of(world, pack, file, kind, &prefix, word, filter.as_ref());
-                // Not the item being written itself.
-                let own: Vec<&str> = index
-                    .symbols
-                    .decls
-                    .iter()
-                    .filter(|d| d.kind == kind)
-                    .map(|d| d.id.as_str())
-                    .collect();
-                if kind == Kind::Content {
-                    out.retain(|i| !own.contains(&i.label.as_str()));
+                // Not the item being written itself (the file's other items are offered).
+                if kind == Kind::Content
+                    && let Some(own) = item_at(index, offset)
+                {
+                    out.retain(|i| i.label != own);
                 }
                 return out;
             }
@@ -90,7 +102,7 @@ pub fn complete(world: &World, pack: Pack, file: SourceFile, offset: usize) -> V
                 end: offset,
             };
             match path.last() {
-                Some(Step::Key(key)) if key == "tags" => {
+                Some(Step::Key(key)) if key == "tags" || key.ends_with("Tags") => {
                     return names_of(world, pack, file, Kind::Tag, &prefix, word, None);
                 }
                 Some(Step::Key(key)) if key == "templates" => {
@@ -191,6 +203,8 @@ fn reference_kind(
         "type" if in_item => Some(Kind::ContentType),
         "extends" | "override" => Some(Kind::Content),
         "use" => Some(Kind::Action),
+        // An effect's target is a field, whatever else the effect has yet.
+        "target" => Some(Kind::Field),
         "of" => Some(Kind::ContentType),
         _ => None,
     }
@@ -288,6 +302,143 @@ fn local(id: &str) -> &str {
 enum ContentFilter {
     OfType(String),
     Templates,
+}
+
+/// The ID of the content item holding the cursor.
+fn item_at(index: &crate::db::Indexed, offset: usize) -> Option<String> {
+    index
+        .symbols
+        .decls
+        .iter()
+        .filter(|d| d.kind == Kind::Content)
+        .find(|d| {
+            index
+                .yaml
+                .get(&d.pointer)
+                .is_some_and(|n| n.span.contains(offset))
+        })
+        .map(|d| d.id.clone())
+}
+
+/// The state keys and computed values `self` holds where the cursor is: the item's own, and its
+/// content type's (in a content file), or the content type's around the cursor (in a rules file).
+fn self_names(world: &World, pack: Pack, file: SourceFile, offset: usize) -> Vec<(String, String)> {
+    let index = file_index(&world.db, file);
+    let mut out: Vec<(String, String)> = Vec::new();
+    let mut add = |indexed: &crate::db::Indexed, at: &str| {
+        for (key, what) in [("state", "state key"), ("computed", "computed value")] {
+            let pointer = format!("{at}/{key}");
+            for child in indexed.yaml.children(&pointer) {
+                if let Some((_, name)) = &child.key
+                    && !out.iter().any(|(n, _)| n == name)
+                {
+                    out.push((name.clone(), what.to_owned()));
+                }
+            }
+        }
+    };
+    let holding = |kind: Kind| {
+        index
+            .symbols
+            .decls
+            .iter()
+            .filter(move |d| d.kind == kind)
+            .find(|d| {
+                index
+                    .yaml
+                    .get(&d.pointer)
+                    .is_some_and(|n| n.span.contains(offset))
+            })
+    };
+    if let Some(item) = holding(Kind::Content) {
+        add(index, &item.pointer);
+    }
+    if let Some(ty) = holding(Kind::ContentType) {
+        add(index, &ty.pointer);
+    }
+    if let Some(ty) = item_type(index, offset) {
+        for t in names::visible(world, pack, Kind::ContentType)
+            .into_iter()
+            .filter(|t| local(&t.decl.id) == local(&ty))
+        {
+            add(file_index(&world.db, t.file), &t.decl.pointer);
+        }
+    }
+    out
+}
+
+/// Whether the value of `key` at `path` is a formula, by the schemas.
+fn is_formula_place(role: Role, path: &[Step], key: &str) -> bool {
+    let mut full = path.to_vec();
+    full.push(Step::Key(key.to_owned()));
+    schema::at(schema::root(role), &full)
+        .iter()
+        .any(|s| schema::is_formula(s))
+}
+
+/// The steps into a flow collection from the text after its key's colon, and what the cursor at
+/// its end is typing; `None` outside one.
+pub fn flow(value: &str) -> Option<(Vec<Step>, Place)> {
+    enum Frame {
+        List,
+        Map(Option<String>),
+    }
+    let value = value.trim_start();
+    if !value.starts_with(['[', '{']) {
+        return None;
+    }
+    let quotes = ['\'', '"'];
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut token = String::new();
+    for c in value.chars() {
+        match c {
+            '[' => {
+                stack.push(Frame::List);
+                token.clear();
+            }
+            '{' => {
+                stack.push(Frame::Map(None));
+                token.clear();
+            }
+            ']' | '}' => {
+                stack.pop();
+                token.clear();
+            }
+            ',' => {
+                if let Some(Frame::Map(key)) = stack.last_mut() {
+                    *key = None;
+                }
+                token.clear();
+            }
+            ':' if matches!(stack.last(), Some(Frame::Map(None))) => {
+                let key = token.trim().trim_matches(quotes).to_owned();
+                if let Some(Frame::Map(k)) = stack.last_mut() {
+                    *k = Some(key);
+                }
+                token.clear();
+            }
+            _ => token.push(c),
+        }
+    }
+    let (last, outer) = stack.split_last()?;
+    let mut steps = Vec::new();
+    for frame in outer {
+        match frame {
+            Frame::List => steps.push(Step::Item),
+            Frame::Map(Some(key)) => steps.push(Step::Key(key.clone())),
+            Frame::Map(None) => return None,
+        }
+    }
+    let prefix = token.trim_start().trim_matches(quotes).to_owned();
+    let place = match last {
+        Frame::List => Place::Item { prefix },
+        Frame::Map(Some(key)) => Place::Value {
+            key: key.clone(),
+            prefix,
+        },
+        Frame::Map(None) => Place::Key { prefix },
+    };
+    Some((steps, place))
 }
 
 /// The `type` of the content item holding the cursor.
@@ -423,11 +574,22 @@ fn in_formula(
         && let Some(root) = Root::from_name(head)
         && !rest.contains('.')
     {
-        for member in crate::docs::root(root).1 {
-            if member.starts_with(rest) {
-                let full = format!("{head}.{member}");
+        // `self` also holds the copy's state keys and computed values.
+        let declared = if root == Root::SelfCopy {
+            self_names(world, pack, file, offset)
+        } else {
+            Vec::new()
+        };
+        let members = crate::docs::root(root)
+            .1
+            .iter()
+            .map(|m| (m.to_string(), format!("member of `{head}`")))
+            .chain(declared);
+        for (member, detail) in members {
+            let full = format!("{head}.{member}");
+            if member.starts_with(rest) && !out.iter().any(|i: &CompletionItem| i.label == full) {
                 let mut item = item(world, file, &full, CompletionItemKind::PROPERTY, None, word);
-                item.detail = Some(format!("member of `{head}`"));
+                item.detail = Some(detail);
                 out.push(item);
             }
         }
@@ -533,6 +695,8 @@ pub fn path_at(text: &str, line_start: usize, before: &str) -> (Vec<Step>, Place
         other => other,
     };
     let mut steps: Vec<Step> = steps_rev;
+    // Typing a list item: the items above at its column are its siblings in the same list.
+    let item_column = matches!(place, Place::Item { .. }).then_some(indent);
     // Walk the lines above, outwards.
     let mut pos = line_start;
     while pos > 0 {
@@ -552,6 +716,12 @@ pub fn path_at(text: &str, line_start: usize, before: &str) -> (Vec<Step>, Place
             content = after;
             content_indent += 2;
             dashes += 1;
+        }
+        if content == "-" {
+            dashes += 1;
+        }
+        if dashes > 0 && item_column == Some(line_indent) && steps.is_empty() {
+            continue;
         }
         if content_indent < level || (dashes > 0 && line_indent < level) {
             let key = content.split_once(':').map(|(k, _)| k.trim());

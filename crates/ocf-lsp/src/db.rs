@@ -180,6 +180,7 @@ const MAX_KEPT_FORMULAS: usize = 200_000;
 pub struct Built {
     pub problems: Vec<Problem>,
     pub release: Option<Arc<PackRelease>>,
+    pub draft: Option<Arc<PackRelease>>,
 }
 
 /// The pack's files the build reads, in path order, with the size limits' problems: only a
@@ -194,16 +195,39 @@ pub fn pack_layout(db: &dyn salsa::Database, pack: Pack) -> Arc<Layout> {
     Arc::new(Layout::of(&sizes, &ReadLimits::default()))
 }
 
-/// The releases of the pack's dependencies that build.
+/// The releases of the pack's dependencies: each one's release, or its draft when its build has
+/// errors (so that its errors do not hide the pack's own).
 #[salsa::tracked(returns(ref))]
 pub fn given(db: &dyn salsa::Database, pack: Pack) -> Arc<Vec<PackRelease>> {
     Arc::new(
         pack.dependencies(db)
             .iter()
-            .filter_map(|dep| release(db, *dep).clone())
-            .map(|r| (*r).clone())
+            .filter_map(|dep| given_release(db, *dep).clone())
+            .map(|(r, _)| (*r).clone())
             .collect(),
     )
+}
+
+/// The IDs of the pack's dependencies given as drafts of builds with errors.
+#[salsa::tracked(returns(ref))]
+pub fn given_with_errors(db: &dyn salsa::Database, pack: Pack) -> Vec<String> {
+    pack.dependencies(db)
+        .iter()
+        .filter_map(|dep| given_release(db, *dep).clone())
+        .filter(|(_, errors)| *errors)
+        .map(|(r, _)| r.id.as_str().to_owned())
+        .collect()
+}
+
+/// What the pack gives its dependents: its release, else its draft (with `true`).
+#[salsa::tracked]
+pub fn given_release(db: &dyn salsa::Database, pack: Pack) -> Option<(Arc<PackRelease>, bool)> {
+    let built = build(db, pack);
+    match (&built.release, &built.draft) {
+        (Some(release), _) => Some((release.clone(), false)),
+        (None, Some(draft)) => Some((draft.clone(), true)),
+        _ => None,
+    }
 }
 
 /// The file's place in its pack's path order.
@@ -333,6 +357,7 @@ pub fn build(db: &dyn salsa::Database, pack: Pack) -> Arc<Built> {
     let layout = pack_layout(db, pack).clone();
     let options = BuildOptions {
         dependencies: given(db, pack).to_vec(),
+        with_errors: given_with_errors(db, pack).clone(),
         ..BuildOptions::default()
     };
     let mut queries = Queries {
@@ -362,6 +387,7 @@ pub fn build(db: &dyn salsa::Database, pack: Pack) -> Arc<Built> {
     Arc::new(Built {
         problems: report.problems,
         release: report.release.map(Arc::new),
+        draft: report.draft.map(Arc::new),
     })
 }
 
@@ -390,15 +416,18 @@ pub fn pack_problems<'db>(db: &'db dyn salsa::Database, pack: Pack) -> Vec<FileP
     let built = build(db, pack);
     let mut names: Vec<String> = vec![String::new()];
     names.extend(pack.files(db).iter().map(|f| f.name(db).clone()));
+    // Grouped once: a pack of many files with many problems is not scanned per file.
+    let mut by_name: rustc_hash::FxHashMap<&str, Vec<Problem>> = Default::default();
+    for problem in &built.problems {
+        by_name
+            .entry(problem.file.as_str())
+            .or_default()
+            .push(problem.clone());
+    }
     names
         .into_iter()
         .map(|name| {
-            let problems = built
-                .problems
-                .iter()
-                .filter(|p| p.file == name)
-                .cloned()
-                .collect();
+            let problems = by_name.remove(name.as_str()).unwrap_or_default();
             FileProblems::new(db, name, problems)
         })
         .collect()
@@ -412,6 +441,8 @@ pub struct Diag {
     pub error: bool,
     pub code: String,
     pub message: String,
+    /// The build's "did you mean": the text to write instead.
+    pub suggestion: Option<String>,
 }
 
 /// The file's problems from the build, each at its range in the file.
@@ -422,18 +453,37 @@ pub fn file_diagnostics(db: &dyn salsa::Database, pack: Pack, file: SourceFile) 
     let indexed = file_index(db, file);
     let by_file = pack_problems(db, pack);
     let field_types = |name: &str| declared_field_ty(db, pack, name);
+    let places = crate::diagnostics::Places::new(indexed);
+    let max = crate::diagnostics::MAX_PER_FILE;
     let mut out = Vec::new();
+    let mut left = 0;
     for entry in by_file {
         // The folder's own problems show in its manifest.
         let mine = entry.name(db) == name || (entry.name(db).is_empty() && name == "pack.yaml");
         if mine {
+            let problems = entry.problems(db);
+            let room = max.saturating_sub(out.len());
             out.extend(
-                entry
-                    .problems(db)
+                problems
                     .iter()
-                    .map(|p| crate::diagnostics::place(p, text, indexed, &field_types)),
+                    .take(room)
+                    .map(|p| crate::diagnostics::place(p, text, indexed, &places, &field_types)),
             );
+            left += problems.len().saturating_sub(room);
         }
+    }
+    if left > 0 {
+        out.push(Diag {
+            start: 0,
+            end: 0,
+            error: false,
+            suggestion: None,
+            code: "too-many-problems".to_owned(),
+            message: format!(
+                "{left} more problems in this file are not shown (the first {max} are); `ocf check` \
+                 lists them all"
+            ),
+        });
     }
     out
 }
@@ -488,4 +538,22 @@ pub fn set_text(db: &mut Database, file: SourceFile, text: String) {
     if file.text(db) != &text {
         file.set_text(db).to(text);
     }
+}
+
+/// A pack's declarations by kind and local ID, each with its file.
+pub type DeclMap = rustc_hash::FxHashMap<(symbols::Kind, String), Vec<(SourceFile, symbols::Decl)>>;
+
+/// The pack's own declarations by kind and local ID, each with its file, in the pack's file
+/// order: a name is resolved without scanning the pack.
+#[salsa::tracked(returns(ref))]
+pub fn pack_decls(db: &dyn salsa::Database, pack: Pack) -> Arc<DeclMap> {
+    let mut out = DeclMap::default();
+    for &file in pack.files(db) {
+        for decl in &file_index(db, file).symbols.decls {
+            out.entry((decl.kind, decl.id.clone()))
+                .or_default()
+                .push((file, decl.clone()));
+        }
+    }
+    Arc::new(out)
 }

@@ -5,22 +5,59 @@
 
 use ocf_formula::Ty;
 use ocf_load::build::Problem;
+use rustc_hash::FxHashMap;
 
 use crate::db::{Diag, Indexed};
+
+/// The most diagnostics published for one file: past it, one more says how many were left out
+/// (an editor shows no more usefully, and each costs the client).
+pub const MAX_PER_FILE: usize = 1000;
+
+/// Where the key or scalar starting at each offset ends, and each formula by pointer: built once
+/// per file so that placing a problem does not scan the file.
+pub struct Places<'a> {
+    ends: FxHashMap<usize, usize>,
+    formulas: FxHashMap<&'a str, &'a crate::symbols::FormulaSite>,
+}
+
+impl<'a> Places<'a> {
+    pub fn new(indexed: &'a Indexed) -> Places<'a> {
+        let mut ends = FxHashMap::default();
+        for node in &indexed.yaml.nodes {
+            if let Some((key, _)) = &node.key {
+                ends.entry(key.start).or_insert(key.end);
+            }
+            if node.kind == crate::yaml::NodeKind::Scalar {
+                ends.entry(node.span.start).or_insert(node.span.end);
+            }
+        }
+        let mut formulas = FxHashMap::default();
+        for site in &indexed.symbols.formulas {
+            formulas.entry(site.pointer.as_str()).or_insert(site);
+        }
+        Places { ends, formulas }
+    }
+}
 
 /// A field's declared type, by the name a formula reads it by (local or qualified); `None` for a
 /// name the pack's files don't declare (a family's fields, a half-typed declaration).
 pub type FieldTypes<'a> = dyn Fn(&str) -> Option<Ty> + 'a;
 
-pub fn place(problem: &Problem, text: &str, indexed: &Indexed, fields: &FieldTypes) -> Diag {
+pub fn place(
+    problem: &Problem,
+    text: &str,
+    indexed: &Indexed,
+    places: &Places<'_>,
+    fields: &FieldTypes,
+) -> Diag {
     let start = match (problem.line, problem.column) {
         (Some(line), Some(column)) => indexed.lines.offset_of(text, line, column),
         (Some(line), None) => indexed.lines.offset_of(text, line, 1),
         _ => 0,
     };
-    let mut range = (start, end_of(start, text, indexed));
+    let mut range = (start, end_of(start, text, indexed, places));
     if problem.code == "formula-error"
-        && let Some(inside) = inside_formula(problem, start, indexed, fields)
+        && let Some(inside) = inside_formula(problem, start, indexed, places, fields)
     {
         range = inside;
     }
@@ -38,20 +75,18 @@ pub fn place(problem: &Problem, text: &str, indexed: &Indexed, fields: &FieldTyp
         error: problem.is_error(),
         code: problem.code.clone(),
         message: problem.message.clone(),
+        suggestion: problem
+            .data
+            .get("suggestion")
+            .and_then(|s| s.as_str())
+            .map(str::to_owned),
     }
 }
 
 /// The end of the key or node that starts at `start`, else of the line.
-fn end_of(start: usize, text: &str, indexed: &Indexed) -> usize {
-    for node in &indexed.yaml.nodes {
-        if let Some((key, _)) = &node.key
-            && key.start == start
-        {
-            return key.end;
-        }
-        if node.span.start == start && node.kind == crate::yaml::NodeKind::Scalar {
-            return node.span.end;
-        }
+fn end_of(start: usize, text: &str, indexed: &Indexed, places: &Places<'_>) -> usize {
+    if let Some(&end) = places.ends.get(&start) {
+        return end;
     }
     let line = indexed.lines.position(text, start).line as usize;
     indexed.lines.line_end(text, line).max(start)
@@ -67,17 +102,23 @@ fn inside_formula(
     problem: &Problem,
     start: usize,
     indexed: &Indexed,
+    places: &Places<'_>,
     fields: &FieldTypes,
 ) -> Option<(usize, usize)> {
-    let site = indexed
-        .symbols
-        .formulas
-        .iter()
-        .find(|f| f.pointer == problem.pointer)?;
-    let text_start = site.text_start?;
-    let text_end = text_start + site.text.len();
-    if start > text_start && start <= text_end {
+    let site = *places.formulas.get(problem.pointer.as_str())?;
+    let whole = site.text_span()?;
+    let (text_start, text_end) = (whole.start, whole.end);
+    let as_is = site.text_start.is_some();
+    if as_is && start > text_start && start <= text_end {
         return Some((start, text_end));
+    }
+    // The build places a syntax error as if the formula were written as is: elsewhere it is
+    // found again by parsing the formula.
+    if !as_is && let Err(errors) = ocf_formula::Formula::parse(&site.text) {
+        let error = errors.first()?;
+        let a = u32::from(error.range.start()) as usize;
+        let span = site.span_of(a, site.text.len());
+        return Some((span.start, span.end));
     }
     let cause = problem.data.get("cause").and_then(|c| c.as_str())?;
     // An unknown field: the read of the field the message names.
@@ -120,10 +161,8 @@ fn inside_formula(
             u32::from(error.range.start()) as usize,
             u32::from(error.range.end()) as usize,
         );
-        (
-            text_start + a,
-            text_start + b.max(a + 1).min(site.text.len()),
-        )
+        let span = site.span_of(a, b.max(a + 1).min(site.text.len()));
+        (span.start, span.end)
     };
     if let Err(errors) = ocf_formula::check(lowered, &env(false))
         && let Some(error) = errors.iter().find(|e| e.code.as_str() == cause)

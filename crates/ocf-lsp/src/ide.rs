@@ -30,7 +30,9 @@ pub fn location(world: &World, file: SourceFile, span: Span) -> Option<Location>
 }
 
 pub fn hover(world: &World, pack: Pack, file: SourceFile, offset: usize) -> Option<Hover> {
-    let target = names::target_at(world, file, offset)?;
+    let Some(target) = names::target_at(world, file, offset) else {
+        return key_hover(world, file, offset);
+    };
     let (markdown, span) = match &target {
         Target::Function { function, span } => {
             let (signature, meaning) = crate::docs::function(*function);
@@ -45,7 +47,15 @@ pub fn hover(world: &World, pack: Pack, file: SourceFile, offset: usize) -> Opti
                 .formulas
                 .iter()
                 .find(|f| f.span.contains(offset));
+            let in_list_function = *root == ocf_formula::Root::X
+                && here.is_some_and(|f| {
+                    f.value_offset(offset)
+                        .is_some_and(|at| names::x_bound_at(&f.text, at))
+                });
             match here.and_then(|f| f.roots.as_ref()) {
+                _ if in_list_function => text.push_str(
+                    "\n\nbound in this formula: each element of the list function's list",
+                ),
                 Some(roots) if roots.contains(root) => text.push_str("\n\nbound in this formula"),
                 Some(_) => text.push_str("\n\n**not bound in this formula** (`unknown-name`)"),
                 None => {}
@@ -265,4 +275,46 @@ fn plain_safe(text: &str) -> bool {
         || first.is_some_and(|c| "-?:,[]{}#&*!|>'\"%@`".contains(c))
         || matches!(text, "true" | "false" | "null" | "~")
         || text.parse::<f64>().is_ok())
+}
+
+/// The steps from the document's root to the node at `pointer`: a list's members are items.
+pub fn steps_to(index: &YamlIndex, pointer: &str) -> Vec<crate::schema::Step> {
+    let mut steps = Vec::new();
+    let mut at = String::new();
+    for segment in pointer.split('/').skip(1) {
+        let in_list = index.get(&at).is_some_and(|n| n.kind == NodeKind::List);
+        steps.push(if in_list {
+            crate::schema::Step::Item
+        } else {
+            crate::schema::Step::Key(crate::yaml::unescape(segment))
+        });
+        at.push('/');
+        at.push_str(segment);
+    }
+    steps
+}
+
+/// What a YAML key means, from the schemas' descriptions.
+fn key_hover(world: &World, file: SourceFile, offset: usize) -> Option<Hover> {
+    let index = file_index(&world.db, file);
+    let (node, on_key) = index.yaml.at(offset)?;
+    if !on_key {
+        return None;
+    }
+    let (key_span, key) = node.key.clone()?;
+    let parent = node.pointer.rsplit_once('/').map_or("", |(p, _)| p);
+    let role = ocf_load::build::source::role_of(file.name(&world.db))
+        .unwrap_or(ocf_load::build::source::Role::Content);
+    let doc = crate::schema::key_doc(
+        crate::schema::root(role),
+        &steps_to(&index.yaml, parent),
+        &key,
+    )?;
+    Some(Hover {
+        contents: HoverContents::Markup(MarkupContent {
+            kind: MarkupKind::Markdown,
+            value: format!("```yaml\n{key}:\n```\n{doc}"),
+        }),
+        range: Some(range(world, file, key_span)),
+    })
 }

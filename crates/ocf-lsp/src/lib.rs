@@ -8,6 +8,7 @@ pub mod complete;
 pub mod db;
 pub mod diagnostics;
 pub mod docs;
+pub mod features;
 pub mod ide;
 pub mod names;
 pub mod schema;
@@ -15,7 +16,8 @@ pub mod server;
 pub mod symbols;
 pub mod synthetic;
 pub mod text;
+pub mod transport;
 pub mod world;
 pub mod yaml;
 
-pub use server::{run_stdio, serve};
+pub use server::{run_stdio, serve, serve_streams};

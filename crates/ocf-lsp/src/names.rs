@@ -75,8 +75,7 @@ fn in_formula(world: &World, file: SourceFile, offset: usize) -> Option<Target> 
         .formulas
         .iter()
         .find(|f| f.span.contains(offset))?;
-    let start = site.text_start?;
-    let at = offset.checked_sub(start)?;
+    let at = site.value_offset(offset)?;
     let formula = ocf_formula::Formula::parse(&site.text).ok()?;
     let lowered = formula.lowered();
     let mut best: Option<(usize, Target)> = None;
@@ -94,20 +93,14 @@ fn in_formula(world: &World, file: SourceFile, offset: usize) -> Option<Target> 
                 let len = root.as_str().len();
                 (at <= a + len).then_some(Target::Root {
                     root: *root,
-                    span: Span {
-                        start: start + a,
-                        end: start + a + len,
-                    },
+                    span: site.span_of(a, a + len),
                 })
             }
             Expr::Call { function, .. } => {
                 let len = function.as_str().len();
                 (at <= a + len).then_some(Target::Function {
                     function: *function,
-                    span: Span {
-                        start: start + a,
-                        end: start + a + len,
-                    },
+                    span: site.span_of(a, a + len),
                 })
             }
             _ => None,
@@ -119,6 +112,33 @@ fn in_formula(world: &World, file: SourceFile, offset: usize) -> Option<Target> 
         }
     }
     best.map(|(_, t)| t)
+}
+
+/// Whether the formula's byte `at` is inside the condition or expression of a list function
+/// (`any`, `all`, `filter`, `map`, `count`), where `x` is each element.
+pub fn x_bound_at(text: &str, at: usize) -> bool {
+    let Ok(formula) = ocf_formula::Formula::parse(text) else {
+        return false;
+    };
+    let lowered = formula.lowered();
+    lowered.exprs.iter().any(|(_, expr)| match expr {
+        Expr::Call { function, args }
+            if matches!(
+                function.as_str(),
+                "any" | "all" | "filter" | "map" | "count"
+            ) =>
+        {
+            args.iter().skip(1).any(|arg| {
+                let range = lowered.range(*arg);
+                let (a, b) = (
+                    u32::from(range.start()) as usize,
+                    u32::from(range.end()) as usize,
+                );
+                a <= at && at <= b
+            })
+        }
+        _ => false,
+    })
 }
 
 /// Splits `pack:local`.
@@ -140,16 +160,13 @@ pub fn declarations(world: &World, from: Pack, kind: Kind, id: &str) -> Vec<Foun
         {
             continue;
         }
-        for &file in pack.files(&world.db) {
-            for decl in &file_index(&world.db, file).symbols.decls {
-                if decl.kind == kind && decl.id == local {
-                    out.push(Found {
-                        pack,
-                        file,
-                        decl: decl.clone(),
-                    });
-                }
-            }
+        let decls = crate::db::pack_decls(&world.db, pack);
+        for (file, decl) in decls.get(&(kind, local.to_owned())).into_iter().flatten() {
+            out.push(Found {
+                pack,
+                file: *file,
+                decl: decl.clone(),
+            });
         }
         // A local ID found in the pack hides the same ID in its dependencies.
         if !out.is_empty() {

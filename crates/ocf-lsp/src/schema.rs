@@ -127,3 +127,20 @@ pub fn enum_values(schemas: &[&Value]) -> Vec<String> {
     }
     out
 }
+
+/// Whether a schema is the formula's (`ocf_model::Formula`): its value is a formula.
+pub fn is_formula(schema: &Value) -> bool {
+    schema
+        .get("description")
+        .and_then(Value::as_str)
+        .is_some_and(|d| d.starts_with("A formula (docs/spec/formulas.md)"))
+}
+
+/// The description of `key` in the map at `path`.
+pub fn key_doc(root: &Value, path: &[Step], key: &str) -> Option<String> {
+    keys(&at(root, path))
+        .into_iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, doc)| doc)
+        .filter(|d| !d.is_empty())
+}

@@ -9,7 +9,7 @@ use ocf_load::build::walk::{self, RefKind, Uses};
 use ocf_model::RulesDocument;
 use rustc_hash::FxHashMap;
 
-use crate::yaml::{NodeKind, Span, YamlIndex, unescape};
+use crate::yaml::{NodeKind, SourceMap, Span, YamlIndex, unescape};
 
 /// What a name names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -81,6 +81,8 @@ pub struct FormulaSite {
     pub text: String,
     pub span: Span,
     pub text_start: Option<usize>,
+    /// Where each byte of the formula is in the text, however the scalar is written.
+    pub map: Option<SourceMap>,
     /// The context roots bound where the formula is (loadRuleset's checker's), when known.
     pub roots: Option<Vec<ocf_formula::Root>>,
 }
@@ -130,13 +132,13 @@ pub fn collect(role: Role, index: &YamlIndex, typed: Option<Typed<'_>>) -> FileS
         let Some(node) = index.get(&used.pointer) else {
             continue;
         };
+        let same = node.scalar.as_deref() == Some(&used.text);
         let site = FormulaSite {
             pointer: used.pointer.clone(),
             text: used.text.clone(),
             span: node.span,
-            text_start: node
-                .text_start
-                .filter(|_| node.scalar.as_deref() == Some(&used.text)),
+            text_start: node.text_start.filter(|_| same),
+            map: node.map.clone().filter(|_| same),
             roots: roots.get(&used.pointer).map(|r| r.to_vec()),
         };
         field_reads(&site, &mut out.refs);
@@ -185,12 +187,40 @@ fn roots_by_pointer(typed: &Typed<'_>) -> FxHashMap<String, &'static [ocf_formul
 /// The span of the ID inside a scalar that holds it as is.
 fn name_span(index: &YamlIndex, pointer: &str, id: &str) -> Option<Span> {
     let node = index.get(pointer)?;
-    let start = node.text_start?;
+    let map = node.map.as_ref()?;
     let at = node.scalar.as_deref()?.find(id)?;
-    Some(Span {
-        start: start + at,
-        end: start + at + id.len(),
-    })
+    Some(map.span(at, at + id.len()))
+}
+
+impl FormulaSite {
+    /// The text span of the formula's bytes `a..b`; the whole node when the formula could not
+    /// be found in the text.
+    pub fn span_of(&self, a: usize, b: usize) -> Span {
+        match &self.map {
+            Some(map) => map.span(a, b.min(self.text.len())),
+            None => self.span,
+        }
+    }
+
+    /// Where the formula's text is in the file, when it could be found.
+    pub fn text_span(&self) -> Option<Span> {
+        let map = self.map.as_ref()?;
+        Some(Span {
+            start: map.to_text(0),
+            end: map.to_text(self.text.len()),
+        })
+    }
+
+    /// How many bytes of the formula are before the text offset (clamped to a character
+    /// boundary), when the offset is inside the formula's text.
+    pub fn value_offset(&self, offset: usize) -> Option<usize> {
+        let span = self.text_span()?;
+        if offset < span.start || offset > span.end {
+            return None;
+        }
+        let at = self.map.as_ref()?.to_value(offset, self.text.len());
+        Some(crate::text::floor_boundary(&self.text, at))
+    }
 }
 
 /// Each field a formula reads, and each situational choice it reads (`situational.<id>`), at its
@@ -201,13 +231,7 @@ fn field_reads(site: &FormulaSite, refs: &mut Vec<Ref>) {
         return;
     };
     let lowered = formula.lowered();
-    let place = |start: usize, end: usize| match site.text_start {
-        Some(at) => Span {
-            start: at + start,
-            end: at + end,
-        },
-        None => site.span,
-    };
+    let place = |start: usize, end: usize| site.span_of(start, end);
     for (id, expr) in lowered.exprs.iter() {
         let range = lowered.range(id);
         let (start, end) = (

@@ -24,6 +24,8 @@ pub struct World {
     packs: BTreeMap<PathBuf, Pack>,
     /// Each known file: its pack and input.
     files: BTreeMap<PathBuf, (Pack, SourceFile)>,
+    /// Each file's path, by its input.
+    paths: FxHashMap<SourceFile, PathBuf>,
     pub open: BTreeSet<PathBuf>,
 }
 
@@ -33,6 +35,7 @@ impl World {
             db,
             packs: BTreeMap::new(),
             files: BTreeMap::new(),
+            paths: FxHashMap::default(),
             open: BTreeSet::new(),
         }
     }
@@ -80,6 +83,7 @@ impl World {
             let text = source::read(&file, &limits, &mut total).unwrap_or_default();
             let input = SourceFile::new(&self.db, file.name.clone(), text, pack);
             self.files.insert(file.path.clone(), (pack, input));
+            self.paths.insert(input, file.path.clone());
             files.push(input);
         }
         pack.set_files(&mut self.db).to(files);
@@ -96,6 +100,7 @@ impl World {
             .map(|(name, text)| {
                 let path = root.join(&name);
                 let input = SourceFile::new(&self.db, name, text, pack);
+                self.paths.insert(input, path.clone());
                 self.files.insert(path, (pack, input));
                 input
             })
@@ -131,6 +136,7 @@ impl World {
         files.push(input);
         pack.set_files(&mut self.db).to(files);
         self.files.insert(path.to_path_buf(), (pack, input));
+        self.paths.insert(input, path.to_path_buf());
         Some((pack, input))
     }
 
@@ -147,6 +153,7 @@ impl World {
     /// Takes a deleted file out of its pack; gives the pack.
     pub fn remove(&mut self, path: &Path) -> Option<Pack> {
         let (pack, file) = self.files.remove(path)?;
+        self.paths.remove(&file);
         let files: Vec<SourceFile> = pack
             .files(&self.db)
             .iter()
@@ -162,10 +169,7 @@ impl World {
     }
 
     pub fn path_of(&self, file: SourceFile) -> Option<&Path> {
-        self.files
-            .iter()
-            .find(|(_, (_, f))| *f == file)
-            .map(|(p, _)| p.as_path())
+        self.paths.get(&file).map(PathBuf::as_path)
     }
 
     /// The pack's ID, from its manifest.

@@ -3,6 +3,9 @@
 //! document), it keeps every node read before a syntax error, so a half-typed file still has its
 //! places for hover, definition and completion.
 
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
 use saphyr_parser::{Event, Parser, ScalarStyle, Span as YamlSpan};
 
 /// A byte range of the text.
@@ -38,6 +41,51 @@ pub struct Node {
     /// Where a scalar's value starts in the text when it is written as is (plain, or quoted
     /// without escapes, on one line): offsets inside the value are offsets inside the text.
     pub text_start: Option<usize>,
+    /// Where each byte of a scalar's value is in the text, however it is written (folded or
+    /// literal blocks, multi-line plain or quoted scalars, escapes), when it could be found.
+    pub map: Option<SourceMap>,
+}
+
+/// Where the bytes of a scalar's value are in the text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SourceMap {
+    /// The value is the text from this offset on.
+    Shift(usize),
+    /// For each byte of the value, and its end, the offset in the text (never decreasing).
+    Table(Arc<[u32]>),
+}
+
+impl SourceMap {
+    /// The text offset of the value's byte `i` (its end for `i` = the value's length).
+    pub fn to_text(&self, i: usize) -> usize {
+        match self {
+            SourceMap::Shift(start) => start + i,
+            SourceMap::Table(table) => table.get(i).or(table.last()).map_or(0, |&t| t as usize),
+        }
+    }
+
+    /// How many of the value's bytes are before the text offset `offset`.
+    pub fn to_value(&self, offset: usize, len: usize) -> usize {
+        match self {
+            SourceMap::Shift(start) => offset.saturating_sub(*start).min(len),
+            SourceMap::Table(table) => {
+                let bytes = &table[..table.len().saturating_sub(1)];
+                bytes.partition_point(|&t| (t as usize) < offset).min(len)
+            }
+        }
+    }
+
+    /// The text span of the value's bytes `a..b`.
+    pub fn span(&self, a: usize, b: usize) -> Span {
+        let start = self.to_text(a);
+        // The end is where the value's next byte is written (a folded line break, an escape,
+        // the closing quote), or the start when the range is empty.
+        let end = if b > a { self.to_text(b) } else { start };
+        Span {
+            start,
+            end: end.max(start),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -45,11 +93,30 @@ pub struct YamlIndex {
     pub nodes: Vec<Node>,
     /// Where the parser stopped, if the text is not well-formed YAML.
     pub error: Option<(usize, String)>,
+    /// Each pointer's first node: a look-up per reference must not scan the file.
+    by_pointer: FxHashMap<String, usize>,
 }
 
 impl YamlIndex {
     pub fn get(&self, pointer: &str) -> Option<&Node> {
-        self.nodes.iter().find(|n| n.pointer == pointer)
+        self.by_pointer.get(pointer).map(|&i| &self.nodes[i])
+    }
+
+    /// The direct children of the node at `pointer`, in the text's order.
+    pub fn children<'a>(&'a self, pointer: &'a str) -> impl Iterator<Item = &'a Node> + 'a {
+        let first = self
+            .by_pointer
+            .get(pointer)
+            .map_or(self.nodes.len(), |&i| i + 1);
+        let depth = pointer.matches('/').count() + 1;
+        self.nodes[first..]
+            .iter()
+            .take_while(move |n| {
+                n.pointer.len() > pointer.len()
+                    && n.pointer.starts_with(pointer)
+                    && n.pointer.as_bytes()[pointer.len()] == b'/'
+            })
+            .filter(move |n| n.pointer.matches('/').count() == depth)
     }
 
     /// The innermost node whose key or value holds `offset`, and whether the offset is on the key.
@@ -114,7 +181,11 @@ pub fn index(text: &str, max_depth: usize) -> YamlIndex {
                     continue;
                 }
                 let text_start = as_is(text, &value, style, span);
-                place(
+                let map = match text_start {
+                    Some(start) => Some(SourceMap::Shift(start)),
+                    None => align(text, &value, style, span),
+                };
+                let node = place(
                     &mut out,
                     &mut stack,
                     NodeKind::Scalar,
@@ -122,6 +193,7 @@ pub fn index(text: &str, max_depth: usize) -> YamlIndex {
                     Some(value.to_string()),
                     text_start,
                 );
+                out.nodes[node].map = map;
             }
             Event::Alias(_) => {
                 if let Some(open) = stack.last_mut()
@@ -170,6 +242,9 @@ pub fn index(text: &str, max_depth: usize) -> YamlIndex {
     for open in stack {
         out.nodes[open.node].span.end = text.len();
     }
+    for (i, node) in out.nodes.iter().enumerate() {
+        out.by_pointer.entry(node.pointer.clone()).or_insert(i);
+    }
     out
 }
 
@@ -207,6 +282,7 @@ fn place(
         span,
         scalar,
         text_start,
+        map: None,
     });
     out.nodes.len() - 1
 }
@@ -223,6 +299,129 @@ fn as_is(text: &str, value: &str, style: ScalarStyle, span: Span) -> Option<usiz
         _ => None,
     }?;
     (!value.contains('\n')).then_some(inner)
+}
+
+/// Where each byte of a scalar's value is in the text, found by walking the value and its text
+/// together: a folded line break is the value's space, indentation and the line breaks YAML
+/// drops are skipped, a quoted scalar's escapes (`\\n`, `\\u00e9`, `''`, an escaped line break)
+/// stand for what they mean. `None` when the walk loses its way (it never guesses).
+fn align(text: &str, value: &str, style: ScalarStyle, span: Span) -> Option<SourceMap> {
+    let (mut s, end) = match style {
+        ScalarStyle::Plain => (span.start, span.end),
+        ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted => {
+            (span.start + 1, span.end.checked_sub(1)?)
+        }
+        _ => {
+            // A block scalar's value starts on the line after its header (the span starts at
+            // the header, or already at the value).
+            let raw = text.get(span.start..)?;
+            if raw.starts_with(['|', '>']) {
+                (span.start + raw.find('\n')? + 1, span.end)
+            } else {
+                (span.start, span.end)
+            }
+        }
+    };
+    let end = end.min(text.len());
+    if value.len() >= u32::MAX as usize || end >= u32::MAX as usize {
+        return None;
+    }
+    let mut table: Vec<u32> = Vec::with_capacity(value.len() + 1);
+    for c in value.chars() {
+        loop {
+            if s >= end {
+                // A block's final line break may come from its chomping, past the span.
+                if c == '\n' {
+                    table.push(end as u32);
+                    break;
+                }
+                return None;
+            }
+            let sc = text.get(s..)?.chars().next()?;
+            if style == ScalarStyle::DoubleQuoted && sc == '\\' {
+                let (decoded, len) = escape_at(text.get(s..end)?)?;
+                match decoded {
+                    None => {
+                        s += len;
+                        continue;
+                    }
+                    Some(d) if d == c => {
+                        table.extend(std::iter::repeat_n(s as u32, c.len_utf8()));
+                        s += len;
+                        break;
+                    }
+                    Some(_) => return None,
+                }
+            }
+            if style == ScalarStyle::SingleQuoted && sc == '\'' && c == '\'' {
+                table.push(s as u32);
+                s += 2;
+                break;
+            }
+            if sc == c {
+                table.extend((0..c.len_utf8()).map(|k| (s + k) as u32));
+                s += sc.len_utf8();
+                break;
+            }
+            if c == ' ' && (sc == '\n' || sc == '\r') {
+                table.push(s as u32);
+                s += 1;
+                break;
+            }
+            if sc.is_whitespace() {
+                s += sc.len_utf8();
+                continue;
+            }
+            return None;
+        }
+    }
+    table.push(s.min(end) as u32);
+    Some(SourceMap::Table(table.into()))
+}
+
+/// A double-quoted scalar's escape at the start of `text`: what it stands for (`None` for an
+/// escaped line break, with the next line's indentation) and its length in the text.
+fn escape_at(text: &str) -> Option<(Option<char>, usize)> {
+    let mut chars = text.chars();
+    chars.next()?;
+    let c = chars.next()?;
+    let hex = |n: usize| {
+        let digits = text.get(2..2 + n)?;
+        let code = u32::from_str_radix(digits, 16).ok()?;
+        // A lone surrogate is read as the replacement character.
+        Some((Some(char::from_u32(code).unwrap_or('\u{fffd}')), 2 + n))
+    };
+    let one = |d: char| Some((Some(d), 1 + c.len_utf8()));
+    match c {
+        '0' => one('\0'),
+        'a' => one('\u{7}'),
+        'b' => one('\u{8}'),
+        't' | '\t' => one('\t'),
+        'n' => one('\n'),
+        'v' => one('\u{b}'),
+        'f' => one('\u{c}'),
+        'r' => one('\r'),
+        'e' => one('\u{1b}'),
+        ' ' => one(' '),
+        '"' => one('"'),
+        '/' => one('/'),
+        '\\' => one('\\'),
+        'N' => one('\u{85}'),
+        '_' => one('\u{a0}'),
+        'L' => one('\u{2028}'),
+        'P' => one('\u{2029}'),
+        'x' => hex(2),
+        'u' => hex(4),
+        'U' => hex(8),
+        '\n' | '\r' => {
+            let rest = &text[1..];
+            let skipped = if rest.starts_with("\r\n") { 2 } else { 1 };
+            let after = &rest[skipped..];
+            let indent = after.len() - after.trim_start_matches([' ', '\t']).len();
+            Some((None, 1 + skipped + indent))
+        }
+        _ => None,
+    }
 }
 
 /// RFC 6901 escaping of one pointer segment.

@@ -17,6 +17,7 @@ fn fresh(world: &World, pack: Pack) -> Vec<ocf_load::build::Problem> {
         .collect();
     let options = BuildOptions {
         dependencies: given(&world.db, pack).to_vec(),
+        with_errors: ocf_lsp::db::given_with_errors(&world.db, pack).clone(),
         ..BuildOptions::default()
     };
     build_files(&files, &options).problems

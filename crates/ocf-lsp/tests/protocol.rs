@@ -1,226 +1,13 @@
 //! The server in-process, over an in-memory connection, as an editor drives it: initialize,
 //! didOpen, didChange, then the requests; what it answers is rendered and snapshotted.
 
-use std::path::{Path, PathBuf};
-use std::thread::JoinHandle;
+mod support;
 
-use expect_test::{Expect, expect};
-use lsp_server::{Connection, Message, Notification, Request, RequestId};
+use std::path::Path;
+
+use expect_test::expect;
 use serde_json::{Value, json};
-
-struct Client {
-    conn: Connection,
-    server: Option<JoinHandle<Result<(), String>>>,
-    next: i32,
-    root: PathBuf,
-    /// Diagnostics published, in order: (file relative to the root, rendered).
-    published: Vec<(String, Vec<String>)>,
-}
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/packs")
-}
-
-impl Client {
-    fn start() -> Client {
-        Client::start_in(fixtures())
-    }
-
-    fn start_in(root: PathBuf) -> Client {
-        let (server, client) = Connection::memory();
-        let handle = std::thread::spawn(move || ocf_lsp::serve(&server));
-        let mut c = Client {
-            conn: client,
-            server: Some(handle),
-            next: 0,
-            root: root.clone(),
-            published: Vec::new(),
-        };
-        let uri = url(&root);
-        let init = c.request(
-            "initialize",
-            json!({ "capabilities": {}, "workspaceFolders": [{ "uri": uri, "name": "packs" }] }),
-        );
-        assert!(init["capabilities"]["hoverProvider"].as_bool() == Some(true));
-        c.notify("initialized", json!({}));
-        c
-    }
-
-    fn uri(&self, file: &str) -> String {
-        url(&self.root.join(file))
-    }
-
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        self.next += 1;
-        let id = RequestId::from(self.next);
-        self.conn
-            .sender
-            .send(Message::Request(Request::new(
-                id.clone(),
-                method.to_owned(),
-                params,
-            )))
-            .unwrap();
-        loop {
-            match self.conn.receiver.recv().expect("the server answers") {
-                Message::Response(r) if r.id == id => {
-                    return match r.error {
-                        Some(e) => json!({ "error": { "code": e.code, "message": e.message } }),
-                        None => r.result.unwrap_or(Value::Null),
-                    };
-                }
-                Message::Notification(n) => self.collect(n),
-                _ => {}
-            }
-        }
-    }
-
-    fn collect(&mut self, n: Notification) {
-        if n.method != "textDocument/publishDiagnostics" {
-            return;
-        }
-        let uri = n.params["uri"].as_str().unwrap_or_default();
-        let path = url::Url::parse(uri).unwrap().to_file_path().unwrap();
-        let file = path
-            .strip_prefix(&self.root)
-            .unwrap()
-            .to_string_lossy()
-            .into_owned();
-        let rendered = n.params["diagnostics"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|d| {
-                let r = &d["range"];
-                format!(
-                    "{}:{}-{}:{} {} {}: {}",
-                    r["start"]["line"],
-                    r["start"]["character"],
-                    r["end"]["line"],
-                    r["end"]["character"],
-                    if d["severity"] == 1 {
-                        "error"
-                    } else {
-                        "warning"
-                    },
-                    d["code"].as_str().unwrap_or_default(),
-                    d["message"].as_str().unwrap_or_default()
-                )
-            })
-            .collect();
-        self.published.push((file, rendered));
-    }
-
-    fn notify(&mut self, method: &str, params: Value) {
-        self.conn
-            .sender
-            .send(Message::Notification(Notification::new(
-                method.to_owned(),
-                params,
-            )))
-            .unwrap();
-        // A request answered after the notification: whatever it published has arrived.
-        self.request("ocf/sync", json!(null));
-    }
-
-    fn open(&mut self, file: &str) {
-        let text = std::fs::read_to_string(self.root.join(file)).unwrap();
-        self.open_text(file, &text);
-    }
-
-    fn open_text(&mut self, file: &str, text: &str) {
-        let uri = self.uri(file);
-        self.notify(
-            "textDocument/didOpen",
-            json!({ "textDocument": { "uri": uri, "languageId": "yaml", "version": 1, "text": text } }),
-        );
-    }
-
-    fn change(&mut self, file: &str, range: [u32; 4], text: &str) {
-        let uri = self.uri(file);
-        self.notify(
-            "textDocument/didChange",
-            json!({ "textDocument": { "uri": uri, "version": 2 }, "contentChanges": [{
-                "range": { "start": { "line": range[0], "character": range[1] },
-                           "end": { "line": range[2], "character": range[3] } },
-                "text": text }] }),
-        );
-    }
-
-    fn at(&mut self, method: &str, file: &str, line: u32, character: u32, extra: Value) -> Value {
-        let mut params = json!({
-            "textDocument": { "uri": self.uri(file) },
-            "position": { "line": line, "character": character },
-        });
-        if let (Some(p), Some(e)) = (params.as_object_mut(), extra.as_object()) {
-            p.extend(e.clone());
-        }
-        self.request(method, params)
-    }
-
-    fn take_published(&mut self) -> String {
-        self.published
-            .drain(..)
-            .map(|(file, diags)| {
-                let mut s = format!("{file}:\n");
-                for d in diags {
-                    s.push_str(&format!("  {d}\n"));
-                }
-                s
-            })
-            .collect::<String>()
-    }
-
-    /// Locations as `file line:col-line:col`, relative to the root.
-    fn locations(&self, value: &Value) -> String {
-        let list = match value {
-            Value::Array(list) => list.clone(),
-            Value::Null => Vec::new(),
-            other => vec![other.clone()],
-        };
-        list.iter()
-            .map(|l| {
-                let path = url::Url::parse(l["uri"].as_str().unwrap())
-                    .unwrap()
-                    .to_file_path()
-                    .unwrap();
-                let file = path.strip_prefix(&self.root).unwrap().display().to_string();
-                let r = &l["range"];
-                format!(
-                    "{file} {}:{}-{}:{}\n",
-                    r["start"]["line"],
-                    r["start"]["character"],
-                    r["end"]["line"],
-                    r["end"]["character"]
-                )
-            })
-            .collect()
-    }
-}
-
-impl Drop for Client {
-    fn drop(&mut self) {
-        let _ = self.request("shutdown", json!(null));
-        let _ = self
-            .conn
-            .sender
-            .send(Message::Notification(Notification::new(
-                "exit".to_owned(),
-                json!(null),
-            )));
-        if let Some(handle) = self.server.take() {
-            let _ = handle.join();
-        }
-    }
-}
-
-fn url(path: &Path) -> String {
-    url::Url::from_file_path(path).unwrap().to_string()
-}
-
-fn check(actual: String, expect: Expect) {
-    expect.assert_eq(&actual);
-}
+use support::{Client, check, fixtures};
 
 #[test]
 fn diagnostics_as_you_type() {
@@ -383,11 +170,29 @@ fn hover_names_functions_and_roots() {
         ```
     "#]],
     );
-    let nothing = c.at(
+    // A YAML key says what it means, from the schemas.
+    let key = c.at(
         "textDocument/hover",
         "homebrew/content/axe.yaml",
         0,
         0,
+        json!({}),
+    );
+    check(
+        hover_text(&key),
+        expect![[r#"
+        ```yaml
+        id:
+        ```
+        Required, except on an `override` (which names the item it changes).
+    "#]],
+    );
+    // A value that names nothing says nothing.
+    let nothing = c.at(
+        "textDocument/hover",
+        "homebrew/content/axe.yaml",
+        3,
+        20,
         json!({}),
     );
     check(
@@ -931,8 +736,9 @@ fn files_changed_on_disk_are_read_again() {
     c.take_published();
 
     // The dependency's file declaring `str.mod` (and the `weapon` type its sword is) is deleted by
-    // another program: the dependency no longer builds, so what reads its fields is not checked
-    // (`unchecked-dependency`, in homebrew's pack.yaml, which is not open).
+    // another program: the dependency has errors, and the pack is still checked against it as it
+    // is (with `dependency-has-errors` in homebrew's pack.yaml, which is not open): the reads of
+    // `str.mod` are unknown.
     let abilities = root.join("base/rules/abilities.yaml");
     let text = std::fs::read_to_string(&abilities).unwrap();
     std::fs::remove_file(&abilities).unwrap();
@@ -945,6 +751,8 @@ fn files_changed_on_disk_are_read_again() {
         c.take_published(),
         expect![[r#"
         homebrew/rules/attack.yaml:
+          3:13-3:20 error formula-error: unknown-name: no field `str.mod`
+          6:18-6:25 error formula-error: unknown-name: no field `str.mod`
     "#]],
     );
 

@@ -11,6 +11,7 @@ mod checks;
 mod content;
 mod cycles;
 mod expand;
+mod item_fields;
 mod limits;
 mod locations;
 mod manifest;
@@ -49,6 +50,10 @@ pub struct BuildOptions {
     /// here are left unchecked (loadRuleset checks them).
     pub dependencies: Vec<PackRelease>,
     pub limits: ReadLimits,
+    /// The IDs of given dependencies whose own builds have errors (given as drafted, see
+    /// [`BuildReport::draft`]): the pack is still checked against them, with a
+    /// `dependency-has-errors` warning on each.
+    pub with_errors: Vec<String>,
 }
 
 /// The build's result: the release when there are no errors, and every problem, errors and
@@ -61,6 +66,10 @@ pub struct BuildReport {
     /// [`crate::LoadOptions`]), when the build made it and loaded it to check that the load agrees:
     /// a caller that would load the same packs has it without loading them again.
     pub loaded: Option<Ruleset>,
+    /// The release as drafted when the build has errors (when the manifest read): what the packs
+    /// depending on this one are checked against meanwhile, so that an error here does not hide
+    /// theirs.
+    pub draft: Option<PackRelease>,
 }
 
 /// Builds the folder's release, or gives every problem (warnings included) if any is an error.
@@ -322,6 +331,10 @@ fn build_parsed(
                     .find(|r| r.id.as_str() == d.pack)
             })
             .collect();
+        // Item field values against their declarations, when every declaration is in sight.
+        if pack_scope.rules_complete && scope.missing.is_empty() {
+            item_fields::check(release, &dependencies, &placed, &mut problems);
+        }
         types::TypeCheck {
             release,
             dependencies: &dependencies,
@@ -366,15 +379,48 @@ fn build_parsed(
         }
     }
 
+    if let Some((manifest, locations)) = manifest {
+        dependencies_with_errors(manifest, locations, options, &mut problems);
+    }
     sort(&mut problems, &order);
+    let mut draft = None;
     if problems.iter().any(Problem::is_error) {
-        release = None;
+        draft = release.take();
         loaded = None;
     }
     BuildReport {
         release,
         problems,
         loaded,
+        draft,
+    }
+}
+
+/// One warning per declared dependency given as drafted by a build with errors: the pack is
+/// checked against the draft, and may pass once the dependency's errors are mended.
+fn dependencies_with_errors(
+    manifest: &ocf_model::PackManifest,
+    locations: &Locations,
+    options: &BuildOptions,
+    problems: &mut Vec<Problem>,
+) {
+    for id in &options.with_errors {
+        if manifest.dependencies.get(id).is_none() {
+            continue;
+        }
+        let pointer = format!("/dependencies/{}", escape(id));
+        problems.push(
+            Problem::warning(
+                "dependency-has-errors",
+                format!(
+                    "the dependency `{id}` has errors (see its own problems): this pack is checked \
+                     against it as written"
+                ),
+            )
+            .in_file("pack.yaml")
+            .at(&pointer, locations.key(&pointer))
+            .with("pack", id.as_str()),
+        );
     }
 }
 

@@ -38,8 +38,65 @@ pub fn document<T: DeserializeOwned + PartialEq + std::fmt::Debug>(
     let text = if locations.has("") { text } else { "{}" };
     match from_yaml_str::<T>(text, file) {
         Ok(value) => Ok(Document { value, locations }),
-        Err(error) => Err(Box::new(load_problem(error, file, &locations))),
+        Err(mut error) => {
+            // A key written twice is placed at its second writing, not at its map.
+            if let LoadErrorKind::Invalid(message) = &error.kind
+                && let Some(key) = message
+                    .strip_prefix("duplicate field `")
+                    .or_else(|| message.strip_prefix("duplicate key `"))
+                    .and_then(|rest| rest.split('`').next())
+                && let Some(at) = second_key(text, &locations, &error.path, key)
+            {
+                error.location = Some((at.line, at.column));
+                error.path = format!("{}/{}", error.path, escape(key));
+            }
+            Err(Box::new(load_problem(error, file, &locations)))
+        }
     }
+}
+
+/// Where `key` is written the second time in the map at `pointer`: after its first writing, on
+/// the same line (a flow map) or on a later line at the same column (a block map), before a line
+/// indented less.
+fn second_key(text: &str, locations: &Locations, pointer: &str, key: &str) -> Option<Position> {
+    let first = locations.key(&format!("{pointer}/{}", escape(key)))?;
+    let lines: Vec<&str> = text.lines().collect();
+    let is_key_at = |line: &str, column: usize| {
+        let rest: String = line.chars().skip(column.saturating_sub(1)).collect();
+        let rest = rest.trim_start_matches(['"', '\'']);
+        rest.strip_prefix(key).is_some_and(|after| {
+            let after = after.trim_start_matches(['"', '\'']).trim_start();
+            after.starts_with(':')
+        })
+    };
+    // A flow map: later on the first key's line.
+    let line = lines.get(first.line.checked_sub(1)?)?;
+    let chars: Vec<char> = line.chars().collect();
+    for column in first.column + key.chars().count()..chars.len() {
+        let before = chars[column - 1];
+        if (before == ' ' || before == ',' || before == '{') && is_key_at(line, column + 1) {
+            return Some(Position {
+                line: first.line,
+                column: column + 1,
+            });
+        }
+    }
+    for (i, line) in lines.iter().enumerate().skip(first.line) {
+        let indent = line.chars().take_while(|c| *c == ' ').count();
+        if line.trim().is_empty() || line.trim_start().starts_with('#') {
+            continue;
+        }
+        if indent + 1 < first.column {
+            return None;
+        }
+        if is_key_at(line, first.column) {
+            return Some(Position {
+                line: i + 1,
+                column: first.column,
+            });
+        }
+    }
+    None
 }
 
 /// Debug builds check that the one-pass reading gave what serde_yaml gives: every test and
