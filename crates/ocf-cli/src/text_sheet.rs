@@ -36,6 +36,9 @@ pub fn name_of(ruleset: &Ruleset, texts: &Texts<'_>, id: &str) -> String {
     texts.text(&key, args)
 }
 
+/// The most dots or boxes drawn: a hostile pack's value or bound can't make the line unbounded.
+const MAX_MARKS: f64 = 100.0;
+
 /// A hinted value as the hint shows it.
 fn shown(
     ruleset: &Ruleset,
@@ -67,8 +70,8 @@ fn shown(
             }
         }
         (Show::Dots, Some(n)) => {
-            let total = max.unwrap_or(n).max(n) as usize;
-            let filled = n.max(0.0) as usize;
+            let total = max.unwrap_or(n).max(n).clamp(0.0, MAX_MARKS) as usize;
+            let filled = n.clamp(0.0, MAX_MARKS) as usize;
             format!(
                 "{}{}",
                 "●".repeat(filled),
@@ -76,14 +79,15 @@ fn shown(
             )
         }
         (Show::Track, Some(n)) => {
-            let total = of.and_then(Value::as_f64).or(max).unwrap_or(n).max(n) as usize;
-            let filled = n.max(0.0) as usize;
+            let length = of.and_then(Value::as_f64).or(max).unwrap_or(n).max(n);
+            let total = length.clamp(0.0, MAX_MARKS) as usize;
+            let filled = n.clamp(0.0, MAX_MARKS) as usize;
             format!(
                 "{}{} {}/{}",
                 "■".repeat(filled),
                 "□".repeat(total.saturating_sub(filled)),
-                filled,
-                total
+                number_text(n),
+                number_text(length)
             )
         }
         (Show::Clock, Some(n)) => {

@@ -115,7 +115,9 @@ impl Message {
                 let offset = offset.min(text.len());
                 Err(MessageError {
                     message: error.message,
-                    line: text[..offset].matches('\n').count() + 1,
+                    line: text
+                        .get(..offset)
+                        .map_or(1, |s| s.matches('\n').count() + 1),
                     column: text
                         .get(line_start(text, offset)..offset)
                         .map_or(1, |s| s.chars().count() + 1),
