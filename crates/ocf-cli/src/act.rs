@@ -6,7 +6,7 @@
 //! action on its own character file, in the same process ([`cast`]). It shows each roll's items
 //! and faces, the outcome and the proposed changes (`--json`: the last result as JSON).
 
-mod cast;
+pub(crate) mod cast;
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
@@ -62,7 +62,7 @@ pub struct ActArgs {
     output: Option<PathBuf>,
 }
 
-fn key_value(text: &str) -> Result<(String, Json), String> {
+pub(crate) fn key_value(text: &str) -> Result<(String, Json), String> {
     let (k, v) = text
         .split_once('=')
         .ok_or_else(|| format!("`{text}` is not `name=value`"))?;
@@ -70,7 +70,7 @@ fn key_value(text: &str) -> Result<(String, Json), String> {
     Ok((k.to_owned(), v))
 }
 
-fn read_yaml(path: &PathBuf) -> Result<Json, String> {
+pub(crate) fn read_yaml(path: &PathBuf) -> Result<Json, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     serde_yaml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
 }

@@ -230,20 +230,20 @@ pub fn roll(
         out.faces = Some(faces);
         items.push(out);
     }
-    // Multiply: each item not marked `multiplied: false`, by every factor in turn.
-    for (factor, _) in &built.multiply {
-        for item in items.iter_mut() {
-            if item.multiplied == Some(false) {
-                continue;
-            }
-            let v = item.value as f64 * factor;
-            item.value = match rounding {
-                ocf_model::Rounding::Ceil => v.ceil(),
-                ocf_model::Rounding::Round => v.round(),
-                _ => v.floor(),
-            } as i64;
-            item.factor = Some(item.factor.unwrap_or(1.0) * factor);
-        }
+    Ok(finish(items, built, rounding, supplied, by))
+}
+
+/// The rolled items multiplied (each not marked `multiplied: false`, by every factor in turn),
+/// then the total and its bounds.
+pub(crate) fn finish(
+    mut items: Vec<ocf_dice::RollItem>,
+    built: &Built<'_>,
+    rounding: ocf_model::Rounding,
+    supplied: Vec<i64>,
+    by: &'static str,
+) -> Rolled {
+    for item in items.iter_mut() {
+        multiply(item, built, rounding);
     }
     let unbounded = items
         .iter()
@@ -271,7 +271,7 @@ pub fn roll(
         total = *v;
         bounds.push(json!({ "source": src, "op": "atMost", "value": v }));
     }
-    Ok(Rolled {
+    Rolled {
         items,
         total,
         unbounded,
@@ -279,5 +279,25 @@ pub fn roll(
         tallies: Vec::new(),
         supplied,
         by,
-    })
+    }
+}
+
+/// One item multiplied by the roll's factors, unless it is marked `multiplied: false`.
+pub(crate) fn multiply(
+    item: &mut ocf_dice::RollItem,
+    built: &Built<'_>,
+    rounding: ocf_model::Rounding,
+) {
+    if item.multiplied == Some(false) {
+        return;
+    }
+    for (factor, _) in &built.multiply {
+        let v = item.value as f64 * factor;
+        item.value = match rounding {
+            ocf_model::Rounding::Ceil => v.ceil(),
+            ocf_model::Rounding::Round => v.round(),
+            _ => v.floor(),
+        } as i64;
+        item.factor = Some(item.factor.unwrap_or(1.0) * factor);
+    }
 }

@@ -18,6 +18,7 @@ pub fn call(case: &Case, dir: &Path) -> Result<Outcome, String> {
         "startAction" | "continueAction" => super::actions::call(case, dir),
         "applyChanges" => apply_changes(case, dir),
         "upgrade" => upgrade(case, dir),
+        "odds" => super::odds::call(case, dir),
         other => Err(format!("unknown call `{other}`")),
     }
 }

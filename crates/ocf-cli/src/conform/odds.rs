@@ -1,0 +1,86 @@
+//! The `odds` call of the conformance runner (issue 45): `{ character, action, params?,
+//! situational?, participants?, answers? }`, startAction's input, where a participant may also be
+//! the path of a character file (relative to the case): its view is read from its own computed
+//! sheet, and a handoff to it runs its action on it. The output is the odds with every
+//! probability and mean an exact fraction (`"11/20"`), so cases compare exactly.
+
+use super::Outcome;
+use super::calls::{case_ruleset, read_character};
+use super::case::Case;
+use ocf_actions::odds::SessionOdds;
+use ocf_actions::odds::handoffs::Characters;
+use ocf_actions::{Answer, StartInput};
+use serde::Deserialize;
+use serde_json::Value as Json;
+use std::path::Path;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct OddsInput {
+    character: Json,
+    action: Json,
+    #[serde(default)]
+    params: serde_json::Map<String, Json>,
+    #[serde(default)]
+    situational: serde_json::Map<String, Json>,
+    #[serde(default)]
+    participants: serde_json::Map<String, Json>,
+    #[serde(default)]
+    answers: Vec<Answer>,
+}
+
+pub fn call(case: &Case, dir: &Path) -> Result<Outcome, String> {
+    let input =
+        OddsInput::deserialize(&case.input).map_err(|e| format!("bad `odds` input: {e}"))?;
+    let ruleset = match case_ruleset(case, dir)? {
+        Ok(ruleset) => ruleset,
+        Err(errors) => return Ok(errors),
+    };
+    let mut session = ocf_engine::Session::new(ruleset);
+    let actor = session.open(&read_character(&input.character, dir)?, &[]);
+    // Participants given as files: opened beside the actor, each remembered by its file's id.
+    let mut opened = Vec::new();
+    let mut roles: Vec<(String, Vec<Result<Json, String>>)> = Vec::new();
+    for (role, list) in &input.participants {
+        let mut entries = Vec::new();
+        for entry in list.as_array().into_iter().flatten() {
+            match entry {
+                Json::String(path) => {
+                    let character = read_character(entry, dir)?;
+                    let id = character.id.to_string();
+                    let cid = session.open(&character, &[]);
+                    opened.push((id.clone(), cid));
+                    let _ = path;
+                    entries.push(Err(id));
+                }
+                view => entries.push(Ok(view.clone())),
+            }
+        }
+        roles.push((role.clone(), entries));
+    }
+    let mut handoffs = Characters::new(
+        opened
+            .iter()
+            .map(|(id, cid)| (id.clone(), &session, *cid))
+            .collect(),
+    );
+    let mut start = StartInput::default();
+    start.action = serde_json::from_value(input.action).map_err(|e| format!("action: {e}"))?;
+    start.params = input.params;
+    start.situational = input.situational;
+    start.answers = input.answers;
+    for (role, entries) in roles {
+        let mut views = Vec::new();
+        for entry in entries {
+            views.push(match entry {
+                Ok(view) => view,
+                Err(id) => handoffs.view(&id).map_err(|e| e.to_string())?,
+            });
+        }
+        start.participants.insert(role, Json::Array(views));
+    }
+    match session.odds(actor, &start, &mut handoffs) {
+        Ok(odds) => Ok(Outcome::Output(odds.to_exact_json())),
+        Err(e) => Ok(Outcome::Errors(vec![e.to_json()])),
+    }
+}
