@@ -11,15 +11,15 @@
 //! finished run weighs its result and changes by the product of its classes' probabilities. A
 //! choice takes the recommended option (the policy's `choices: auto`) or the given answers.
 //!
-//! The work is bounded: more than [`MAX_PATHS`] runs, more than [`MAX_CLASSES`] classes at one
-//! roll, or more than [`MAX_SECONDS`] of work is `distribution-too-large`, and each dice term's
+//! The work is bounded: more than [`MAX_PATHS`] runs or more than [`MAX_CLASSES`] classes at one
+//! roll is `distribution-too-large` (the first run's classes multiplied are the estimate, so an
+//! action past the bound is refused after one run), and each dice term's
 //! distribution spends from `ocf-dice`'s own bound.
 
 pub mod classes;
 pub mod handoffs;
 
 use std::collections::{BTreeMap, HashMap};
-use std::time::{Duration, Instant};
 
 use num_bigint::BigInt;
 use num_rational::BigRational;
@@ -36,8 +36,6 @@ use crate::steps::{Limits, Run, Stop};
 pub const MAX_PATHS: usize = 5_000;
 /// The most outcome classes one roll may have.
 pub const MAX_CLASSES: usize = 5_000;
-/// The most wall time the runs may take before the answer is refused.
-pub const MAX_SECONDS: f64 = 5.0;
 
 pub(crate) fn too_large(message: String) -> ActionError {
     ActionError::new("distribution-too-large", message)
@@ -109,7 +107,6 @@ struct Paths<'a> {
     probability: BigRational,
     memo: &'a mut Memo,
     handoffs: &'a mut dyn Handoffs,
-    started: Instant,
 }
 
 impl Branch for Paths<'_> {
@@ -124,11 +121,6 @@ impl Branch for Paths<'_> {
         let i = i.min(probabilities.len() - 1);
         self.taken.push((i, probabilities.len()));
         self.probability *= &probabilities[i];
-        if self.started.elapsed() > Duration::from_secs_f64(MAX_SECONDS) {
-            return Err(too_large(format!(
-                "working out the odds took more than {MAX_SECONDS} s"
-            )));
-        }
         Ok(i)
     }
 
@@ -285,7 +277,12 @@ impl Odds {
                 Json::Object(m)
             })
             .collect();
-        json!({ "results": results, "participants": participants, "changes": changes })
+        let outcomes: Vec<Json> = self
+            .outcomes
+            .iter()
+            .map(|(q, o)| json!([o, p(q)]))
+            .collect();
+        json!({ "results": results, "participants": participants, "changes": changes, "outcomes": outcomes })
     }
 }
 
@@ -397,7 +394,6 @@ pub fn odds(
     let mut memo = Memo::default();
     let mut script: Vec<usize> = Vec::new();
     let mut leaves: Vec<Leaf> = Vec::new();
-    let started = Instant::now();
     loop {
         if leaves.len() >= MAX_PATHS {
             return Err(too_large(format!(
@@ -410,7 +406,6 @@ pub fn odds(
             probability: BigRational::one(),
             memo: &mut memo,
             handoffs: &mut *handoffs,
-            started,
         };
         let mut dice = NoDice;
         let result = crate::on_deep_stack(|| {

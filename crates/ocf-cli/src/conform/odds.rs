@@ -2,7 +2,8 @@
 //! situational?, participants?, answers? }`, startAction's input, where a participant may also be
 //! the path of a character file (relative to the case): its view is read from its own computed
 //! sheet, and a handoff to it runs its action on it. The output is the odds with every
-//! probability and mean an exact fraction (`"11/20"`), so cases compare exactly.
+//! probability and mean an exact fraction (`"11/20"`), so cases compare exactly; with `digits: N`,
+//! numbers rounded to N decimals.
 
 use super::Outcome;
 use super::calls::{case_ruleset, read_character};
@@ -27,6 +28,10 @@ struct OddsInput {
     participants: serde_json::Map<String, Json>,
     #[serde(default)]
     answers: Vec<Answer>,
+    /// Probabilities and means as numbers rounded to this many decimals instead of fractions
+    /// (for dice whose exact fractions carry the cut-off of a safety limit, `1d6!`).
+    #[serde(default)]
+    digits: Option<usize>,
 }
 
 pub fn call(case: &Case, dir: &Path) -> Result<Outcome, String> {
@@ -80,7 +85,23 @@ pub fn call(case: &Case, dir: &Path) -> Result<Outcome, String> {
         start.participants.insert(role, Json::Array(views));
     }
     match session.odds(actor, &start, &mut handoffs) {
-        Ok(odds) => Ok(Outcome::Output(odds.to_exact_json())),
+        Ok(odds) => Ok(Outcome::Output(match input.digits {
+            None => odds.to_exact_json(),
+            Some(d) => rounded(odds.to_json(), d),
+        })),
         Err(e) => Ok(Outcome::Errors(vec![e.to_json()])),
+    }
+}
+
+/// Every float of `value` rounded to `digits` decimals (integers as they are).
+fn rounded(value: Json, digits: usize) -> Json {
+    match value {
+        Json::Number(n) if n.is_f64() => {
+            let text = format!("{:.*}", digits, n.as_f64().unwrap_or_default());
+            serde_json::json!(text.parse::<f64>().unwrap_or_default())
+        }
+        Json::Array(list) => Json::Array(list.into_iter().map(|v| rounded(v, digits)).collect()),
+        Json::Object(map) => Json::Object(map.into_iter().map(|(k, v)| (k, rounded(v, digits))).collect()),
+        other => other,
     }
 }
