@@ -101,7 +101,11 @@ fn rounded(value: Json, digits: usize) -> Json {
             serde_json::json!(text.parse::<f64>().unwrap_or_default())
         }
         Json::Array(list) => Json::Array(list.into_iter().map(|v| rounded(v, digits)).collect()),
-        Json::Object(map) => Json::Object(map.into_iter().map(|(k, v)| (k, rounded(v, digits))).collect()),
+        Json::Object(map) => Json::Object(
+            map.into_iter()
+                .map(|(k, v)| (k, rounded(v, digits)))
+                .collect(),
+        ),
         other => other,
     }
 }
