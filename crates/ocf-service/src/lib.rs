@@ -13,6 +13,7 @@ pub mod api;
 pub mod app;
 pub mod changes;
 pub mod error;
+pub mod odds;
 pub mod rulesets;
 pub mod store;
 pub mod web;
