@@ -183,13 +183,16 @@ impl ChangeOdds {
     }
 }
 
+/// Each result's probability.
+pub type Results = BTreeMap<String, BigRational>;
+
 /// The odds of an action.
 #[derive(Debug, Clone, Default)]
 pub struct Odds {
     /// Each outcome `result` (`""` for an outcome without one) and its probability.
     pub results: BTreeMap<String, BigRational>,
     /// Each role's participants, in input order: their ID and each result's probability.
-    pub participants: BTreeMap<String, Vec<(String, BTreeMap<String, BigRational>)>>,
+    pub participants: BTreeMap<String, Vec<(String, Results)>>,
     pub changes: Vec<ChangeOdds>,
     /// Each distinct outcome (`{ result?, data? }`) and its probability: a handoff's answers.
     pub outcomes: Vec<(BigRational, Json)>,

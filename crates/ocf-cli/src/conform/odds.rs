@@ -69,11 +69,13 @@ pub fn call(case: &Case, dir: &Path) -> Result<Outcome, String> {
             .map(|(id, cid)| (id.clone(), &session, *cid))
             .collect(),
     );
-    let mut start = StartInput::default();
-    start.action = serde_json::from_value(input.action).map_err(|e| format!("action: {e}"))?;
-    start.params = input.params;
-    start.situational = input.situational;
-    start.answers = input.answers;
+    let mut start = StartInput {
+        action: serde_json::from_value(input.action).map_err(|e| format!("action: {e}"))?,
+        params: input.params,
+        situational: input.situational,
+        answers: input.answers,
+        ..StartInput::default()
+    };
     for (role, entries) in roles {
         let mut views = Vec::new();
         for entry in entries {

@@ -220,7 +220,10 @@ mod tests {
         for text in ["8d6", "2d20kh1", "20d20kh1", "10d10cs>=7", "1000d20kl1"] {
             let n = ocf_syntax::dice::decode(text).unwrap();
             let value = DiceValue::from_term(DiceTerm::new(n.count.unwrap(), n.die, n.modifiers));
-            assert!(distribution(&value, &DiceLimits::default()).is_some() || text == "1000d20kl1", "{text}");
+            assert!(
+                distribution(&value, &DiceLimits::default()).is_some() || text == "1000d20kl1",
+                "{text}"
+            );
         }
     }
 }
