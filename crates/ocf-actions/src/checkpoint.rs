@@ -16,6 +16,8 @@ pub struct Checkpoints<'r> {
     pub rolled: Vec<i64>,
     pub rolled_next: usize,
     pub dice: &'r mut dyn DiceFunction,
+    /// Set when the run works out the odds (`odds`): rolls and handoffs branch there instead.
+    pub odds: Option<&'r mut dyn crate::odds::Branch>,
 }
 
 impl<'r> Checkpoints<'r> {
@@ -32,6 +34,7 @@ impl<'r> Checkpoints<'r> {
             rolled,
             rolled_next: 0,
             dice,
+            odds: None,
         }
     }
 

@@ -12,6 +12,7 @@ pub mod checkpoint;
 pub mod context;
 pub mod error;
 pub mod find;
+pub mod odds;
 pub mod params;
 pub mod participants;
 pub mod proposed;
@@ -136,7 +137,7 @@ pub fn start_action(
 ) -> Result<Json, ActionError> {
     let span = tracing::info_span!("startAction", action = %input.action.id);
     let _guard = span.enter();
-    on_deep_stack(|| run_call(db, character, input, Vec::new(), dice, limits))
+    on_deep_stack(|| run_call(db, character, input, Vec::new(), dice, limits, None))
 }
 
 /// continueAction: the paused action of `state` continued with `answer`, on the same character
@@ -175,7 +176,17 @@ pub fn continue_action(
     }
     let mut call = state.input.clone();
     call.answers.push(input.answer.clone());
-    on_deep_stack(|| run_call(db, character, &call, state.rolled.clone(), dice, limits))
+    on_deep_stack(|| {
+        run_call(
+            db,
+            character,
+            &call,
+            state.rolled.clone(),
+            dice,
+            limits,
+            None,
+        )
+    })
 }
 
 /// Runs a call on a stack of its own, as deep as a session's worker's: an action reads field
@@ -184,7 +195,7 @@ pub fn continue_action(
 /// guard ([`ocf_engine::field::field_value`]) can't grow the stack. Reserved, not committed: only
 /// what the run touches is memory. A caller already on such a stack (a session's worker) runs it
 /// where it is: mapping a new one costs about 25 µs a call.
-fn on_deep_stack<T>(call: impl FnOnce() -> T) -> T {
+pub(crate) fn on_deep_stack<T>(call: impl FnOnce() -> T) -> T {
     let deep = ocf_engine::session::DEEP_STACK;
     stacker::maybe_grow(deep / 2, deep, call)
 }
@@ -203,13 +214,14 @@ fn without_picks(db: &ocf_engine::Database, character: CharacterInput) -> Charac
     character.derive(db, &file)
 }
 
-fn run_call(
+pub(crate) fn run_call<'r>(
     db: &ocf_engine::Database,
     character: CharacterInput,
     input: &StartInput,
     rolled: Vec<i64>,
-    dice: &mut dyn DiceFunction,
+    dice: &'r mut dyn DiceFunction,
     limits: Limits,
+    odds: Option<&'r mut dyn odds::Branch>,
 ) -> Result<Json, ActionError> {
     let character = without_picks(db, character);
     let ruleset = character.ruleset(db).ruleset(db);
@@ -242,11 +254,14 @@ fn run_call(
         true,
     )?;
     let participants = participants::bind(found.def, &input.participants)?;
+    let mut checkpoints =
+        Checkpoints::new(input.policy.clone(), input.answers.clone(), rolled, dice);
+    checkpoints.odds = odds;
     let mut run = Run {
         db,
         character,
         ruleset,
-        checkpoints: Checkpoints::new(input.policy.clone(), input.answers.clone(), rolled, dice),
+        checkpoints,
         log: Vec::new(),
         proposed: Vec::new(),
         steps_run: 0,

@@ -6,7 +6,7 @@
 //! action on its own character file, in the same process ([`cast`]). It shows each roll's items
 //! and faces, the outcome and the proposed changes (`--json`: the last result as JSON).
 
-mod cast;
+pub(crate) mod cast;
 mod words;
 
 use std::io::{BufRead, IsTerminal, Write};
@@ -65,7 +65,7 @@ pub struct ActArgs {
 
 /// `name=value`, the value read as YAML. A number that isn't finite (`.nan`, `.inf`) has no JSON
 /// form and is refused, as the engine refuses it anywhere else.
-fn key_value(text: &str) -> Result<(String, Json), String> {
+pub(crate) fn key_value(text: &str) -> Result<(String, Json), String> {
     let (k, v) = text
         .split_once('=')
         .ok_or_else(|| format!("`{text}` is not `name=value`"))?;
@@ -121,6 +121,12 @@ fn check_params(cast: &cast::Cast, input: &StartInput) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// A YAML or JSON file (answers, a list of views) read within the character files' limits (size,
+/// nesting, a key twice), its problem as `file:line:col: code: message`.
+pub(crate) fn read_yaml(path: &std::path::Path) -> Result<Json, String> {
+    ocf_cli::character::read_data::<Json>(path).map_err(|p| problem_text(&p))
 }
 
 pub fn run(args: ActArgs) -> ExitCode {

@@ -4,6 +4,7 @@ mod act;
 mod apply;
 mod formula;
 mod load;
+mod odds;
 mod options;
 mod roll;
 mod sheet;
@@ -87,6 +88,9 @@ enum Command {
     /// Run an action on a character: ask at each pause, show the rolls, the outcome and the
     /// proposed changes.
     Act(act::ActArgs),
+    /// The odds of an action before any die is rolled: each result's exact probability and each
+    /// change's exact distribution.
+    Odds(odds::OddsArgs),
     /// Run conformance cases (YAML files, or folders of them) and report each failure.
     Conform {
         #[arg(required = true)]
@@ -117,6 +121,7 @@ fn main() -> ExitCode {
         Command::Watch(args) => sheet::run_watch(args),
         Command::Options(args) => options::run(args),
         Command::Act(args) => act::run(args),
+        Command::Odds(args) => odds::run(args),
         Command::Conform { paths } => conform(&paths),
         Command::Lsp => match ocf_lsp::run_stdio() {
             Ok(()) => ExitCode::SUCCESS,

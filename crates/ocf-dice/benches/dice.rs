@@ -36,6 +36,8 @@ fn notations() -> Vec<(&'static str, DiceValue)> {
         ("4d6r1 (count 1)", DiceValue::from_term(reroll_one)),
         ("10d10!kh5", DiceValue::from_term(term("10d10!kh5"))),
         ("3d10!dl1", DiceValue::from_term(term("3d10!dl1"))),
+        ("20d20kh1", DiceValue::from_term(term("20d20kh1"))),
+        ("4d6kh3", DiceValue::from_term(term("4d6kh3"))),
     ]
 }
 

@@ -35,6 +35,7 @@ mod order;
 mod poly;
 mod pool;
 mod sketch;
+mod small;
 mod work;
 
 use work::Work;
@@ -284,6 +285,14 @@ pub fn distribution_within(
     limits: &DiceLimits,
     work: u64,
 ) -> Result<Distribution, DiceError> {
+    if let Some(d) = small::distribution(value, limits).filter(|d| d.work <= work) {
+        return Ok(d);
+    }
+    general(value, limits, work)
+}
+
+/// The general method, in big integers.
+fn general(value: &DiceValue, limits: &DiceLimits, work: u64) -> Result<Distribution, DiceError> {
     let budget = work;
     let mut work = Work::new(work);
     let mut total = Weights::point(value.flat);

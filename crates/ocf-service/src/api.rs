@@ -74,6 +74,7 @@ pub fn router(app: Arc<App>) -> Router {
         )
         .route("/api/characters/{id}/close", post(close))
         .route("/api/characters/{id}/events", get(events))
+        .merge(crate::odds::routes())
         .merge(crate::web::routes())
         .merge(crate::texts::routes())
         .fallback(not_found)

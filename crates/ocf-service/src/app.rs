@@ -531,7 +531,7 @@ impl App {
     }
 
     /// Runs `read` on the open, current character `id` (its session, its ID there and revision).
-    fn read_with(
+    pub(crate) fn read_with(
         &self,
         id: &str,
         read: impl FnOnce(&mut Session, CharacterId, u64) -> Result<Value, ApiError>,

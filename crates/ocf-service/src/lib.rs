@@ -17,6 +17,7 @@ pub mod app;
 pub mod changes;
 pub mod error;
 pub mod guard;
+pub mod odds;
 pub mod rulesets;
 pub mod states;
 pub mod store;

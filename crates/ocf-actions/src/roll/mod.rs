@@ -46,7 +46,11 @@ pub fn roll_step<'db>(
         .settings
         .rounding
         .unwrap_or(ocf_model::Rounding::Floor);
-    let mut rolled = rolling::roll(&mut run.checkpoints, &built, &at.path, need, rounding)?;
+    let mut rolled = if run.checkpoints.odds.is_some() {
+        crate::odds::classes::roll(run, frame, at, &built, bands, rounding)?
+    } else {
+        rolling::roll(&mut run.checkpoints, &built, &at.path, need, rounding)?
+    };
     rolled.tallies = classify::tallies(run.ruleset, &built);
     let result = classify::result_value(&rolled, built.empty);
     let mut ctx = run.ctx(frame, Some(at));

@@ -231,31 +231,20 @@ pub fn roll(
         out.faces = Some(faces);
         items.push(out);
     }
-    // Multiply: each item not marked `multiplied: false`, by every factor in turn.
-    // Each product is kept to six places, then rounded by the effect's `rounding`, else the
-    // game's (EA "Rolling", Multiply; EF "Rounding": 50 x 0.14 rounded up is 7).
-    for factor in &built.multiply {
-        let rounding = factor.rounding.unwrap_or(rounding);
-        for item in items.iter_mut() {
-            if item.multiplied == Some(false) {
-                continue;
-            }
-            let product = Millionths::of_int(item.value)
-                .checked_mul(factor.exact)
-                .and_then(|m| match rounding {
-                    ocf_model::Rounding::Ceil => m.ceil(),
-                    ocf_model::Rounding::Round => m.round(),
-                    ocf_model::Rounding::Floor => m.floor(),
-                })
-                .map_err(|_| {
-                    Stop::Fail(ActionError::new(
-                        "arithmetic-overflow",
-                        "a multiplied roll item is too large",
-                    ))
-                })?;
-            item.value = product;
-            item.factor = Some(item.factor.unwrap_or(1.0) * factor.reported);
-        }
+    finish(items, built, rounding, supplied, by)
+}
+
+/// The rolled items multiplied (each not marked `multiplied: false`, by every factor in turn),
+/// then the total and its bounds.
+pub(crate) fn finish(
+    mut items: Vec<ocf_dice::RollItem>,
+    built: &Built<'_>,
+    rounding: ocf_model::Rounding,
+    supplied: Vec<i64>,
+    by: &'static str,
+) -> Result<Rolled, Stop> {
+    for item in items.iter_mut() {
+        multiply(item, built, rounding)?;
     }
     let unbounded = items
         .iter()
@@ -292,4 +281,36 @@ pub fn roll(
         supplied,
         by,
     })
+}
+
+/// One item multiplied by the roll's factors in turn, unless it is marked `multiplied: false`.
+/// Each product is kept to six places, then rounded by the effect's `rounding`, else the game's
+/// (EA "Rolling", Multiply; EF "Rounding": 50 x 0.14 rounded up is 7).
+pub(crate) fn multiply(
+    item: &mut ocf_dice::RollItem,
+    built: &Built<'_>,
+    rounding: ocf_model::Rounding,
+) -> Result<(), Stop> {
+    if item.multiplied == Some(false) {
+        return Ok(());
+    }
+    for factor in &built.multiply {
+        let rounding = factor.rounding.unwrap_or(rounding);
+        let product = Millionths::of_int(item.value)
+            .checked_mul(factor.exact)
+            .and_then(|m| match rounding {
+                ocf_model::Rounding::Ceil => m.ceil(),
+                ocf_model::Rounding::Round => m.round(),
+                ocf_model::Rounding::Floor => m.floor(),
+            })
+            .map_err(|_| {
+                Stop::Fail(ActionError::new(
+                    "arithmetic-overflow",
+                    "a multiplied roll item is too large",
+                ))
+            })?;
+        item.value = product;
+        item.factor = Some(item.factor.unwrap_or(1.0) * factor.reported);
+    }
+    Ok(())
 }

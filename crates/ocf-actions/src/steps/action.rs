@@ -295,14 +295,19 @@ fn handoff<'db>(
         run_json["participants"] = Json::Object(roles);
     }
     let who = json!({ "role": role, "id": participant_id });
-    let Some(answer) = run.checkpoints.take_answer() else {
-        return Err(Stop::Pause(json!({
-            "kind": "handoff",
-            "step": at.path,
-            "action": frame.id,
-            "participant": who,
-            "run": run_json,
-        })));
+    let needs = json!({
+        "kind": "handoff",
+        "step": at.path,
+        "action": frame.id,
+        "participant": who,
+        "run": run_json,
+    });
+    let Some(answer) = run
+        .checkpoints
+        .take_answer()
+        .map_or_else(|| crate::odds::handoff(run, &needs), |a| Ok(Some(a)))?
+    else {
+        return Err(Stop::Pause(needs));
     };
     let answer = crate::replay::expect_answer(&answer, "handoff", &at.path)?;
     let outcome = answer.outcome.clone().unwrap_or_default();

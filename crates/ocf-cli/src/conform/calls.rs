@@ -20,6 +20,7 @@ pub fn call(case: &Case, dir: &Path) -> Result<Outcome, String> {
         "upgrade" => upgrade(case, dir),
         "build" => super::texts::build(case, dir),
         "formatText" => super::texts::format_text(case, dir),
+        "odds" => super::odds::call(case, dir),
         other => Err(format!("unknown call `{other}`")),
     }
 }

@@ -7,6 +7,7 @@ pub mod actions;
 pub mod calls;
 pub mod case;
 pub mod compare;
+pub mod odds;
 pub mod options;
 pub mod texts;
 

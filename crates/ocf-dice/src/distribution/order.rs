@@ -1,7 +1,9 @@
 //! Keep and drop over `n` independent alike units: the sum of the contributions of the units
 //! ranked `lo..hi` (lowest first), as order statistics, never by listing rolls.
 //!
-//! Two methods, each picked where its estimated work is smaller:
+//! Keeping one unit from an end (`kh1`, `kl1`: advantage, `20d20kh1`) is a power of the
+//! cumulative distribution ([`keep_one`]): `P(highest <= v) = F(v)^n`. Otherwise two methods, each
+//! picked where its estimated work is smaller:
 //!
 //! - **By ranks** ([`by_ranks`]): the unit's values are taken from lowest to highest, and how
 //!   many of the dice left show each value says which ranks they fill (`C(left, c)` ways). Only
@@ -142,6 +144,15 @@ pub(super) fn order_statistic(
     let mass: BigInt = values.iter().map(|v| &v.weight).sum();
     let dense = if kept == 0 || values.is_empty() {
         Dense::point(0, num_traits::pow(mass, n))
+    } else if kept == 1 && (hi == n || lo == 0) {
+        // Keep one from an end (`20d20kh1`, advantage): a power of the cumulative distribution.
+        if lo == 0 {
+            let mut reversed = values;
+            reversed.reverse();
+            keep_one(&reversed, n, &mass, work)?
+        } else {
+            keep_one(&values, n, &mass, work)?
+        }
     } else {
         let ranks = by_ranks_cost(&values, n, lo, hi, width);
         let few = if hi == n {
@@ -180,6 +191,37 @@ pub(super) fn order_statistic(
     let pairs: Vec<(i64, BigInt)> = pairs.collect();
     let kept_mass: BigInt = pairs.iter().map(|(_, w)| w).sum();
     Weights::from_pairs(pairs, denom.clone(), denom - kept_mass)
+}
+
+/// The highest of `n` units, `values` in rank order: the unit at value `v` is the highest with
+/// weight `(B + w)^n - B^n`, `B` the weight of the values below it (`F(v)^n - F(v-1)^n`, the
+/// cumulative distribution's power). Each power is found from the one before by repeated squaring
+/// of the new cumulative weight, so the work is `m` powers, not a pass per rank.
+fn keep_one(
+    values: &[Value],
+    n: usize,
+    mass: &BigInt,
+    work: &mut Work,
+) -> Result<Dense, DiceError> {
+    let words = words_of_bits(mass.bits().saturating_mul(n as u64));
+    // Per value: a power by squaring (about log2(n) products of growing size) and a subtraction.
+    let per =
+        (64 - (n as u64).leading_zeros() as u64 + 1).saturating_mul(STEP + mul_cost(words, words));
+    work.spend((values.len() as u64).saturating_mul(per))?;
+    let mut result = Dense::default();
+    let mut below = BigInt::zero();
+    let mut below_n = BigInt::zero();
+    let exponent = u32::try_from(n).map_err(|_| DiceError::Overflow)?;
+    for value in values {
+        below += &value.weight;
+        let up_to = num_traits::Pow::pow(&below, exponent);
+        let weight = &up_to - &below_n;
+        below_n = up_to;
+        if !weight.is_zero() {
+            result.add(&Dense::point(value.contribution, BigInt::one()), 0, &weight)?;
+        }
+    }
+    Ok(result.trimmed())
 }
 
 /// Binomial coefficients `C(n, 0..=n)`.
@@ -519,6 +561,10 @@ mod tests {
             let expected = brute(&values, n, lo, hi);
             let mut work = Work::new(u64::MAX);
             prop_assert!(same(&by_ranks(&values, n, lo, hi, &mut work).unwrap(), &expected));
+            if hi == n && lo + 1 == n {
+                let mass: BigInt = values.iter().map(|v| &v.weight).sum();
+                prop_assert!(same(&keep_one(&values, n, &mass, &mut work).unwrap(), &expected));
+            }
             if hi == n {
                 prop_assert!(same(&few_dropped(&values, n, lo, &mut work).unwrap(), &expected));
             }
