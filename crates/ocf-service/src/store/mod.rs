@@ -119,6 +119,17 @@ pub trait Store: Send + Sync {
     /// The stored setting `name`, storing `fresh` first when there is none: what every instance
     /// over the store shares (the key that signs paused actions' states).
     fn setting(&self, name: &str, fresh: &str) -> Result<String, StoreError>;
+    /// Tells `changed` the ID of each character any instance over the store writes or deletes,
+    /// as the write commits, from a thread of its own, for as long as `changed` returns `true`;
+    /// `None` now and then, and after a lost connection, meaning "catch up on everything".
+    /// `false` when the store can't tell (the service then checks every second).
+    fn listen(
+        &self,
+        changed: Box<dyn FnMut(Option<&str>) -> bool + Send>,
+    ) -> Result<bool, StoreError> {
+        let _ = changed;
+        Ok(false)
+    }
 }
 
 /// Opens the store a `--store` URL names: `sqlite:PATH` (the default is `sqlite:ocf.sqlite3`), or
