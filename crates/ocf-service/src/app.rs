@@ -39,6 +39,13 @@ pub struct Limits {
     pub max_body_bytes: usize,
     /// The longest character ID.
     pub max_id_len: usize,
+    /// Saved values in a sent character.
+    pub max_values: usize,
+    /// Saved values of fields its ruleset does not declare (each is kept, and reported, but
+    /// computes nothing).
+    pub max_unknown_values: usize,
+    /// Copies (features and inventory together), and applied entries, in a sent character.
+    pub max_copies: usize,
 }
 
 impl Default for Limits {
@@ -47,6 +54,9 @@ impl Default for Limits {
             max_open: 1000,
             max_body_bytes: 4 << 20,
             max_id_len: 200,
+            max_values: 10_000,
+            max_unknown_values: 1_000,
+            max_copies: 10_000,
         }
     }
 }
@@ -337,10 +347,13 @@ impl App {
     ) -> Result<Value, ApiError> {
         let id = id.unwrap_or_else(|| character.id.clone());
         self.check_id(&id)?;
-        // Refuse a character whose ruleset can't be made before anything is stored.
-        self.rulesets
+        // Refuse a character whose ruleset can't be made, or that costs too much to open, before
+        // anything is stored.
+        let (_, ruleset) = self
+            .rulesets
             .ruleset_for(&character)
             .map_err(|errors| ApiError::many(StatusCode::UNPROCESSABLE_ENTITY, errors))?;
+        self.check_cost(&character, &ruleset)?;
         let body = to_body(&character)?;
         // Room is made (or refused) before anything is stored: a refused create stores nothing.
         let slot = self.slot(&id)?;
@@ -385,6 +398,64 @@ impl App {
                 ),
                 "/id",
             ));
+        }
+        Ok(())
+    }
+
+    /// Refuses a sent character whose open would cost more than the limits allow, before it is
+    /// stored or opened: too many saved values, too many of them unknown to the ruleset, too many
+    /// copies or applied entries (the file's size and nesting are bounded as it is read).
+    /// `safety-limit-exceeded` (422) at the list, with `data: { limit, value }`.
+    fn check_cost(
+        &self,
+        character: &Character,
+        ruleset: &ocf_model::Ruleset,
+    ) -> Result<(), ApiError> {
+        let values = character.values.0.len();
+        let unknown = character
+            .values
+            .0
+            .keys()
+            .filter(|key| ruleset.field(key).is_none())
+            .count();
+        let copies = character.features.len() + character.inventory.len();
+        let limits = &self.limits;
+        for (count, limit, what, path) in [
+            (
+                values,
+                limits.max_values,
+                "saved values",
+                "/character/values",
+            ),
+            (
+                unknown,
+                limits.max_unknown_values,
+                "saved values of fields the ruleset does not declare",
+                "/character/values",
+            ),
+            (
+                copies,
+                limits.max_copies,
+                "copies (features and inventory)",
+                "/character",
+            ),
+            (
+                character.applied.len(),
+                limits.max_copies,
+                "applied entries",
+                "/character/applied",
+            ),
+        ] {
+            if count > limit {
+                return Err(ApiError::new(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    "safety-limit-exceeded",
+                    format!("the character has {count} {what}; the service takes at most {limit}"),
+                    path,
+                )
+                .with("limit", limit)
+                .with("value", count));
+            }
         }
         Ok(())
     }
@@ -467,10 +538,11 @@ impl App {
         revision: u64,
         character: Character,
     ) -> Result<Value, ApiError> {
-        let (key, _) = self
+        let (key, ruleset) = self
             .rulesets
             .ruleset_for(&character)
             .map_err(|errors| ApiError::many(StatusCode::UNPROCESSABLE_ENTITY, errors))?;
+        self.check_cost(&character, &ruleset)?;
         let stored = self
             .store
             .revision(id)?
