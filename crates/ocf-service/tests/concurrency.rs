@@ -10,7 +10,7 @@ use std::sync::{Arc, Condvar, Mutex};
 
 use ocf_model::{Character, Ruleset};
 use ocf_service::rulesets::Rulesets;
-use ocf_service::store::{SqliteStore, Store};
+use ocf_service::store::SqliteStore;
 use ocf_service::{App, Limits};
 use serde_json::{Value, json};
 use std::time::Duration;
