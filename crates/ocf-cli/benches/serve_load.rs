@@ -1,6 +1,10 @@
-//! `cargo bench -p ocf-cli --bench serve_load`: 100 concurrent clients, each editing its own
-//! character 50 times through `ocf serve` (a release build, SQLite store), p50 and p99 of an edit;
-//! then the same with the service killed and restarted halfway. Prints the figures of docs/perf.md.
+//! `cargo bench -p ocf-cli --bench serve_load`: 100 concurrent clients through `ocf serve` over
+//! loopback (SQLite store), each making 50 acknowledged edits: first each editing a character of
+//! its own (one writer per character), then in fives on one character (five writers per character,
+//! retrying on `conflict`), then one writer per character again with the service killed and
+//! restarted halfway. Prints acknowledged edits per second, p50 and p99 of a PUT and of an edit
+//! with its retries: the figures of docs/perf.md. Bounded in count (`OCF_LOAD_CLIENTS`,
+//! `OCF_LOAD_EDITS`), not in time.
 
 #[path = "../tests/load/mod.rs"]
 mod load;
@@ -17,15 +21,16 @@ fn main() {
     let dir = std::env::temp_dir().join(format!("ocf-serve-bench-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    for (name, kill) in [
-        ("straight", None),
-        ("killed halfway", Some(clients * edits / 2)),
+    for (name, writers, kill) in [
+        ("one writer per character", 1, None),
+        ("five writers per character", 5, None),
+        ("one writer, killed halfway", 1, Some(clients * edits / 2)),
     ] {
         let server = load::Server::start(
-            &dir.join(format!("{}.sqlite3", name.replace(' ', "-"))),
+            &dir.join(format!("{}.sqlite3", name.replace([' ', ','], "-"))),
             load::free_addr(),
         );
-        let report = load::run(server, clients, edits, kill);
+        let report = load::run_shared(server, clients, writers, edits, kill);
         let lost = report
             .finals
             .iter()
@@ -34,14 +39,19 @@ fn main() {
         let doubled = report
             .finals
             .iter()
-            .filter(|(_, r)| *r != edits as u64 + 1)
+            .filter(|(_, r)| *r != (edits * writers) as u64 + 1)
             .count();
         println!(
-            "{name}: {clients} clients x {edits} edits in {:.2?}: {:.0} edits/s, p50 {:.2?}, p99 {:.2?}, lost {lost}, doubled {doubled}, answers lost to the kill and found stored {}",
+            "{name}: {clients} clients x {edits} edits in {:.2?}: {:.0} edits/s; PUT p50 {:.2?}, \
+             p99 {:.2?}; edit with its retries p50 {:.2?}, p99 {:.2?}; {} conflicts; lost {lost}, \
+             doubled {doubled}, answers lost to the kill and found stored {}",
             report.elapsed,
             (clients * edits) as f64 / report.elapsed.as_secs_f64(),
+            report.attempt_percentile(0.5),
+            report.attempt_percentile(0.99),
             report.percentile(0.5),
             report.percentile(0.99),
+            report.conflicts,
             report.recovered,
         );
     }

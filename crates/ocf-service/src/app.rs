@@ -2,12 +2,17 @@
 //! behind them. Every operation here is synchronous (the engine's calls are CPU work); the HTTP
 //! layer runs them off the async threads.
 //!
+//! Each open character has a lock of its own (and a session of its own, on its ruleset shared with
+//! the others): requests on different characters never wait for each other, and the map of open
+//! characters is held only to find or add one, never while the engine or the store works.
+//!
 //! An open character is a cache of its stored file: before any read or write the stored revision is
 //! checked, and a character another instance changed is brought to the stored file first (its
 //! subscribers are told). A write is made against the revision the client read; it is applied to the
 //! session, saved over exactly that revision, and taken back if the store refuses it.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
 
 use axum::http::StatusCode;
@@ -34,6 +39,13 @@ pub struct Limits {
     pub max_body_bytes: usize,
     /// The longest character ID.
     pub max_id_len: usize,
+    /// Saved values in a sent character.
+    pub max_values: usize,
+    /// Saved values of fields its ruleset does not declare (each is kept, and reported, but
+    /// computes nothing).
+    pub max_unknown_values: usize,
+    /// Copies (features and inventory together), and applied entries, in a sent character.
+    pub max_copies: usize,
 }
 
 impl Default for Limits {
@@ -42,6 +54,9 @@ impl Default for Limits {
             max_open: 1000,
             max_body_bytes: 4 << 20,
             max_id_len: 200,
+            max_values: 10_000,
+            max_unknown_values: 1_000,
+            max_copies: 10_000,
         }
     }
 }
@@ -50,7 +65,10 @@ pub struct App {
     rulesets: Box<dyn Rulesets>,
     store: Box<dyn Store>,
     pub limits: Limits,
-    open: Mutex<Open>,
+    /// The open characters, by ID: held only to find, add or remove one.
+    open: Mutex<HashMap<String, Arc<Slot>>>,
+    /// Counts uses, for closing the least recently used character.
+    clock: AtomicU64,
     settings: RwLock<Settings>,
     /// The key that signs paused actions' states, read from the store on first use.
     signer: OnceLock<Signer>,
@@ -66,22 +84,41 @@ pub enum Need {
     Write,
 }
 
-#[derive(Default)]
-struct Open {
-    sessions: HashMap<String, Session>,
-    characters: HashMap<String, OpenCharacter>,
-    /// Counts uses, for closing the least recently used character.
-    clock: u64,
+/// A character's place among the open ones: its lock, its subscribers and when it was last used.
+/// Empty until the first request that finds it opens it (under its lock, so a second one waits
+/// for that open rather than making another).
+struct Slot {
+    character: Mutex<Option<OpenCharacter>>,
+    events: broadcast::Sender<Event>,
+    used: AtomicU64,
+}
+
+impl Slot {
+    fn new(used: u64) -> Slot {
+        let (events, _) = broadcast::channel(64);
+        Slot {
+            character: Mutex::new(None),
+            events,
+            used: AtomicU64::new(used),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Option<OpenCharacter>> {
+        // The engine's calls catch their own panics on the session's worker; a panic here would be
+        // a bug of the service, and the session it left is still consistent with the store.
+        self.character.lock().unwrap_or_else(|p| p.into_inner())
+    }
 }
 
 struct OpenCharacter {
-    session: String,
+    /// The ruleset's key ([`Rulesets::ruleset_for`]).
+    key: String,
+    /// A session of the character's own, on the ruleset it shares with the others.
+    session: Session,
     id: CharacterId,
     revision: u64,
     /// The sheet as last sent: what the next change is told against.
     sheet: Value,
-    events: broadcast::Sender<Arc<Value>>,
-    used: u64,
 }
 
 /// A pushed event: `{ "kind": "changed", "id", "revision", "values", "removed", "parts" }`.
@@ -93,7 +130,8 @@ impl App {
             rulesets,
             store,
             limits,
-            open: Mutex::new(Open::default()),
+            open: Mutex::new(HashMap::new()),
+            clock: AtomicU64::new(0),
             settings: RwLock::new(Settings::new()),
             signer: OnceLock::new(),
             logins: tokio::sync::Semaphore::new(4),
@@ -166,30 +204,129 @@ impl App {
 
     /// Removes a stored character, whatever its file's state, and closes it. `{ id, deleted }`.
     pub fn delete(&self, id: &str) -> Result<Value, ApiError> {
-        let mut open = self.lock();
-        close_character(&mut open, id);
+        self.forget(id);
         if !self.store.delete(id)? {
             return Err(ApiError::not_found("character", id));
         }
         Ok(json!({ "id": id, "deleted": true }))
     }
 
-    fn lock(&self) -> MutexGuard<'_, Open> {
-        // The engine's calls catch their own panics on the session's worker; a panic here would be
-        // a bug of the service, and the sessions it left are still consistent with the store.
+    fn lock(&self) -> MutexGuard<'_, HashMap<String, Arc<Slot>>> {
+        // Nothing panics while the map is held: it is only looked up, added to, removed from.
         self.open.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn tick(&self) -> u64 {
+        self.clock.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
+    /// Closes `id` if it is open: it leaves the map (a request working on it finishes on its copy,
+    /// which the store's revisions keep honest). Whether it was open.
+    fn forget(&self, id: &str) -> bool {
+        let slot = self.lock().remove(id);
+        match slot {
+            // Its session is dropped here, outside the map's lock, once no request holds it.
+            Some(slot) => {
+                drop(slot);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Removes `slot` from the map if it is still the one there for `id`.
+    fn forget_slot(&self, id: &str, slot: &Arc<Slot>) {
+        let mut open = self.lock();
+        if open.get(id).is_some_and(|s| Arc::ptr_eq(s, slot)) {
+            open.remove(id);
+        }
+    }
+
+    /// The slot of `id`, added (empty) when it is not open, room made for it first: the least
+    /// recently used unwatched character is closed, or, every one being watched at the limit,
+    /// `too-many-open`.
+    fn slot(&self, id: &str) -> Result<Arc<Slot>, ApiError> {
+        let now = self.tick();
+        let mut open = self.lock();
+        if let Some(slot) = open.get(id) {
+            slot.used.store(now, Ordering::Relaxed);
+            return Ok(slot.clone());
+        }
+        let mut closed = Vec::new();
+        while open.len() >= self.limits.max_open {
+            let idle = open
+                .iter()
+                .filter(|(_, s)| s.events.receiver_count() == 0)
+                .min_by_key(|(_, s)| s.used.load(Ordering::Relaxed))
+                .map(|(id, _)| id.clone());
+            match idle {
+                Some(idle) => closed.extend(open.remove(&idle)),
+                None => {
+                    return Err(ApiError::new(
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        "too-many-open",
+                        format!(
+                            "{} characters are open and each is watched; close one first",
+                            self.limits.max_open
+                        ),
+                        "",
+                    )
+                    .with("limit", self.limits.max_open));
+                }
+            }
+        }
+        let slot = Arc::new(Slot::new(now));
+        open.insert(id.to_owned(), slot.clone());
+        drop(open);
+        // The closed characters' sessions go here, with the map free again.
+        drop(closed);
+        Ok(slot)
+    }
+
+    /// Runs `f` on the open character `id` at its stored revision, under its own lock only: opened
+    /// from the store if it is not open, brought to the stored file if another writer moved it on
+    /// (its subscribers told). A character whose stored file is gone or no longer loads is closed
+    /// and refused as an open would be.
+    fn with_current<R>(
+        &self,
+        id: &str,
+        f: impl FnOnce(&mut OpenCharacter, &broadcast::Sender<Event>) -> Result<R, ApiError>,
+    ) -> Result<R, ApiError> {
+        loop {
+            let slot = self.slot(id)?;
+            let mut held = slot.lock();
+            // Closed (or closed and opened again) while this request waited: find it again.
+            if !self.lock().get(id).is_some_and(|s| Arc::ptr_eq(s, &slot)) {
+                continue;
+            }
+            let made = match held.take() {
+                None => self.open_character(id),
+                Some(c) => self.reload(id, c, &slot.events),
+            };
+            match made {
+                Ok(c) => {
+                    let c = held.insert(c);
+                    return f(c, &slot.events);
+                }
+                Err(error) => {
+                    drop(held);
+                    self.forget_slot(id, &slot);
+                    return Err(error);
+                }
+            }
+        }
     }
 
     /// Every stored character `who` may read: `[{ id, revision, open, owner, shared }]`.
     pub fn list(&self, who: &Who) -> Result<Value, ApiError> {
-        let open = self.lock();
         let stored = self.store.list()?;
+        let open = self.lock();
         Ok(Value::Array(
             stored
                 .into_iter()
                 .filter(|listed| who.reads(&listed.ownership))
                 .map(|listed| {
-                    let is_open = open.characters.contains_key(&listed.id);
+                    let is_open = open.contains_key(&listed.id);
                     json!({
                         "id": listed.id, "revision": listed.revision, "open": is_open,
                         "owner": listed.ownership.owner, "shared": listed.ownership.shared
@@ -210,20 +347,29 @@ impl App {
     ) -> Result<Value, ApiError> {
         let id = id.unwrap_or_else(|| character.id.clone());
         self.check_id(&id)?;
-        // Refuse a character whose ruleset can't be made before anything is stored.
-        self.rulesets
+        // Refuse a character whose ruleset can't be made, or that costs too much to open, before
+        // anything is stored.
+        let (_, ruleset) = self
+            .rulesets
             .ruleset_for(&character)
             .map_err(|errors| ApiError::many(StatusCode::UNPROCESSABLE_ENTITY, errors))?;
+        self.check_cost(&character, &ruleset)?;
         let body = to_body(&character)?;
-        let mut open = self.lock();
         // Room is made (or refused) before anything is stored: a refused create stores nothing.
-        self.make_room(&mut open)?;
-        self.store.create(&id, &body, owner)?;
-        if let Err(error) = self.open_character(&mut open, &id) {
-            let _ = self.store.delete(&id);
-            return Err(error);
+        let slot = self.slot(&id)?;
+        if let Err(error) = self.store.create(&id, &body, owner) {
+            if slot.lock().is_none() {
+                self.forget_slot(&id, &slot);
+            }
+            return Err(error.into());
         }
-        Ok(sheet_answer(&open, &id))
+        match self.with_current(&id, |c, _| Ok(sheet_answer(c, &id))) {
+            Ok(answer) => Ok(answer),
+            Err(error) => {
+                let _ = self.store.delete(&id);
+                Err(error)
+            }
+        }
     }
 
     /// A character ID is a URL path segment the page can use and a reader can tell apart: 1 to
@@ -256,18 +402,76 @@ impl App {
         Ok(())
     }
 
+    /// Refuses a sent character whose open would cost more than the limits allow, before it is
+    /// stored or opened: too many saved values, too many of them unknown to the ruleset, too many
+    /// copies or applied entries (the file's size and nesting are bounded as it is read).
+    /// `safety-limit-exceeded` (422) at the list, with `data: { limit, value }`.
+    fn check_cost(
+        &self,
+        character: &Character,
+        ruleset: &ocf_model::Ruleset,
+    ) -> Result<(), ApiError> {
+        let values = character.values.0.len();
+        let unknown = character
+            .values
+            .0
+            .keys()
+            .filter(|key| ruleset.field(key).is_none())
+            .count();
+        let copies = character.features.len() + character.inventory.len();
+        let limits = &self.limits;
+        for (count, limit, what, path) in [
+            (
+                values,
+                limits.max_values,
+                "saved values",
+                "/character/values",
+            ),
+            (
+                unknown,
+                limits.max_unknown_values,
+                "saved values of fields the ruleset does not declare",
+                "/character/values",
+            ),
+            (
+                copies,
+                limits.max_copies,
+                "copies (features and inventory)",
+                "/character",
+            ),
+            (
+                character.applied.len(),
+                limits.max_copies,
+                "applied entries",
+                "/character/applied",
+            ),
+        ] {
+            if count > limit {
+                return Err(ApiError::new(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    "safety-limit-exceeded",
+                    format!("the character has {count} {what}; the service takes at most {limit}"),
+                    path,
+                )
+                .with("limit", limit)
+                .with("value", count));
+            }
+        }
+        Ok(())
+    }
+
     /// `{ id, revision, sheet }`: computeSheet's output for the stored file.
     pub fn sheet(&self, id: &str) -> Result<Value, ApiError> {
-        let mut open = self.lock();
-        self.current(&mut open, id)?;
-        Ok(sheet_answer(&open, id))
+        self.with_current(id, |c, _| Ok(sheet_answer(c, id)))
     }
 
     /// `{ id, revision, field, value }`: one field of the sheet. A bare field ID (no `pack:`) names
     /// the one field of that ID in any pack.
     pub fn field(&self, id: &str, field: &str) -> Result<Value, ApiError> {
-        let mut open = self.lock();
-        let c = self.current(&mut open, id)?;
+        self.with_current(id, |c, _| self.field_of(c, id, field))
+    }
+
+    fn field_of(&self, c: &OpenCharacter, id: &str, field: &str) -> Result<Value, ApiError> {
         let values = c.sheet.get("values").and_then(Value::as_object);
         let found = values.and_then(|values| {
             values.get_key_value(field).or_else(|| {
@@ -338,36 +542,35 @@ impl App {
         revision: u64,
         character: Character,
     ) -> Result<Value, ApiError> {
-        let (key, _) = self
+        let (key, ruleset) = self
             .rulesets
             .ruleset_for(&character)
             .map_err(|errors| ApiError::many(StatusCode::UNPROCESSABLE_ENTITY, errors))?;
-        {
-            let mut open = self.lock();
-            let stored = self
-                .store
-                .revision(id)?
-                .ok_or_else(|| ApiError::not_found("character", id))?;
-            if stored != revision {
-                return Err(ApiError::conflict(id, revision, stored));
-            }
-            let same_session = open
-                .characters
-                .get(id)
-                .is_some_and(|c| c.session == key && c.revision == stored);
-            if !same_session {
-                // Not open, open on another ruleset, or behind: saved as it is, then opened.
-                close_character(&mut open, id);
-                self.make_room(&mut open)?;
-                let new_revision = self.store.save(id, revision, &to_body(&character)?)?;
-                self.open_character(&mut open, id)?;
-                let c = &open.characters[id];
+        self.check_cost(&character, &ruleset)?;
+        let stored = self
+            .store
+            .revision(id)?
+            .ok_or_else(|| ApiError::not_found("character", id))?;
+        if stored != revision {
+            return Err(ApiError::conflict(id, revision, stored));
+        }
+        let slot = self.lock().get(id).cloned();
+        let same_session = slot.as_ref().is_some_and(|slot| {
+            slot.lock()
+                .as_ref()
+                .is_some_and(|c| c.key == key && c.revision == stored)
+        });
+        if !same_session {
+            // Not open, open on another ruleset, or behind: saved as it is, then opened (room made
+            // for it before anything is stored).
+            self.forget(id);
+            self.slot(id)?;
+            let new_revision = self.store.save(id, revision, &to_body(&character)?)?;
+            return self.with_current(id, |c, events| {
                 let changes = diff(&json!({}), &c.sheet);
-                push(c, id, &changes);
-                return Ok(
-                    json!({ "id": id, "revision": new_revision, "changes": changes.to_json() }),
-                );
-            }
+                push(c, events, id, &changes);
+                Ok(json!({ "id": id, "revision": new_revision, "changes": changes.to_json() }))
+            });
         }
         self.write(
             id,
@@ -536,71 +739,57 @@ impl App {
         id: &str,
         read: impl FnOnce(&mut Session, CharacterId, u64) -> Result<Value, ApiError>,
     ) -> Result<Value, ApiError> {
-        let mut open = self.lock();
-        let revision = self.current(&mut open, id)?.revision;
-        let open = &mut *open;
-        let c = &open.characters[id];
-        let session = open.sessions.get_mut(&c.session).expect("its session");
-        read(session, c.id, revision)
+        self.with_current(id, |c, _| read(&mut c.session, c.id, c.revision))
     }
 
     /// Closes an open character (it stays stored); a character not open is left as it is.
     pub fn close(&self, id: &str) -> Result<Value, ApiError> {
-        let mut open = self.lock();
-        if self.store.revision(id)?.is_none() && !open.characters.contains_key(id) {
+        if self.store.revision(id)?.is_none() && !self.lock().contains_key(id) {
             return Err(ApiError::not_found("character", id));
         }
-        let closed = close_character(&mut open, id);
+        let closed = self.forget(id);
         Ok(json!({ "id": id, "closed": closed }))
     }
 
     /// A stream of the character's changes, and the sheet it starts from (`{ id, revision, sheet }`).
     pub fn subscribe(&self, id: &str) -> Result<(Value, broadcast::Receiver<Event>), ApiError> {
-        let mut open = self.lock();
-        let receiver = self.current(&mut open, id)?.events.subscribe();
-        Ok((sheet_answer(&open, id), receiver))
+        self.with_current(id, |c, events| {
+            Ok((sheet_answer(c, id), events.subscribe()))
+        })
+    }
+
+    /// The open characters that have subscribers.
+    fn watched(&self) -> Vec<String> {
+        self.lock()
+            .iter()
+            .filter(|(_, s)| s.events.receiver_count() > 0)
+            .map(|(id, _)| id.clone())
+            .collect()
     }
 
     /// Brings every open character that has subscribers to its stored revision (another instance
-    /// may have written it), pushing what changed. Run every second by the service.
+    /// may have written it), pushing what changed: each under its own lock, one after another.
     pub fn refresh_watched(&self) {
-        let mut open = self.lock();
-        let watched: Vec<String> = open
-            .characters
-            .iter()
-            .filter(|(_, c)| c.events.receiver_count() > 0)
-            .map(|(id, _)| id.clone())
-            .collect();
-        for id in watched {
-            if let Err(error) = self.current(&mut open, &id) {
-                tracing::warn!(character = %id, errors = ?error.errors, "refreshing a watched character");
-            }
+        for id in self.watched() {
+            self.refresh(&id);
         }
     }
 
-    /// The open character `id`, at its stored revision: opened from the store if it is not open,
-    /// brought to the stored file if another writer moved it on.
-    fn current<'a>(&self, open: &'a mut Open, id: &str) -> Result<&'a mut OpenCharacter, ApiError> {
-        open.clock += 1;
-        let now = open.clock;
-        if !open.characters.contains_key(id) {
-            self.open_character(open, id)?;
-        } else {
-            let stored = self.store.revision(id)?;
-            match stored {
-                None => {
-                    close_character(open, id);
-                    return Err(ApiError::not_found("character", id));
-                }
-                Some(stored) if stored != open.characters[id].revision => {
-                    self.reload(open, id)?;
-                }
-                Some(_) => {}
-            }
+    /// Whether `id` is open with subscribers.
+    pub fn watches(&self, id: &str) -> bool {
+        self.lock()
+            .get(id)
+            .is_some_and(|s| s.events.receiver_count() > 0)
+    }
+
+    /// Brings `id` to its stored revision if it is open and watched (another instance wrote it),
+    /// pushing what changed.
+    pub fn refresh(&self, id: &str) {
+        if self.watches(id)
+            && let Err(error) = self.with_current(id, |_, _| Ok(()))
+        {
+            tracing::warn!(character = %id, errors = ?error.errors, "refreshing a watched character");
         }
-        let c = open.characters.get_mut(id).expect("opened above");
-        c.used = now;
-        Ok(c)
     }
 
     /// The ruleset the stored character `id` computes on, whose texts and hints `texts.rs` serves.
@@ -616,8 +805,8 @@ impl App {
             .map_err(|errors| ApiError::many(StatusCode::UNPROCESSABLE_ENTITY, errors))
     }
 
-    /// Opens the stored character `id` in its ruleset's session.
-    fn open_character(&self, open: &mut Open, id: &str) -> Result<(), ApiError> {
+    /// Opens the stored character `id` in a session of its own on its ruleset.
+    fn open_character(&self, id: &str) -> Result<OpenCharacter, ApiError> {
         let stored = self
             .store
             .load(id)?
@@ -627,95 +816,61 @@ impl App {
             .rulesets
             .ruleset_for(&character)
             .map_err(|errors| ApiError::many(StatusCode::UNPROCESSABLE_ENTITY, errors))?;
-        self.make_room(open)?;
-        let session = open
-            .sessions
-            .entry(key.clone())
-            .or_insert_with(|| Session::shared(ruleset.clone()));
+        let mut session = Session::shared(ruleset.clone());
         let cid = session.open(&character, &[]);
-        let sheet = sheet_json(session, cid)?;
-        let (events, _) = broadcast::channel(64);
-        let used = open.clock;
-        open.characters.insert(
-            id.to_owned(),
-            OpenCharacter {
-                session: key,
-                id: cid,
-                revision: stored.revision,
-                sheet,
-                events,
-                used,
-            },
-        );
-        Ok(())
+        let sheet = sheet_json(&session, cid)?;
+        Ok(OpenCharacter {
+            key,
+            session,
+            id: cid,
+            revision: stored.revision,
+            sheet,
+        })
     }
 
-    /// Makes room for one more open character: the least recently used unwatched one is closed,
-    /// or, every one being watched at the limit, `too-many-open`.
-    fn make_room(&self, open: &mut Open) -> Result<(), ApiError> {
-        if open.characters.len() >= self.limits.max_open {
-            let idle = open
-                .characters
-                .iter()
-                .filter(|(_, c)| c.events.receiver_count() == 0)
-                .min_by_key(|(_, c)| c.used)
-                .map(|(id, _)| id.clone());
-            match idle {
-                Some(idle) => {
-                    close_character(open, &idle);
-                }
-                None => {
-                    return Err(ApiError::new(
-                        StatusCode::SERVICE_UNAVAILABLE,
-                        "too-many-open",
-                        format!(
-                            "{} characters are open and each is watched; close one first",
-                            self.limits.max_open
-                        ),
-                        "",
-                    )
-                    .with("limit", self.limits.max_open));
-                }
-            }
+    /// The open character `c` at its stored revision: as it is when the store holds that
+    /// revision, else brought to the stored file, its subscribers told what changed.
+    fn reload(
+        &self,
+        id: &str,
+        mut c: OpenCharacter,
+        events: &broadcast::Sender<Event>,
+    ) -> Result<OpenCharacter, ApiError> {
+        match self.store.revision(id)? {
+            None => return Err(ApiError::not_found("character", id)),
+            Some(stored) if stored == c.revision => return Ok(c),
+            Some(_) => {}
         }
-        Ok(())
-    }
-
-    /// Brings an open character to its stored file, telling its subscribers what changed.
-    fn reload(&self, open: &mut Open, id: &str) -> Result<(), ApiError> {
         let Some(stored) = self.store.load(id)? else {
-            close_character(open, id);
             return Err(ApiError::not_found("character", id));
         };
         let character = from_body(&stored.body)?;
         // The stored file may pin other packs now (or packs the service no longer has): it is
         // opened afresh on its own ruleset, or refused as an open would be.
-        let key = match self.rulesets.ruleset_for(&character) {
-            Ok((key, _)) => key,
-            Err(errors) => {
-                close_character(open, id);
-                return Err(ApiError::many(StatusCode::UNPROCESSABLE_ENTITY, errors));
-            }
-        };
-        if open.characters[id].session != key {
-            close_character(open, id);
-            return self.open_character(open, id);
+        let (key, _) = self
+            .rulesets
+            .ruleset_for(&character)
+            .map_err(|errors| ApiError::many(StatusCode::UNPROCESSABLE_ENTITY, errors))?;
+        if c.key != key {
+            let fresh = self.open_character(id)?;
+            let changes = diff(&c.sheet, &fresh.sheet);
+            push(&fresh, events, id, &changes);
+            return Ok(fresh);
         }
-        let c = open.characters.get_mut(id).expect("open");
-        let session = open.sessions.get_mut(&c.session).expect("its session");
-        session
+        c.session
             .update(c.id, &character)
             .map_err(|e| ApiError::internal(e.to_string()))?;
-        let sheet = sheet_json(session, c.id)?;
+        let sheet = sheet_json(&c.session, c.id)?;
         let changes = diff(&c.sheet, &sheet);
         c.sheet = sheet;
         c.revision = stored.revision;
-        push(c, id, &changes);
-        Ok(())
+        push(&c, events, id, &changes);
+        Ok(c)
     }
 
     /// One write: `edit` applied to the open character at `revision`, refused with the sheet's
-    /// errors it makes at `/values/…`, saved over `revision`, pushed to subscribers.
+    /// errors it makes at `/values/…`, saved over `revision`, pushed to subscribers. Only the
+    /// character's own lock is held.
     fn write(
         &self,
         id: &str,
@@ -723,70 +878,68 @@ impl App {
         refuses: impl Fn(&Value) -> bool,
         edit: impl FnOnce(&mut Session, CharacterId) -> Result<Value, ApiError>,
     ) -> Result<Value, ApiError> {
-        let mut open = self.lock();
-        let current = self.current(&mut open, id)?.revision;
-        if current != revision {
-            return Err(ApiError::conflict(id, revision, current));
-        }
-        let open = &mut *open;
-        let c = open.characters.get_mut(id).expect("current");
-        let session = open.sessions.get_mut(&c.session).expect("its session");
-        let before = session
-            .file(c.id)
-            .map_err(|e| ApiError::internal(e.to_string()))?
-            .clone();
-        let extra = match edit(session, c.id) {
-            Ok(extra) => extra,
-            Err(error) => {
-                undo(session, c.id, &before);
-                return Err(error);
+        self.with_current(id, |c, events| {
+            if c.revision != revision {
+                return Err(ApiError::conflict(id, revision, c.revision));
             }
-        };
-        let sheet = sheet_json(session, c.id)?;
-        let made = refused(
-            new_value_errors(&c.sheet, &sheet)
-                .into_iter()
-                .filter(|e| refuses(e))
-                .collect(),
-        );
-        if !made.is_empty() {
-            undo(session, c.id, &before);
-            return Err(ApiError::many(StatusCode::UNPROCESSABLE_ENTITY, made));
-        }
-        let body = match session.file(c.id) {
-            Ok(file) => to_body(file)?,
-            Err(e) => {
-                undo(session, c.id, &before);
-                return Err(ApiError::internal(e.to_string()));
-            }
-        };
-        match self.store.save(id, revision, &body) {
-            Ok(new_revision) => {
-                let changes = diff(&c.sheet, &sheet);
-                c.sheet = sheet;
-                c.revision = new_revision;
-                push(c, id, &changes);
-                let mut answer =
-                    json!({ "id": id, "revision": new_revision, "changes": changes.to_json() });
-                if let (Value::Object(answer), Value::Object(extra)) = (&mut answer, extra) {
-                    answer.extend(extra);
+            let session = &mut c.session;
+            let before = session
+                .file(c.id)
+                .map_err(|e| ApiError::internal(e.to_string()))?
+                .clone();
+            let extra = match edit(session, c.id) {
+                Ok(extra) => extra,
+                Err(error) => {
+                    undo(session, c.id, &before);
+                    return Err(error);
                 }
-                Ok(answer)
-            }
-            Err(error) => {
-                // Another instance wrote first: the edit is not made anywhere.
+            };
+            let sheet = sheet_json(session, c.id)?;
+            let made = refused(
+                new_value_errors(&c.sheet, &sheet)
+                    .into_iter()
+                    .filter(|e| refuses(e))
+                    .collect(),
+            );
+            if !made.is_empty() {
                 undo(session, c.id, &before);
-                Err(error.into())
+                return Err(ApiError::many(StatusCode::UNPROCESSABLE_ENTITY, made));
             }
-        }
+            let body = match session.file(c.id) {
+                Ok(file) => to_body(file)?,
+                Err(e) => {
+                    undo(session, c.id, &before);
+                    return Err(ApiError::internal(e.to_string()));
+                }
+            };
+            match self.store.save(id, revision, &body) {
+                Ok(new_revision) => {
+                    let changes = diff(&c.sheet, &sheet);
+                    c.sheet = sheet;
+                    c.revision = new_revision;
+                    push(c, events, id, &changes);
+                    let mut answer = json!({
+                        "id": id, "revision": new_revision, "changes": changes.to_json()
+                    });
+                    if let (Value::Object(answer), Value::Object(extra)) = (&mut answer, extra) {
+                        answer.extend(extra);
+                    }
+                    Ok(answer)
+                }
+                Err(error) => {
+                    // Another instance wrote first: the edit is not made anywhere.
+                    undo(session, c.id, &before);
+                    Err(error.into())
+                }
+            }
+        })
     }
 }
 
 /// `{ id, revision, sheet, inputs }` of an open character: `inputs` maps each input field of the
 /// sheet to `{ type, values? }`, what an editor needs to offer an edit box (or a list for an enum).
-fn sheet_answer(open: &Open, id: &str) -> Value {
-    let c = &open.characters[id];
-    let ruleset = open.sessions[&c.session].ruleset();
+fn sheet_answer(c: &OpenCharacter, id: &str) -> Value {
+    let ruleset = c.session.ruleset();
     let mut inputs = serde_json::Map::new();
     if let Some(values) = c.sheet.get("values").and_then(Value::as_object) {
         for field in values.keys() {
@@ -839,25 +992,13 @@ fn dice(seed: Option<u64>) -> Box<dyn ocf_dice::DiceFunction> {
     }
 }
 
-fn close_character(open: &mut Open, id: &str) -> bool {
-    match open.characters.remove(id) {
-        Some(c) => {
-            if let Some(session) = open.sessions.get_mut(&c.session) {
-                session.close(c.id);
-            }
-            true
-        }
-        None => false,
-    }
-}
-
 fn undo(session: &mut Session, id: CharacterId, before: &Character) {
     if let Err(error) = session.update(id, before) {
         tracing::error!(%error, "taking an edit back");
     }
 }
 
-fn push(c: &OpenCharacter, id: &str, changes: &Changes) {
+fn push(c: &OpenCharacter, events: &broadcast::Sender<Event>, id: &str, changes: &Changes) {
     if changes.is_empty() {
         return;
     }
@@ -868,7 +1009,7 @@ fn push(c: &OpenCharacter, id: &str, changes: &Changes) {
         map.insert("revision".into(), json!(c.revision));
     }
     // No subscriber is not an error: nobody is watching.
-    let _ = c.events.send(Arc::new(event));
+    let _ = events.send(Arc::new(event));
 }
 
 fn sheet_json(session: &Session, id: CharacterId) -> Result<Value, ApiError> {

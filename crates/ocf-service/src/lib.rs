@@ -81,15 +81,48 @@ pub async fn serve(listener: tokio::net::TcpListener, app: Arc<App>) -> std::io:
     }
     let header_timeout = settings.header_timeout;
     app.set_settings(settings);
-    let refresher = app.clone();
-    tokio::spawn(async move {
-        let mut every = tokio::time::interval(Duration::from_secs(1));
-        loop {
-            every.tick().await;
-            let app = refresher.clone();
-            let _ = tokio::task::spawn_blocking(move || app.refresh_watched()).await;
-        }
-    });
+    // Another instance's writes reach this one's subscribers as the store tells of them
+    // (PostgreSQL's notifications), or else by a check every second.
+    let listening = {
+        let store = app.clone();
+        let app = Arc::downgrade(&app);
+        let runtime = tokio::runtime::Handle::current();
+        // Each refresh on a blocking thread of its own: a character busy with a long request
+        // holds up no other character's news.
+        let changed = Box::new(move |id: Option<&str>| {
+            let Some(app) = app.upgrade() else {
+                return false;
+            };
+            match id {
+                Some(id) if app.watches(id) => {
+                    let id = id.to_owned();
+                    runtime.spawn_blocking(move || app.refresh(&id));
+                }
+                Some(_) => {}
+                None => {
+                    runtime.spawn_blocking(move || app.refresh_watched());
+                }
+            }
+            true
+        });
+        tokio::task::spawn_blocking(move || store.store().listen(changed))
+            .await
+            .map_err(std::io::Error::other)?
+            .map_err(|e| std::io::Error::other(e.to_string()))?
+    };
+    if !listening {
+        let refresher = Arc::downgrade(&app);
+        tokio::spawn(async move {
+            let mut every = tokio::time::interval(Duration::from_secs(1));
+            loop {
+                every.tick().await;
+                let Some(app) = refresher.upgrade() else {
+                    return;
+                };
+                let _ = tokio::task::spawn_blocking(move || app.refresh_watched()).await;
+            }
+        });
+    }
     let router = api::router(app);
     let mut interrupted = std::pin::pin!(tokio::signal::ctrl_c());
     loop {

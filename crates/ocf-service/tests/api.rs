@@ -478,3 +478,41 @@ fn an_edit_that_puts_another_field_out_of_range_is_made_and_reported() {
     );
     assert_eq!(status, 200, "{answer}");
 }
+
+#[test]
+fn a_character_that_costs_too_much_to_open_is_refused_before_it_is_stored() {
+    let dir = temp_dir("cost");
+    let addr = start(&dir.join("store.sqlite3"), Limits::default());
+    let text = std::fs::read_to_string(repo().join("testdata/characters/fighter-5.yaml")).unwrap();
+    let fighter = ocf_service::app::read_character(&Value::String(text), "").unwrap();
+    let mut character = serde_json::to_value(&fighter).unwrap();
+    for i in 0..1001 {
+        character["values"][format!("nowhere:unknown-{i}")] = json!(i);
+    }
+    let body = json!({ "id": "costly", "character": character }).to_string();
+    let (status, answer) = request(addr, "POST", "/api/characters", Some(&body));
+    assert_eq!(
+        (status, codes(&answer)),
+        (422, vec!["safety-limit-exceeded"]),
+        "{answer}"
+    );
+    assert_eq!(answer["errors"][0]["path"], "/character/values");
+    assert_eq!(
+        answer["errors"][0]["data"],
+        json!({ "limit": 1000, "value": 1001 })
+    );
+    let (status, _) = request(addr, "GET", "/api/characters/costly", None);
+    assert_eq!(status, 404);
+
+    // A replace is held to the same bounds, and the stored file stays as it was.
+    post_fighter(addr, "aldric");
+    let body = json!({ "revision": 1, "character": character }).to_string();
+    let (status, answer) = request(addr, "PUT", "/api/characters/aldric", Some(&body));
+    assert_eq!(
+        (status, codes(&answer)),
+        (422, vec!["safety-limit-exceeded"]),
+        "{answer}"
+    );
+    let (_, file) = request(addr, "GET", "/api/characters/aldric", None);
+    assert_eq!(file["revision"], 1);
+}

@@ -78,6 +78,82 @@ fn two_instances_over_one_postgres_store_share_every_write_and_refuse_stale_ones
 }
 
 #[test]
+fn an_edit_on_one_instance_is_told_to_the_other_by_postgres_itself() {
+    let Some(server) = Postgres::start("listen") else {
+        return;
+    };
+    // The store tells each write and delete, as it commits, to every store listening: no poll.
+    let (a, b) = (
+        PostgresStore::open(&server.url).unwrap(),
+        PostgresStore::open(&server.url).unwrap(),
+    );
+    let (told, heard) = std::sync::mpsc::channel();
+    let listening = a
+        .listen(Box::new(move |id: Option<&str>| {
+            if let Some(id) = id {
+                let _ = told.send(id.to_owned());
+            }
+            true
+        }))
+        .unwrap();
+    assert!(listening);
+    assert_eq!(b.create("pc", "{}", None), Ok(1));
+    assert_eq!(b.save("pc", 1, "{}"), Ok(2));
+    // A refused write tells nothing; the delete does.
+    assert!(b.save("pc", 1, "{}").is_err());
+    assert!(b.delete("pc").unwrap());
+    let wait = std::time::Duration::from_secs(30);
+    assert_eq!(heard.recv_timeout(wait).unwrap(), "pc");
+    assert_eq!(heard.recv_timeout(wait).unwrap(), "pc");
+    assert!(
+        heard
+            .recv_timeout(std::time::Duration::from_millis(300))
+            .is_err()
+    );
+
+    // Through the service: a subscriber on instance A hears of an edit made on instance B.
+    let a = start_on(
+        Box::new(PostgresStore::open(&server.url).unwrap()),
+        Limits::default(),
+    );
+    let b = start_on(
+        Box::new(PostgresStore::open(&server.url).unwrap()),
+        Limits::default(),
+    );
+    post_fighter(a, "aldric");
+    use std::io::{BufRead, BufReader, Write};
+    let mut stream = std::net::TcpStream::connect(a).unwrap();
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(60)))
+        .unwrap();
+    write!(
+        stream,
+        "GET /api/characters/aldric/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    )
+    .unwrap();
+    let mut lines = BufReader::new(stream);
+    let mut next_event = || -> (String, serde_json::Value) {
+        let mut event = String::new();
+        loop {
+            let mut line = String::new();
+            lines.read_line(&mut line).unwrap();
+            let line = line.trim_end();
+            if let Some(name) = line.strip_prefix("event: ") {
+                event = name.to_owned();
+            } else if let Some(data) = line.strip_prefix("data: ") {
+                return (event, serde_json::from_str(data).unwrap());
+            }
+        }
+    };
+    assert_eq!(next_event().0, "sheet");
+    assert_eq!(set(b, "aldric", "hp.current", 1, json!(4)).0, 200);
+    let (kind, changed) = next_event();
+    assert_eq!(kind, "changed");
+    assert_eq!(changed["revision"], 2);
+    assert_eq!(changed["values"]["5e-srd-5.1:hp.current"]["value"], 4);
+}
+
+#[test]
 fn accounts_and_tokens_are_kept_in_postgres_and_a_service_with_them_asks_for_them() {
     let Some(server) = Postgres::start("accounts") else {
         return;

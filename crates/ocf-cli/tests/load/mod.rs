@@ -105,8 +105,13 @@ pub fn request(addr: SocketAddr, method: &str, path: &str, body: &str) -> Option
 
 #[derive(Debug, Default)]
 pub struct Report {
-    /// Each acknowledged edit's latency.
+    /// Each acknowledged edit's latency, from its first attempt to its acknowledgement (with the
+    /// conflicts' re-reads and retries between).
     pub latencies: Vec<Duration>,
+    /// Each PUT's latency, acknowledged or refused `conflict`.
+    pub attempts: Vec<Duration>,
+    /// PUTs refused `conflict` (another writer of the character was first).
+    pub conflicts: usize,
     /// Edits whose answer was lost to a kill and found in the store afterwards.
     pub recovered: usize,
     /// Per client: the final stored value and revision.
@@ -116,13 +121,22 @@ pub struct Report {
 
 impl Report {
     pub fn percentile(&self, p: f64) -> Duration {
-        let mut sorted = self.latencies.clone();
-        sorted.sort();
-        sorted
-            .get(((sorted.len() as f64 - 1.0) * p).round() as usize)
-            .copied()
-            .unwrap_or_default()
+        percentile(&self.latencies, p)
     }
+
+    /// The `p` percentile of one PUT, acknowledged or not.
+    pub fn attempt_percentile(&self, p: f64) -> Duration {
+        percentile(&self.attempts, p)
+    }
+}
+
+fn percentile(latencies: &[Duration], p: f64) -> Duration {
+    let mut sorted = latencies.to_vec();
+    sorted.sort();
+    sorted
+        .get(((sorted.len() as f64 - 1.0) * p).round() as usize)
+        .copied()
+        .unwrap_or_default()
 }
 
 const FIELD: &str = "hp.current";
@@ -130,12 +144,28 @@ const FIELD: &str = "hp.current";
 /// `clients` threads, each creating `load-<i>` and setting its hit points to 1, 2, … `edits`; with
 /// `kill_after`, the server is killed and restarted once that many edits are acknowledged.
 pub fn run(server: Server, clients: usize, edits: usize, kill_after: Option<usize>) -> Report {
+    run_shared(server, clients, 1, edits, kill_after)
+}
+
+/// `clients` threads in groups of `writers`, each group editing one character (`load-<i>`, `i` the
+/// group): each writer makes `edits` acknowledged edits, retrying on `conflict` against the
+/// revision it reads again. With one writer each edit sets the hit points to 1, 2, … `edits`.
+pub fn run_shared(
+    server: Server,
+    clients: usize,
+    writers: usize,
+    edits: usize,
+    kill_after: Option<usize>,
+) -> Report {
+    let characters = clients.div_ceil(writers);
     let fighter =
         std::fs::read_to_string(repo().join("testdata/characters/fighter-5.yaml")).unwrap();
     let addr = server.addr;
     let server = Arc::new(Mutex::new(server));
     let acknowledged = Arc::new(AtomicUsize::new(0));
     let latencies = Arc::new(Mutex::new(Vec::new()));
+    let attempts = Arc::new(Mutex::new(Vec::new()));
+    let conflicts = Arc::new(AtomicUsize::new(0));
     let recovered = Arc::new(AtomicUsize::new(0));
     let started = Instant::now();
     let killer = kill_after.map(|after| {
@@ -152,8 +182,9 @@ pub fn run(server: Server, clients: usize, edits: usize, kill_after: Option<usiz
             let fighter = fighter.clone();
             let (acknowledged, latencies, recovered) =
                 (acknowledged.clone(), latencies.clone(), recovered.clone());
+            let (attempts, conflicts) = (attempts.clone(), conflicts.clone());
             std::thread::spawn(move || {
-                let id = format!("load-{i}");
+                let id = format!("load-{}", i / writers);
                 let create = json!({ "id": id, "character": fighter }).to_string();
                 loop {
                     match request(addr, "POST", "/api/characters", &create) {
@@ -163,16 +194,25 @@ pub fn run(server: Server, clients: usize, edits: usize, kill_after: Option<usiz
                 }
                 let mut revision = read(addr, &id).1;
                 for k in 1..=edits as i64 {
+                    let first = Instant::now();
                     loop {
                         let body = json!({ "revision": revision, "value": k }).to_string();
                         let path = format!("/api/characters/{id}/values/{FIELD}");
                         let sent = Instant::now();
-                        match request(addr, "PUT", &path, &body) {
+                        let answered = request(addr, "PUT", &path, &body);
+                        if let Some((200 | 409, _)) = answered {
+                            attempts.lock().unwrap().push(sent.elapsed());
+                        }
+                        match answered {
                             Some((200, answer)) => {
-                                latencies.lock().unwrap().push(sent.elapsed());
+                                latencies.lock().unwrap().push(first.elapsed());
                                 revision = answer["revision"].as_u64().unwrap();
                                 acknowledged.fetch_add(1, Ordering::SeqCst);
                                 break;
+                            }
+                            Some((409, _)) if writers > 1 => {
+                                conflicts.fetch_add(1, Ordering::SeqCst);
+                                revision = read(addr, &id).1;
                             }
                             Some((409, _)) | None => {
                                 // The answer may have been lost after the write was stored: the
@@ -200,12 +240,14 @@ pub fn run(server: Server, clients: usize, edits: usize, kill_after: Option<usiz
         killer.join().unwrap();
     }
     let elapsed = started.elapsed();
-    let finals = (0..clients)
+    let finals = (0..characters)
         .map(|i| read(addr, &format!("load-{i}")))
         .collect();
     drop(server);
     Report {
         latencies: Arc::try_unwrap(latencies).unwrap().into_inner().unwrap(),
+        attempts: Arc::try_unwrap(attempts).unwrap().into_inner().unwrap(),
+        conflicts: conflicts.load(Ordering::SeqCst),
         recovered: recovered.load(Ordering::SeqCst),
         finals,
         elapsed,

@@ -81,6 +81,10 @@ pub struct Credential {
     pub expires: Option<i64>,
 }
 
+/// What a store tells of other instances' writes ([`Store::listen`]): a character's ID, or `None`
+/// for "catch up on everything"; it answers whether it still wants to hear.
+pub type Changed = Box<dyn FnMut(Option<&str>) -> bool + Send>;
+
 /// A character store, with the accounts that reach it. Revisions start at 1 and grow by one per
 /// write.
 pub trait Store: Send + Sync {
@@ -119,6 +123,14 @@ pub trait Store: Send + Sync {
     /// The stored setting `name`, storing `fresh` first when there is none: what every instance
     /// over the store shares (the key that signs paused actions' states).
     fn setting(&self, name: &str, fresh: &str) -> Result<String, StoreError>;
+    /// Tells `changed` the ID of each character any instance over the store writes or deletes,
+    /// as the write commits, from a thread of its own, for as long as `changed` returns `true`;
+    /// `None` now and then, and after a lost connection, meaning "catch up on everything".
+    /// `false` when the store can't tell (the service then checks every second).
+    fn listen(&self, changed: Changed) -> Result<bool, StoreError> {
+        let _ = changed;
+        Ok(false)
+    }
 }
 
 /// Opens the store a `--store` URL names: `sqlite:PATH` (the default is `sqlite:ocf.sqlite3`), or

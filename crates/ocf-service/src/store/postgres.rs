@@ -8,6 +8,7 @@
 
 use std::str::FromStr;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use postgres::config::{Host, SslMode};
 use postgres::{Client, Config};
@@ -18,7 +19,29 @@ use super::{Account, Credential, Listed, Ownership, Store, StoreError, Stored, n
 pub struct PostgresStore {
     config: Config,
     tls: MakeRustlsConnect,
-    client: Mutex<Option<Client>>,
+    /// A few connections, each made when first needed: requests on different characters use
+    /// different ones rather than queueing on one.
+    clients: Vec<Mutex<Option<Client>>>,
+}
+
+/// How long the listener waits for a notification before asking whether it is still wanted.
+const LISTEN_TICK: Duration = Duration::from_secs(5);
+
+/// Connections a store keeps to the server.
+const CONNECTIONS: usize = 4;
+
+impl PostgresStore {
+    /// A free connection, else the next one to come free.
+    fn client(&self) -> std::sync::MutexGuard<'_, Option<Client>> {
+        for client in &self.clients {
+            if let Ok(client) = client.try_lock() {
+                return client;
+            }
+        }
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let next = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % self.clients.len();
+        self.clients[next].lock().unwrap_or_else(|p| p.into_inner())
+    }
 }
 
 fn backend(error: postgres::Error) -> StoreError {
@@ -75,7 +98,7 @@ impl PostgresStore {
         let store = PostgresStore {
             config: config(url)?,
             tls: tls()?,
-            client: Mutex::new(None),
+            clients: (0..CONNECTIONS).map(|_| Mutex::new(None)).collect(),
         };
         store.with(|client| {
             client.batch_execute(
@@ -114,7 +137,7 @@ impl PostgresStore {
         &self,
         f: impl FnOnce(&mut Client) -> Result<T, postgres::Error>,
     ) -> Result<T, StoreError> {
-        let mut slot = self.client.lock().unwrap_or_else(|p| p.into_inner());
+        let mut slot = self.client();
         if slot.as_ref().is_none_or(Client::is_closed) {
             *slot = Some(self.config.connect(self.tls.clone()).map_err(backend)?);
         }
@@ -177,14 +200,19 @@ impl Store for PostgresStore {
 
     fn save(&self, id: &str, expected: u64, body: &str) -> Result<u64, StoreError> {
         let expected_i = expected as i64;
+        // The write and its notification to every listening instance are one statement: told at
+        // its commit, and only when it wrote.
         let updated = self.with(|c| {
-            c.execute(
-                "UPDATE ocf_characters SET body = $1, revision = revision + 1
-                 WHERE id = $2 AND revision = $3",
+            c.query(
+                "WITH written AS (
+                     UPDATE ocf_characters SET body = $1, revision = revision + 1
+                     WHERE id = $2 AND revision = $3 RETURNING id
+                 )
+                 SELECT pg_notify('ocf_changed', id) FROM written",
                 &[&body, &id, &expected_i],
             )
         })?;
-        if updated == 1 {
+        if updated.len() == 1 {
             return Ok(expected + 1);
         }
         let current = self.revision(id)?;
@@ -216,8 +244,66 @@ impl Store for PostgresStore {
     }
 
     fn delete(&self, id: &str) -> Result<bool, StoreError> {
-        self.with(|c| c.execute("DELETE FROM ocf_characters WHERE id = $1", &[&id]))
-            .map(|n| n > 0)
+        self.with(|c| {
+            c.query(
+                "WITH removed AS (DELETE FROM ocf_characters WHERE id = $1 RETURNING id)
+                 SELECT pg_notify('ocf_changed', id) FROM removed",
+                &[&id],
+            )
+        })
+        .map(|rows| !rows.is_empty())
+    }
+
+    fn listen(
+        &self,
+        mut changed: Box<dyn FnMut(Option<&str>) -> bool + Send>,
+    ) -> Result<bool, StoreError> {
+        use postgres::fallible_iterator::FallibleIterator;
+        let (config, tls) = (self.config.clone(), self.tls.clone());
+        let connect = move || -> Result<Client, postgres::Error> {
+            let mut client = config.connect(tls.clone())?;
+            client.batch_execute("LISTEN ocf_changed")?;
+            Ok(client)
+        };
+        let mut client = connect().map_err(backend)?;
+        std::thread::Builder::new()
+            .name("ocf-listen".into())
+            .spawn(move || {
+                loop {
+                    let lost = {
+                        let mut notifications = client.notifications();
+                        let mut iter = notifications.timeout_iter(LISTEN_TICK);
+                        loop {
+                            let wanted = match iter.next() {
+                                Ok(Some(told)) => changed(Some(told.payload())),
+                                // Quiet for a while: a chance to stop, and to catch up on
+                                // anything a notification could not tell.
+                                Ok(None) => changed(None),
+                                Err(error) => break error,
+                            };
+                            if !wanted {
+                                return;
+                            }
+                        }
+                    };
+                    tracing::warn!(error = %lost, "listening for other instances' writes");
+                    // Lost: connect again, then catch up on what was missed meanwhile.
+                    client = loop {
+                        std::thread::sleep(Duration::from_secs(1));
+                        match connect() {
+                            Ok(client) => break client,
+                            Err(error) => {
+                                tracing::warn!(%error, "listening for other instances' writes")
+                            }
+                        }
+                    };
+                    if !changed(None) {
+                        return;
+                    }
+                }
+            })
+            .map_err(|e| StoreError::Backend(e.to_string()))?;
+        Ok(true)
     }
 
     fn ownership(&self, id: &str) -> Result<Option<Ownership>, StoreError> {

@@ -9,8 +9,16 @@ use rusqlite::{Connection, OptionalExtension, params};
 use super::{Account, Credential, Listed, Ownership, Store, StoreError, Stored, now};
 
 pub struct SqliteStore {
+    /// The one connection that writes (SQLite takes one writer at a time anyway).
     connection: Mutex<Connection>,
+    /// Connections that only read: under WAL a read goes on while a write commits, so a read of
+    /// one character never waits for another's write to reach the disk. None for a database in
+    /// memory (each connection would have its own), which then reads on `connection`.
+    readers: Vec<Mutex<Connection>>,
 }
+
+/// Read connections of a store on a file.
+const READERS: usize = 4;
 
 fn backend(error: rusqlite::Error) -> StoreError {
     StoreError::Backend(format!("sqlite: {error}"))
@@ -60,8 +68,22 @@ impl SqliteStore {
                 Err(e) => return Err(backend(e)),
             }
         }
+        let mut readers = Vec::new();
+        if !path.is_empty() && path != ":memory:" && !path.contains("mode=memory") {
+            for _ in 0..READERS {
+                let reader = Connection::open(path).map_err(backend)?;
+                reader
+                    .busy_timeout(std::time::Duration::from_secs(5))
+                    .map_err(backend)?;
+                reader
+                    .pragma_update(None, "query_only", true)
+                    .map_err(backend)?;
+                readers.push(Mutex::new(reader));
+            }
+        }
         Ok(SqliteStore {
             connection: Mutex::new(connection),
+            readers,
         })
     }
 
@@ -72,11 +94,27 @@ impl SqliteStore {
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
+
+    /// A connection to read on: a free reader, else the next one to come free.
+    fn reader(&self) -> std::sync::MutexGuard<'_, Connection> {
+        for reader in &self.readers {
+            if let Ok(reader) = reader.try_lock() {
+                return reader;
+            }
+        }
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        match self.readers.len() {
+            0 => self.connection(),
+            n => self.readers[NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % n]
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner()),
+        }
+    }
 }
 
 impl Store for SqliteStore {
     fn load(&self, id: &str) -> Result<Option<Stored>, StoreError> {
-        self.connection()
+        self.reader()
             .query_row(
                 "SELECT revision, body FROM characters WHERE id = ?1",
                 params![id],
@@ -92,7 +130,7 @@ impl Store for SqliteStore {
     }
 
     fn revision(&self, id: &str) -> Result<Option<u64>, StoreError> {
-        self.connection()
+        self.reader()
             .query_row(
                 "SELECT revision FROM characters WHERE id = ?1",
                 params![id],
@@ -146,7 +184,7 @@ impl Store for SqliteStore {
     }
 
     fn list(&self) -> Result<Vec<Listed>, StoreError> {
-        let connection = self.connection();
+        let connection = self.reader();
         let mut statement = connection
             .prepare("SELECT id, revision, owner, shared FROM characters ORDER BY id")
             .map_err(backend)?;
@@ -173,7 +211,7 @@ impl Store for SqliteStore {
     }
 
     fn ownership(&self, id: &str) -> Result<Option<Ownership>, StoreError> {
-        self.connection()
+        self.reader()
             .query_row(
                 "SELECT owner, shared FROM characters WHERE id = ?1",
                 params![id],
@@ -199,7 +237,7 @@ impl Store for SqliteStore {
     }
 
     fn accounts(&self) -> Result<Vec<Account>, StoreError> {
-        let connection = self.connection();
+        let connection = self.reader();
         let mut statement = connection
             .prepare("SELECT name, role, hash FROM accounts ORDER BY name")
             .map_err(backend)?;
@@ -208,7 +246,7 @@ impl Store for SqliteStore {
     }
 
     fn account(&self, name: &str) -> Result<Option<Account>, StoreError> {
-        self.connection()
+        self.reader()
             .query_row(
                 "SELECT name, role, hash FROM accounts WHERE name = ?1",
                 params![name],
@@ -261,7 +299,7 @@ impl Store for SqliteStore {
     }
 
     fn credential(&self, digest: &str, now: i64) -> Result<Option<Credential>, StoreError> {
-        self.connection()
+        self.reader()
             .query_row(
                 "SELECT digest, user, kind, label, expires FROM credentials
                  WHERE digest = ?1 AND (expires IS NULL OR expires >= ?2)",
@@ -273,7 +311,7 @@ impl Store for SqliteStore {
     }
 
     fn credentials(&self, kind: &str) -> Result<Vec<Credential>, StoreError> {
-        let connection = self.connection();
+        let connection = self.reader();
         let mut statement = connection
             .prepare(
                 "SELECT digest, user, kind, label, expires FROM credentials
