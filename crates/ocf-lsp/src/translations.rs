@@ -159,8 +159,9 @@ pub fn complete(world: &World, pack: Pack, file: SourceFile, offset: usize) -> V
     let offset = crate::text::floor_boundary(text, offset.min(text.len()));
     let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
     let typed = &text[line_start..offset];
-    // Only a key at the start of a line: not indented, no `:` yet, not a comment.
-    if typed.starts_with([' ', '\t', '#', '-']) || typed.contains(':') {
+    // Only a key at the start of a line: not indented, not ended by `: ` yet (a qualified key's
+    // own `:` is part of it), not a comment.
+    if typed.starts_with([' ', '\t', '#', '-']) || typed.contains(": ") || typed.contains(":\t") {
         return Vec::new();
     }
     let Some(locale) = locale_of(file.name(&world.db)) else {

@@ -269,3 +269,79 @@ fn a_missing_text_is_added_to_the_default_locale_file() {
     "#]],
     );
 }
+
+#[test]
+fn a_translation_pack_gives_its_dependencys_keys_qualified() {
+    let mut c = start();
+    c.open_text(
+        "tale-pt/i18n/pt.yaml",
+        "tale:fields.str.score.name: Força\ntale:sw",
+    );
+    check(
+        c.take_published(),
+        expect![[r#"
+        tale-pt/i18n/pt.yaml:
+          1:7-1:7 error invalid-yaml: simple key expected
+    "#]],
+    );
+    let items = c.at(
+        "textDocument/completion",
+        "tale-pt/i18n/pt.yaml",
+        1,
+        7,
+        json!({}),
+    );
+    let labels: String = items
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            format!(
+                "{} | {}\n",
+                i["label"].as_str().unwrap(),
+                i["detail"].as_str().unwrap()
+            )
+        })
+        .collect();
+    check(
+        labels,
+        expect![[r#"
+        tale:sword.name | name of weapon `sword`
+        tale:sword.description | description of weapon `sword`
+    "#]],
+    );
+    c.open("tale-pt/i18n/pt.yaml");
+    let hover = c.at(
+        "textDocument/hover",
+        "tale-pt/i18n/pt.yaml",
+        0,
+        8,
+        json!({}),
+    );
+    check(
+        hover_text(&hover),
+        expect![[r#"
+        ```
+        tale:fields.str.score.name
+        ```
+        the name of field `str.score` (required in `en`)
+
+        arguments: none
+
+        en: Strength
+    "#]],
+    );
+    let found = c.at(
+        "textDocument/definition",
+        "tale-pt/i18n/pt.yaml",
+        0,
+        8,
+        json!({}),
+    );
+    check(
+        c.locations(&found),
+        expect![[r#"
+        tale/rules/rules.yaml 2:2-2:11
+    "#]],
+    );
+}
