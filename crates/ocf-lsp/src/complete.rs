@@ -19,6 +19,9 @@ use crate::yaml::Span;
 const MAX_ITEMS: usize = 500;
 
 pub fn complete(world: &World, pack: Pack, file: SourceFile, offset: usize) -> Vec<CompletionItem> {
+    if crate::translations::is_translation(world, file) {
+        return crate::translations::complete(world, pack, file, offset);
+    }
     let text = file.text(&world.db);
     let offset = crate::text::floor_boundary(text, offset.min(text.len()));
     let index = file_index(&world.db, file);

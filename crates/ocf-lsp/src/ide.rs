@@ -30,6 +30,9 @@ pub fn location(world: &World, file: SourceFile, span: Span) -> Option<Location>
 }
 
 pub fn hover(world: &World, pack: Pack, file: SourceFile, offset: usize) -> Option<Hover> {
+    if crate::translations::is_translation(world, file) {
+        return crate::translations::hover(world, pack, file, offset);
+    }
     let Some(target) = names::target_at(world, file, offset) else {
         return key_hover(world, file, offset);
     };
@@ -77,7 +80,13 @@ pub fn hover(world: &World, pack: Pack, file: SourceFile, offset: usize) -> Opti
             let mut text = format!("{} `{id}`", kind.noun());
             match found.first() {
                 None => text.push_str("\n\nnot declared in the pack or its dependencies"),
-                Some(first) => text.push_str(&describe(world, first)),
+                Some(first) => {
+                    if let Some(name) = crate::translations::name_of(world, pack, *kind, id, first)
+                    {
+                        text.push_str(&format!("\n\nname: **{name}**"));
+                    }
+                    text.push_str(&describe(world, first));
+                }
             }
             (text, *span)
         }
@@ -155,6 +164,9 @@ fn summary(index: &YamlIndex, pointer: &str, kind: Kind) -> String {
 }
 
 pub fn definition(world: &World, pack: Pack, file: SourceFile, offset: usize) -> Vec<Location> {
+    if crate::translations::is_translation(world, file) {
+        return crate::translations::definition(world, pack, file, offset);
+    }
     let Some(Target::Name { kind, id, .. }) = names::target_at(world, file, offset) else {
         return Vec::new();
     };

@@ -16,6 +16,7 @@ pub mod server;
 pub mod symbols;
 pub mod synthetic;
 pub mod text;
+pub mod translations;
 pub mod transport;
 pub mod world;
 pub mod yaml;

@@ -568,7 +568,9 @@ impl Server {
                 let end = self.offset(file, p.range.end);
                 let within = crate::yaml::Span { start, end };
                 let diagnostics = self.diagnostics(pack, file);
-                let actions: Vec<Value> = crate::features::fixes(&self.world, pack, file, within)
+                let mut fixes = crate::features::fixes(&self.world, pack, file, within);
+                fixes.extend(crate::translations::fixes(&self.world, pack, file, within));
+                let actions: Vec<Value> = fixes
                     .into_iter()
                     .map(|fix| {
                         let mut changes: BTreeMap<String, Vec<lsp_types::TextEdit>> =

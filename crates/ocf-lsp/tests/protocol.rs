@@ -671,14 +671,16 @@ fn the_5e_pack_situational_choices_and_actions() {
     check(
         hover_text(&hover),
         expect![[r#"
-        situational choice `twoHanded`
+            situational choice `twoHanded`
 
-        declared in `5e-srd-5.1`, rules/actions.yaml:14
-        ```yaml
-        type: boolean
-        default: false
-        ```
-    "#]],
+            name: **Two-handed grip (en)**
+
+            declared in `5e-srd-5.1`, rules/actions.yaml:14
+            ```yaml
+            type: boolean
+            default: false
+            ```
+        "#]],
     );
 }
 

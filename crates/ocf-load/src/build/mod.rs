@@ -23,7 +23,7 @@ mod problem;
 pub mod read;
 pub mod source;
 pub mod steps;
-mod texts;
+pub mod texts;
 mod types;
 pub mod walk;
 
