@@ -104,7 +104,7 @@ fn answers_and_view_lists_are_read_within_the_character_limits() {
     let (text, code) = refusal("- { option: a, option: b }\n");
     assert_eq!(code, 1, "{text}");
     assert!(
-        text.contains("answers.yaml:1:3: invalid-document: duplicate"),
+        text.contains("answers.yaml:1:16: invalid-document: duplicate"),
         "{text}"
     );
     let (text, code) = refusal(&format!("{}{}\n", "[".repeat(5000), "]".repeat(5000)));

@@ -86,7 +86,7 @@ fn a_batch_file_is_read_within_the_character_file_limits() {
         "changes:\n- {type: set, field: hp.current}\n- {type: fly}\n",
     );
     expect![[r#"
-        :1:1: invalid-document: duplicate key `changes`
+        :3:1: invalid-document: duplicate key `changes`
         :2:41: invalid-document: invalid value: floating point `NaN`, expected a finite number
         :3:3: schema-error: unknown variant `fly`, expected one of `set`, `adjust`, `addItem`, `removeItem`, `equip`, `setQuantity`, `adjustQuantity`, `setState`, `adjustState`, `applyEffect`, `removeEffect`, `toggleEffect`, `applyTemplate`, `removeTemplate`, `choose`, `unchoose`, `finishCreation`, `offerFollowUp`, `clearFollowUp`, `setExtension`, `setHomebrew`
     "#]]
