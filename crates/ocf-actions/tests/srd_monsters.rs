@@ -188,7 +188,12 @@ fn every_srd_monster_computes_its_published_stat_block() {
         }
         for (skill, want) in m["skills"].as_object().unwrap() {
             let field = format!("skills.{skill}.mod");
-            c.check(&field, value(&sheet, &field), want, m["ruleSkills"].get(skill));
+            c.check(
+                &field,
+                value(&sheet, &field),
+                want,
+                m["ruleSkills"].get(skill),
+            );
         }
         for mode in ["walk", "fly", "swim", "climb", "burrow"] {
             let want = m["speed"].get(mode).cloned().unwrap_or(json!(0));
@@ -226,7 +231,8 @@ fn every_srd_monster_computes_its_published_stat_block() {
 
         let db = session.db(id).expect("open");
         let input = session.character_input(id).expect("open");
-        let target = json!({ "target": [{ "id": "target", "values": { "5e-srd-5.1:combat.ac": 0 } }] });
+        let target =
+            json!({ "target": [{ "id": "target", "values": { "5e-srd-5.1:combat.ac": 0 } }] });
         for attack in m["attacks"].as_array().unwrap() {
             let aid = attack["id"].as_str().unwrap();
             let run = |situational: Json| {
@@ -241,7 +247,8 @@ fn every_srd_monster_computes_its_published_stat_block() {
             let result = match run(json!({})) {
                 Ok(r) => r,
                 Err(e) => {
-                    c.wrong.push(format!("{name}#{aid}: {} {}", e.code, e.message));
+                    c.wrong
+                        .push(format!("{name}#{aid}: {} {}", e.code, e.message));
                     continue;
                 }
             };
@@ -256,7 +263,9 @@ fn every_srd_monster_computes_its_published_stat_block() {
                 ),
                 None => c.wrong.push(format!("{name}#{aid}: no attack roll")),
             }
-            let damage = step("attack/damage").map(|d| damage_of(&d)).unwrap_or_default();
+            let damage = step("attack/damage")
+                .map(|d| damage_of(&d))
+                .unwrap_or_default();
             c.check(
                 &format!("#{aid} damage"),
                 &json!(damage),
@@ -302,7 +311,9 @@ fn every_srd_monster_computes_its_published_stat_block() {
                         Some(&dc["ruleDc"]),
                     );
                 }
-                Err(e) => c.wrong.push(format!("{name}#{aid}: {} {}", e.code, e.message)),
+                Err(e) => c
+                    .wrong
+                    .push(format!("{name}#{aid}: {} {}", e.code, e.message)),
             }
         }
         session.close(id);
@@ -322,4 +333,156 @@ fn every_srd_monster_computes_its_published_stat_block() {
         wrong.join("\n")
     );
     assert!(deviations > 0);
+}
+
+/// Every SRD weapon, held by a gladiator (Str 18, Dex 15, proficiency +3), attacks with its
+/// published damage dice and type (two-handed for a versatile one), the rules' ability (Dexterity
+/// for a ranged weapon, the better of the two for a finesse one) on both rolls, spends a piece of
+/// its ammunition, and carries its published properties, ranges, cost and weight.
+#[test]
+fn every_srd_weapon_attacks_with_its_published_damage_and_properties() {
+    let release = ocf_load::source::read_pack(&root().join("testdata/packs").join(PACK))
+        .expect("the pack reads");
+    let ruleset = ocf_load::load_ruleset(&[release], &ocf_load::LoadOptions::default())
+        .expect("the pack loads");
+    let published: Vec<Json> = serde_json::from_str(
+        &std::fs::read_to_string(root().join("testdata/published/srd-5.1-weapons.json"))
+            .expect("the published figures"),
+    )
+    .expect("JSON");
+    assert_eq!(published.len(), 37, "the SRD 5.1 has 37 weapons");
+    let mut inventory: Vec<Json> = published
+        .iter()
+        .map(|w| json!({ "id": w["id"].as_str().unwrap().replace("weapons.", ""), "item": format!("{PACK}:{}", w["id"].as_str().unwrap()), "equipped": true }))
+        .collect();
+    for ammo in ["arrows", "bolts", "needles", "bullets"] {
+        inventory.push(json!({ "id": format!("ammo-{ammo}"), "item": format!("{PACK}:ammo.{ammo}"), "quantity": 20 }));
+    }
+    let character: ocf_model::Character = serde_json::from_value(json!({
+        "id": "gladiator",
+        "specVersion": "1.0.0",
+        "packs": [{ "id": PACK, "version": "0.1.0" }],
+        "features": [{ "id": "m", "item": format!("{PACK}:monsters.gladiator") }],
+        "inventory": inventory,
+    }))
+    .expect("a character");
+    let items: Vec<Json> = published
+        .iter()
+        .map(|w| {
+            let entry = ruleset
+                .item(&format!("{PACK}:{}", w["id"].as_str().unwrap()))
+                .expect("the weapon is in the pack");
+            serde_json::to_value(&entry.item).unwrap()
+        })
+        .collect();
+    let mut session = ocf_engine::Session::new(ruleset);
+    let id = session.open(&character, &[]);
+    let db = session.db(id).expect("open");
+    let input = session.character_input(id).expect("open");
+    let (str_mod, dex_mod, proficiency) = (4, 2, 3);
+    let mut wrong = Vec::new();
+    for (w, item) in published.iter().zip(&items) {
+        let wid = w["id"].as_str().unwrap();
+        let mut c = Checker {
+            name: wid,
+            wrong: &mut wrong,
+            rule_differs: false,
+        };
+        let props: Vec<String> = w["properties"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| format!("weapon.property.{}", p.as_str().unwrap()))
+            .collect();
+        let tags = strings(&item["tags"]);
+        for p in &props {
+            if !tags.contains(p) {
+                c.wrong.push(format!("{wid}: no tag {p}"));
+            }
+        }
+        if !tags.contains(&format!("weapon.{}", w["category"].as_str().unwrap())) {
+            c.wrong.push(format!("{wid}: not {}", w["category"]));
+        }
+        for key in ["normalRange", "longRange", "cost", "weight"] {
+            let got = item["fields"].get(key).cloned().unwrap_or(Json::Null);
+            c.check(key, &json!(got.as_f64()), &json!(w[key].as_f64()), None);
+        }
+        let ability = if w["ranged"] == true {
+            dex_mod
+        } else if props.iter().any(|p| p == "weapon.property.finesse") {
+            str_mod.max(dex_mod)
+        } else {
+            str_mod
+        };
+        let run = |situational: Json| {
+            let call: StartInput = serde_json::from_value(json!({
+                "action": { "id": format!("{PACK}:weapon-attack"), "entry": wid.replace("weapons.", "") },
+                "participants": { "target": [{ "id": "target", "values": { "5e-srd-5.1:combat.ac": 0 } }] },
+                "situational": situational,
+            }))
+            .unwrap();
+            ocf_actions::start_action(db, input, &call, &mut Tens, Limits::default())
+        };
+        let result = match run(json!({})) {
+            Ok(r) => r,
+            Err(e) => {
+                c.wrong.push(format!("{wid}: {} {}", e.code, e.message));
+                continue;
+            }
+        };
+        let log = result["log"].as_array().cloned().unwrap_or_default();
+        let step = |log: &[Json], id: &str| log.iter().find(|l| l["step"] == id).cloned();
+        let to_hit = step(&log, "attack").map(|r| r["total"].as_i64().unwrap_or(0) - 10);
+        c.check(
+            "to-hit",
+            &json!(to_hit),
+            &json!(ability + proficiency),
+            None,
+        );
+        let printed = |dice: &Json| -> Json {
+            match (dice.as_str(), w["damageType"].as_str()) {
+                (Some(d), Some(ty)) => match d.parse::<i64>() {
+                    Ok(flat) => json!([format!("{} {ty}", flat + ability)]),
+                    Err(_) => json!([format!("{d}{ability:+} {ty}")]),
+                },
+                _ => json!([]),
+            }
+        };
+        let damage = step(&log, "damage")
+            .map(|d| damage_of(&d))
+            .unwrap_or_default();
+        c.check("damage", &json!(damage), &printed(&w["damage"]), None);
+        if !w["twoHanded"].is_null() {
+            let log = run(json!({ "5e-srd-5.1:twoHanded": true })).expect("runs")["log"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            let damage = step(&log, "damage")
+                .map(|d| damage_of(&d))
+                .unwrap_or_default();
+            c.check(
+                "two-handed damage",
+                &json!(damage),
+                &printed(&w["twoHanded"]),
+                None,
+            );
+        }
+        let spends = result["proposedChanges"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|p| p["change"]["type"] == "adjustQuantity");
+        c.check(
+            "spends ammunition",
+            &json!(spends),
+            &json!(props.iter().any(|p| p == "weapon.property.ammunition")),
+            None,
+        );
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} figures differ:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
 }
