@@ -486,3 +486,67 @@ fn every_srd_weapon_attacks_with_its_published_damage_and_properties() {
         wrong.join("\n")
     );
 }
+
+/// The SRD magic items whose mechanics the pack says: a +2 weapon template adds to the attack and
+/// the damage (of the weapon's type), a +1 armor template to AC, a Belt of Fire Giant Strength sets
+/// Strength 25 while attuned, and a Potion of Greater Healing heals 4d4 + 4 and is used up.
+#[test]
+fn srd_magic_items_do_what_the_srd_says() {
+    let release = ocf_load::source::read_pack(&root().join("testdata/packs").join(PACK))
+        .expect("the pack reads");
+    let ruleset = ocf_load::load_ruleset(&[release], &ocf_load::LoadOptions::default())
+        .expect("the pack loads");
+    let magic = ruleset
+        .content
+        .0
+        .keys()
+        .filter(|k| k.starts_with("5e-srd-5.1:magic-items."))
+        .count();
+    assert!(magic >= 341, "{magic} magic items");
+    let character: ocf_model::Character = serde_json::from_value(json!({
+        "id": "veteran",
+        "specVersion": "1.0.0",
+        "packs": [{ "id": PACK, "version": "0.1.0" }],
+        "values": { "5e-srd-5.1:hp.current": 1 },
+        "features": [{ "id": "m", "item": "5e-srd-5.1:monsters.veteran" }],
+        "inventory": [
+            { "id": "sword", "item": "5e-srd-5.1:weapons.longsword", "equipped": true, "templates": ["5e-srd-5.1:magic-items.weapon-2"] },
+            { "id": "plate", "item": "5e-srd-5.1:armor.plate", "equipped": true, "templates": ["5e-srd-5.1:magic-items.armor-1"] },
+            { "id": "belt", "item": "5e-srd-5.1:magic-items.belt-of-giant-strength-fire", "equipped": true, "state": { "attuned": true } },
+            { "id": "potion", "item": "5e-srd-5.1:magic-items.potion-of-healing-greater", "quantity": 2 },
+        ],
+    }))
+    .unwrap();
+    let mut session = ocf_engine::Session::new(ruleset);
+    let id = session.open(&character, &[]);
+    let sheet = session.sheet_json(id).unwrap();
+    assert_eq!(value(&sheet, "combat.ac"), &json!(19), "plate 18 + 1");
+    assert_eq!(value(&sheet, "abilities.str.score"), &json!(25));
+    assert_eq!(value(&sheet, "attunement.count"), &json!(1));
+    let db = session.db(id).unwrap();
+    let input = session.character_input(id).unwrap();
+    let call: StartInput = serde_json::from_value(json!({
+        "action": { "id": "5e-srd-5.1:weapon-attack", "entry": "sword" },
+        "participants": { "target": [{ "id": "target", "values": { "5e-srd-5.1:combat.ac": 0 } }] },
+    }))
+    .unwrap();
+    let result = ocf_actions::start_action(db, input, &call, &mut Tens, Limits::default()).unwrap();
+    let log = result["log"].as_array().unwrap();
+    // Str 25 (+7), proficiency +2, +2 weapon.
+    assert_eq!(log[0]["total"], json!(10 + 7 + 2 + 2));
+    assert_eq!(damage_of(&log[1]), ["1d8+9 slashing"]);
+    let call: StartInput = serde_json::from_value(json!({
+        "action": { "id": "5e-srd-5.1:magic-items.potion-of-healing-greater#drink", "entry": "potion" },
+    }))
+    .unwrap();
+    let result = ocf_actions::start_action(db, input, &call, &mut Tens, Limits::default()).unwrap();
+    let changes: Vec<&Json> = result["proposedChanges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| &c["change"])
+        .collect();
+    // Every d4 shows 1: 4 + 4.
+    assert_eq!(changes[0]["by"], json!(8));
+    assert_eq!(changes[1]["type"], json!("adjustQuantity"));
+}
