@@ -7,5 +7,5 @@ pub mod conform;
 pub mod output;
 pub mod schema;
 pub mod serve;
-pub mod users;
 pub mod text_sheet;
+pub mod users;
