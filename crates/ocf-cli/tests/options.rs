@@ -53,6 +53,7 @@ fn the_fighters_ability_score_improvement() {
               5e-srd-5.1:abilities.str.mod: 4 -> 3
               5e-srd-5.1:saves.str.mod: 7 -> 6
               5e-srd-5.1:skills.athletics.mod: 7 -> 6
+              5e-srd-5.1:load.capacity: 270 -> 240
               opens {"entry":"fighter","choice":["asi-1","plus-one-each","abilities"]}
     "#]]
     .assert_eq(&out);

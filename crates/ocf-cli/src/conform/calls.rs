@@ -152,12 +152,28 @@ pub(super) fn read_character(
 }
 
 /// A case's pack: a folder or release `.json` relative to the case file, or an inline release.
+/// A pack read from a path is built once per run: hundreds of cases name the 5E pack, whose 340
+/// files (its SRD monsters) take far longer to build than a case takes to run.
 pub(super) fn read_case_pack(
     pack: &serde_json::Value,
     dir: &Path,
 ) -> Result<ocf_model::PackRelease, String> {
+    static BUILT: std::sync::Mutex<
+        std::collections::BTreeMap<std::path::PathBuf, ocf_model::PackRelease>,
+    > = std::sync::Mutex::new(std::collections::BTreeMap::new());
     match pack {
-        serde_json::Value::String(path) => ocf_load::source::read_pack(&dir.join(path)),
+        serde_json::Value::String(path) => {
+            let path = dir.join(path);
+            let key = path.canonicalize().unwrap_or_else(|_| path.clone());
+            if let Some(release) = BUILT.lock().ok().and_then(|b| b.get(&key).cloned()) {
+                return Ok(release);
+            }
+            let release = ocf_load::source::read_pack(&path)?;
+            if let Ok(mut built) = BUILT.lock() {
+                built.insert(key, release.clone());
+            }
+            Ok(release)
+        }
         inline => {
             let text = inline.to_string();
             ocf_model::from_json_str(&text, "inline pack").map_err(|e| e.to_string())
