@@ -19,16 +19,16 @@ fn the_fighters_fighting_style() {
         {"entry":"fighter","choice":["features.fighter.fighting-style/style"]}: pick 1..1, picked [defense]
 
         eligible:
-          archery  [inline]
+          archery (Archery)  [inline]
               5e-srd-5.1:combat.ac: 19 -> 18
-          defense  [inline]  (picked)
-          dueling  [inline]
+          defense (Defense)  [inline]  (picked)
+          dueling (Dueling)  [inline]
               5e-srd-5.1:combat.ac: 19 -> 18
-          great-weapon-fighting  [inline]
+          great-weapon-fighting (Great Weapon Fighting)  [inline]
               5e-srd-5.1:combat.ac: 19 -> 18
-          protection  [inline]
+          protection (Protection)  [inline]
               5e-srd-5.1:combat.ac: 19 -> 18
-          two-weapon-fighting  [inline]
+          two-weapon-fighting (Two-Weapon Fighting)  [inline]
               5e-srd-5.1:combat.ac: 19 -> 18
     "#]].assert_eq(&out);
 }
@@ -47,8 +47,8 @@ fn the_fighters_ability_score_improvement() {
         {"entry":"fighter","choice":["asi-1"]}: pick 1..1, picked [plus-two]
 
         eligible:
-          plus-two  [inline]  (picked)
-          plus-one-each  [inline]
+          plus-two (+2 to one ability score)  [inline]  (picked)
+          plus-one-each (+1 to two ability scores)  [inline]
               5e-srd-5.1:abilities.str.score: 18 -> 16
               5e-srd-5.1:abilities.str.mod: 4 -> 3
               5e-srd-5.1:saves.str.mod: 7 -> 6

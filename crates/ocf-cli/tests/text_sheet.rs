@@ -17,67 +17,67 @@ fn the_fighter_reads_as_a_player_would_say_it() {
     check(
         &["sheet", "testdata/characters/fighter-5.yaml"],
         expect![[r#"
-            Level total 5 · Ac 19 · Hp current 44 / 44 · Proficiency bonus +3
+            Level 5 · Armor Class 19 · Hit Points 44 / 44 · Proficiency Bonus +3
 
-            Abilities
-              Str score 18 +4
-              Dex score 14 +2
-              Con score 15 +2
-              Int score 9 -1
-              Wis score 13 +1
-              Cha score 11 +0
+            Ability Scores
+              Strength 18 +4
+              Dexterity 14 +2
+              Constitution 15 +2
+              Intelligence 9 -1
+              Wisdom 13 +1
+              Charisma 11 +0
 
-            Saves
-              Str mod +7 ●
-              Dex mod +2 ○
-              Con mod +5 ●
-              Int mod -1 ○
-              Wis mod +1 ○
-              Cha mod +0 ○
+            Saving Throws
+              Strength saving throw +7 ●
+              Dexterity saving throw +2 ○
+              Constitution saving throw +5 ●
+              Intelligence saving throw -1 ○
+              Wisdom saving throw +1 ○
+              Charisma saving throw +0 ○
 
             Skills
-              Acrobatics mod +2 ○○
-              Animal handling mod +1 ○○
-              Arcana mod -1 ○○
-              Athletics mod +7 ●○
-              Deception mod +0 ○○
-              History mod -1 ○○
-              Insight mod +4 ●○
-              Intimidation mod +0 ○○
-              Investigation mod -1 ○○
-              Medicine mod +1 ○○
-              Nature mod -1 ○○
-              Perception mod +4 ●○
-              Performance mod +0 ○○
-              Persuasion mod +0 ○○
-              Religion mod +2 ●○
-              Sleight of hand mod +2 ○○
-              Stealth mod +2 ○○
-              Survival mod +1 ○○
+              Acrobatics +2 ○○
+              Animal Handling +1 ○○
+              Arcana -1 ○○
+              Athletics +7 ●○
+              Deception +0 ○○
+              History -1 ○○
+              Insight +4 ●○
+              Intimidation +0 ○○
+              Investigation -1 ○○
+              Medicine +1 ○○
+              Nature -1 ○○
+              Perception +4 ●○
+              Performance +0 ○○
+              Persuasion +0 ○○
+              Religion +2 ●○
+              Sleight of Hand +2 ○○
+              Stealth +2 ○○
+              Survival +1 ○○
 
             Combat
               Initiative +2
-              Attacks 2
-              Crit range 19
-              Perception 14
+              Attacks per Attack action 2
+              Critical hit range 19
+              Passive Perception 14
 
             Speed
-              Walk 30
+              Speed 30
 
             Proficiencies
-              Thieves tools mod +2 ○○
-              Weapons weapon.martial, weapon.simple
-              Armor armor.heavy, armor.light, armor.medium, armor.shield
+              Thieves' tools +2 ○○
+              Weapon proficiencies Martial weapons, Simple weapons
+              Armor proficiencies Heavy armor, Light armor, Medium armor, Shields
 
             Classes
               Fighter
 
             Features
-              Fighting style
-              Second wind
-              Action surge
-              Extra attack
-              Improved critical
+              Fighting Style
+              Second Wind
+              Action Surge
+              Extra Attack
+              Improved Critical
         "#]],
     );
 }
