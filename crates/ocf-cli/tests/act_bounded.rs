@@ -124,7 +124,7 @@ fn answers_and_view_lists_are_read_within_the_character_limits() {
     let (text, code) = act(&dir, &pc, "duel", &["--participant", &target]);
     assert_eq!(code, 1, "{text}");
     assert!(
-        text.contains("views.yaml:1:20: invalid-document: duplicate key `hp`"),
+        text.contains("views.yaml:1:29: invalid-document: duplicate key `hp`"),
         "{text}"
     );
     // A participant's character file with a problem: its code and place, no Rust debug dump.
