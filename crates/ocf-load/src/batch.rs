@@ -173,7 +173,7 @@ mod tests {
     #[test]
     fn refuses_as_a_character_file_is_refused() {
         expect_test::expect![[r#"
-            :1:1 invalid-document: duplicate key `changes`
+            /changes:3:1 invalid-document: duplicate key `changes`
             /changes/0/value:2:35 invalid-document: invalid value: floating point `NaN`, expected a finite number
             :0:0 safety-limit-exceeded: the file is larger than 4194304 bytes
         "#]]
