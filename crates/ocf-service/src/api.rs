@@ -102,10 +102,10 @@ pub fn router(app: Arc<App>) -> Router {
     )
 }
 
-type Answer = Result<axum::Json<Value>, ApiError>;
+pub(crate) type Answer = Result<axum::Json<Value>, ApiError>;
 
 /// Runs an engine call off the async threads: computing a sheet is CPU work.
-async fn blocking(
+pub(crate) async fn blocking(
     app: Arc<App>,
     call: impl FnOnce(&App) -> Result<Value, ApiError> + Send + 'static,
 ) -> Answer {

@@ -15,6 +15,7 @@ use ocf_actions::odds::{NoHandoffs, SessionOdds};
 use serde_json::{Value, json};
 
 use crate::accounts::Who;
+use crate::api::{Answer, blocking};
 use crate::app::{App, Need};
 use crate::error::ApiError;
 
@@ -28,21 +29,15 @@ async fn odds(
     Extension(who): Extension<Who>,
     Path(id): Path<String>,
     body: Bytes,
-) -> Result<axum::Json<Value>, ApiError> {
+) -> Answer {
     let input: ocf_actions::StartInput = serde_json::from_slice(&body)
         .map_err(|e| ApiError::bad_request("invalid-request", e.to_string(), ""))?;
-    let span = tracing::Span::current();
     // The odds read the character's sheet and roll nothing: whoever may read it may ask them.
-    let answer = tokio::task::spawn_blocking(move || {
-        span.in_scope(|| {
-            app.authorize(&who, &id, Need::Read)?;
-            app.odds(&id, &input)
-        })
-    });
-    match answer.await {
-        Ok(result) => result.map(axum::Json),
-        Err(error) => Err(ApiError::internal(format!("the request failed: {error}"))),
-    }
+    blocking(app, move |app| {
+        app.authorize(&who, &id, Need::Read)?;
+        app.odds(&id, &input)
+    })
+    .await
 }
 
 impl App {

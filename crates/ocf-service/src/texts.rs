@@ -15,6 +15,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use crate::accounts::Who;
+use crate::api::{Answer, blocking};
 use crate::app::{App, Need};
 use crate::error::ApiError;
 
@@ -33,19 +34,14 @@ async fn texts(
     Extension(who): Extension<Who>,
     Path(id): Path<String>,
     Query(query): Query<Lang>,
-) -> Result<axum::Json<Value>, ApiError> {
-    let span = tracing::Span::current();
-    let answer = tokio::task::spawn_blocking(move || {
-        span.in_scope(|| {
-            // The texts come from the character's packs: whoever may not read the character may
-            // not learn which packs it uses either.
-            app.authorize(&who, &id, Need::Read)?;
-            answer(&app, &id, query.lang.as_deref())
-        })
+) -> Answer {
+    blocking(app, move |app| {
+        // The texts come from the character's packs: whoever may not read the character may
+        // not learn which packs it uses either.
+        app.authorize(&who, &id, Need::Read)?;
+        answer(app, &id, query.lang.as_deref())
     })
     .await
-    .map_err(|error| ApiError::internal(format!("the request failed: {error}")))?;
-    answer.map(axum::Json)
 }
 
 fn answer(app: &App, id: &str, lang: Option<&str>) -> Result<Value, ApiError> {
