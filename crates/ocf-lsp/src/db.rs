@@ -230,12 +230,45 @@ pub fn given_release(db: &dyn salsa::Database, pack: Pack) -> Option<(Arc<PackRe
     }
 }
 
+/// Each of the pack's files by its index in `Pack::files`: what finds a file's place without a
+/// scan of the pack (a scan per file made a keystroke quadratic in the pack's files). It reads only
+/// the list of files, which a keystroke doesn't change.
+#[salsa::tracked(returns(ref))]
+pub fn file_positions(
+    db: &dyn salsa::Database,
+    pack: Pack,
+) -> Arc<rustc_hash::FxHashMap<SourceFile, usize>> {
+    Arc::new(
+        pack.files(db)
+            .iter()
+            .enumerate()
+            .map(|(i, &f)| (f, i))
+            .collect(),
+    )
+}
+
+/// For each index in `Pack::files`, the file's place in the layout's path order (`None`: not read).
+#[salsa::tracked(returns(ref))]
+fn layout_positions(db: &dyn salsa::Database, pack: Pack) -> Arc<Vec<Option<usize>>> {
+    let mut out = vec![None; pack.files(db).len()];
+    for (at, laid) in pack_layout(db, pack).files.iter().enumerate() {
+        if let Some(slot) = out.get_mut(laid.index) {
+            *slot = Some(at);
+        }
+    }
+    Arc::new(out)
+}
+
+/// The file's index in its pack's `files`.
+pub fn file_position(db: &dyn salsa::Database, file: SourceFile) -> Option<usize> {
+    file_positions(db, *file.pack(db)).get(&file).copied()
+}
+
 /// The file's place in its pack's path order.
 fn place(db: &dyn salsa::Database, file: SourceFile) -> Option<(Pack, Arc<Layout>, usize)> {
     let pack = *file.pack(db);
     let layout = pack_layout(db, pack).clone();
-    let files = pack.files(db);
-    let at = layout.files.iter().position(|f| files[f.index] == file)?;
+    let at = (*layout_positions(db, pack).get(file_position(db, file)?)?)?;
     Some((pack, layout, at))
 }
 
@@ -457,7 +490,15 @@ pub fn file_diagnostics(db: &dyn salsa::Database, pack: Pack, file: SourceFile) 
     let max = crate::diagnostics::MAX_PER_FILE;
     let mut out = Vec::new();
     let mut left = 0;
-    for entry in by_file {
+    // The file's own entry (after the folder's, in the pack's file order) and, for the manifest,
+    // the folder's: found by place, not by a scan of the pack's entries.
+    let own = file_position(db, file).and_then(|i| by_file.get(i + 1));
+    let folder = by_file.first().filter(|_| name == "pack.yaml");
+    let entries: Vec<&FileProblems<'_>> = match own {
+        Some(entry) if entry.name(db) == name => folder.into_iter().chain(Some(entry)).collect(),
+        _ => by_file.iter().collect(),
+    };
+    for entry in entries {
         // The folder's own problems show in its manifest.
         let mine = entry.name(db) == name || (entry.name(db).is_empty() && name == "pack.yaml");
         if mine {
