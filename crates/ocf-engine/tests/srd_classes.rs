@@ -452,6 +452,9 @@ fn every_class_computes_its_srd_table() {
     );
 }
 
+/// Classes and levels, the slots of 1st..9th level, the pact slots and their level.
+type Case = (Vec<(&'static str, i64)>, Vec<i64>, (i64, i64));
+
 /// A character of several classes (the first is the starting class), every ability score `score`.
 fn multiclass(classes: &[(&str, i64)], score: i64) -> ocf_model::Character {
     let features: Vec<Json> = classes
@@ -492,7 +495,7 @@ fn multiclass_characters_follow_the_srd() {
     let mut session = ocf_engine::Session::new(ruleset.clone());
     let mut wrong: Vec<String> = Vec::new();
     // (classes, slots of 1st..9th level, pact slots and their level)
-    let mut cases: Vec<(Vec<(&str, i64)>, Vec<i64>, (i64, i64))> = vec![
+    let mut cases: Vec<Case> = vec![
         (vec![("wizard", 3), ("cleric", 2)], vec![4, 3, 2], (0, 0)),
         (
             vec![("cleric", 1), ("bard", 1), ("druid", 1)],
