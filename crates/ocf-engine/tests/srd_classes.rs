@@ -451,3 +451,212 @@ fn every_class_computes_its_srd_table() {
         wrong.join("\n")
     );
 }
+
+/// Classes and levels, the slots of 1st..9th level, the pact slots and their level.
+type Case = (Vec<(&'static str, i64)>, Vec<i64>, (i64, i64));
+
+/// A character of several classes (the first is the starting class), every ability score `score`.
+fn multiclass(classes: &[(&str, i64)], score: i64) -> ocf_model::Character {
+    let features: Vec<Json> = classes
+        .iter()
+        .enumerate()
+        .map(|(i, (class, level))| {
+            json!({
+                "id": class, "item": format!("{PACK}:classes.{class}"),
+                "state": { "level": level, "startingClass": i == 0 },
+            })
+        })
+        .collect();
+    let values: serde_json::Map<String, Json> = ["str", "dex", "con", "int", "wis", "cha"]
+        .iter()
+        .map(|a| (format!("{PACK}:abilities.{a}.score"), json!(score)))
+        .collect();
+    serde_json::from_value(json!({
+        "id": "multiclass", "specVersion": "1.0.0",
+        "packs": [{ "id": PACK, "version": "0.1.0" }],
+        "values": values,
+        "features": features,
+    }))
+    .unwrap()
+}
+
+/// SRD "Multiclassing": the spellcaster level adds the full casters' levels and half (rounded down)
+/// of each half caster's, and gives the multiclass slot table; Pact Magic's slots stay beside them;
+/// the starting class alone gives the saving throws, a later class its multiclass proficiencies;
+/// each class's ability score prerequisite holds once a character has two classes. The half-caster
+/// cases run once the pack holds the paladin and the ranger.
+#[test]
+fn multiclass_characters_follow_the_srd() {
+    let release = ocf_load::source::read_pack(&root().join("testdata/packs").join(PACK))
+        .expect("the pack reads");
+    let ruleset = ocf_load::load_ruleset(&[release], &ocf_load::LoadOptions::default())
+        .expect("the pack loads");
+    let has = |class: &str| ruleset.item(&format!("{PACK}:classes.{class}")).is_some();
+    let mut session = ocf_engine::Session::new(ruleset.clone());
+    let mut wrong: Vec<String> = Vec::new();
+    // (classes, slots of 1st..9th level, pact slots and their level)
+    let mut cases: Vec<Case> = vec![
+        (vec![("wizard", 3), ("cleric", 2)], vec![4, 3, 2], (0, 0)),
+        (
+            vec![("cleric", 1), ("bard", 1), ("druid", 1)],
+            vec![4, 2],
+            (0, 0),
+        ),
+        (vec![("sorcerer", 4), ("warlock", 3)], vec![4, 3], (2, 2)),
+        (vec![("warlock", 5)], vec![], (2, 3)),
+        (
+            vec![("bard", 10), ("sorcerer", 7), ("wizard", 3)],
+            vec![4, 3, 3, 3, 3, 2, 2, 1, 1],
+            (0, 0),
+        ),
+    ];
+    if has("paladin") && has("ranger") {
+        cases.extend([
+            (vec![("paladin", 5)], vec![4, 2], (0, 0)),
+            (vec![("paladin", 1)], vec![], (0, 0)),
+            (vec![("paladin", 4), ("ranger", 4)], vec![4, 3], (0, 0)),
+            (vec![("paladin", 3), ("wizard", 2)], vec![4, 2], (0, 0)),
+            (vec![("ranger", 5), ("warlock", 2)], vec![4, 2], (2, 1)),
+        ]);
+    }
+    for (classes, slots, (pact, pact_level)) in &cases {
+        let character = multiclass(classes, 13);
+        let id = session.open(&character, &[]);
+        let get = |f: &str| -> Json {
+            let v = session.field(id, &format!("{PACK}:{f}")).expect("open");
+            v.value.as_ref().map(|v| v.to_json()).unwrap_or(Json::Null)
+        };
+        for level in 1..=9usize {
+            let want = slots.get(level - 1).copied().unwrap_or(0);
+            let got = get(&format!("spellSlots.level{level}.max"));
+            if got != json!(want) {
+                wrong.push(format!(
+                    "{classes:?}: {level}-level slots {got}, the SRD's {want}"
+                ));
+            }
+        }
+        for (f, want) in [("pactSlots.max", pact), ("pactSlots.level", pact_level)] {
+            if get(f) != json!(want) {
+                wrong.push(format!("{classes:?}: {f} {}, the SRD's {want}", get(f)));
+            }
+        }
+        let sheet = session.sheet_json(id).expect("open");
+        let issues: Vec<&Json> = sheet["issues"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|i| i["code"] == "prerequisite-not-met")
+            .collect();
+        if !issues.is_empty() {
+            wrong.push(format!("{classes:?} at 13 everywhere: {issues:?}"));
+        }
+        session.close(id);
+    }
+
+    // A wizard 3 who takes 2 cleric levels: the wizard's saves only, the cleric's armor and
+    // shields, no cleric skills; hit points d6 at 1st, then averages (Con 10).
+    let id = session.open(&multiclass(&[("wizard", 3), ("cleric", 2)], 13), &[]);
+    let get = |f: &str| -> Json {
+        let v = session.field(id, &format!("{PACK}:{f}")).expect("open");
+        v.value.as_ref().map(|v| v.to_json()).unwrap_or(Json::Null)
+    };
+    for (f, want) in [
+        ("saves.int.proficiency", json!(1)),
+        ("saves.wis.proficiency", json!(1)),
+        ("saves.cha.proficiency", json!(0)),
+        ("hp.max", json!(6 + 2 * 4 + 2 * 5 + 5)),
+        ("spellcasting.cleric.dc", json!(8 + 3 + 1)),
+        ("spellcasting.wizard.dc", json!(8 + 3 + 1)),
+        ("spellcasting.cleric.prepared", json!(1 + 2)),
+        ("spellcasting.wizard.prepared", json!(1 + 3)),
+    ] {
+        if get(f) != want {
+            wrong.push(format!(
+                "wizard 3 / cleric 2: {f} {}, the SRD's {want}",
+                get(f)
+            ));
+        }
+    }
+    let armor = get("proficiencies.armor");
+    for tag in ["armor.light", "armor.medium", "armor.shield"] {
+        if !armor.as_array().is_some_and(|a| a.contains(&json!(tag))) {
+            wrong.push(format!("wizard 3 / cleric 2: no {tag} in {armor}"));
+        }
+    }
+    let weapons = get("proficiencies.weapons");
+    if weapons
+        .as_array()
+        .is_some_and(|a| a.contains(&json!("weapon.simple")))
+    {
+        wrong.push(format!(
+            "wizard 3 / cleric 2: a multiclass cleric gains no weapons ({weapons})"
+        ));
+    }
+    let sheet = session.sheet(id).expect("open");
+    if sheet
+        .activations
+        .choices
+        .iter()
+        .any(|r| r.root == format!("{PACK}:classes.cleric") && r.id == "skills" && r.applicable)
+    {
+        wrong.push("wizard 3 / cleric 2: a multiclass cleric chooses no skills".into());
+    }
+    session.close(id);
+
+    // The prerequisites: Wisdom 12 keeps a wizard from taking cleric levels (and Intelligence 12
+    // would keep the cleric from the wizard's); a single class has none.
+    let mut low = multiclass(&[("wizard", 3), ("cleric", 2)], 12);
+    let ids: Vec<String> = {
+        let id = session.open(&low, &[]);
+        let sheet = session.sheet_json(id).expect("open");
+        session.close(id);
+        sheet["issues"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|i| i["code"] == "prerequisite-not-met")
+            .map(|i| i["id"].as_str().unwrap_or("").to_owned())
+            .collect()
+    };
+    let want = [
+        format!("{PACK}:classes.wizard/multiclass"),
+        format!("{PACK}:classes.cleric/multiclass"),
+    ];
+    if ids != want {
+        wrong.push(format!(
+            "wizard 3 / cleric 2 at 12: prerequisite issues {ids:?}, want {want:?}"
+        ));
+    }
+    low.features.truncate(1);
+    let id = session.open(&low, &[]);
+    let sheet = session.sheet_json(id).expect("open");
+    session.close(id);
+    if sheet["issues"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|i| i["code"] == "prerequisite-not-met")
+    {
+        wrong.push("a single-class wizard has no multiclass prerequisite".into());
+    }
+
+    // A bard taken second: one skill and one instrument.
+    let id = session.open(&multiclass(&[("wizard", 1), ("bard", 1)], 13), &[]);
+    let sheet = session.sheet(id).expect("open");
+    for choice in ["skills", "instruments"] {
+        let picks: Vec<Option<i64>> = sheet
+            .activations
+            .choices
+            .iter()
+            .filter(|r| r.root == format!("{PACK}:classes.bard") && r.id == choice)
+            .map(|r| r.max)
+            .collect();
+        if picks != [Some(1)] {
+            wrong.push(format!(
+                "a multiclass bard's {choice}: picks {picks:?}, the SRD's one"
+            ));
+        }
+    }
+    session.close(id);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
