@@ -218,6 +218,16 @@ fn decode_base64(text: &str) -> Vec<u8> {
 }
 
 impl Driver {
+    /// Sends `keys` to the element (focusing it first), as a keyboard would.
+    fn keys(&self, css: &str, keys: &str) {
+        let element = self.element(css);
+        self.call(
+            "POST",
+            &format!("/element/{element}/value"),
+            json!({ "text": keys }),
+        );
+    }
+
     /// The page's viewport, as a phone's or a desktop's (Chrome's device metrics, so the width is
     /// the CSS width whatever the window).
     fn viewport(&self, width: u32, height: u32) {
@@ -234,9 +244,22 @@ impl Driver {
         self.call("POST", "/url", json!({ "url": url }));
     }
 
+    /// Clicks the element; found again if the page drew it anew in between (a pushed change).
     fn click(&self, css: &str) {
-        let element = self.element(css);
-        self.call("POST", &format!("/element/{element}/click"), json!({}));
+        for _ in 0..20 {
+            let element = self.element(css);
+            let path = format!("/session/{}/element/{element}/click", self.session);
+            let (status, answer) = request(self.addr, "POST", &path, Some("{}"));
+            if status == 200 {
+                return;
+            }
+            assert!(
+                answer.to_string().contains("stale element"),
+                "click {css}: {answer}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        panic!("{css} kept being drawn anew");
     }
 
     /// Clicks the first element matching `css` whose text contains `text`.
@@ -553,14 +576,20 @@ fn the_fighter_at_a_glance_edited_rolled_and_played_at_both_widths() {
         driver.click("#edit-mode");
         driver.shot("fighter-edited", width);
 
-        // Roll from the sheet: a skill rolls its check with its parameter filled in.
-        driver.click(&format!("{} button.name", row_css(athletics)));
+        // Roll from the sheet, with the keyboard alone: Enter on a skill opens its check with its
+        // parameter filled in, Enter again rolls.
+        driver.keys(&format!("{} button.name", row_css(athletics)), "\u{E007}");
         driver.until(
             "the roll form",
             "return document.getElementById('roll-dialog').open || null;",
         );
         driver.audit("the roll form");
-        driver.click("#roll-go");
+        assert_eq!(
+            driver.script("return document.activeElement.closest('dialog') ? true : null;"),
+            json!(true),
+            "the focus is in the roll form"
+        );
+        driver.keys("#roll-go", "\u{E007}");
         let card = driver.until_text("#roll-card .roll", "=");
         assert!(card.contains("Athletics"), "{card}");
         assert!(card.contains("Rolled"), "no DC: {card}");
@@ -684,6 +713,17 @@ fn the_fighter_at_a_glance_edited_rolled_and_played_at_both_widths() {
         driver.shot("fighter-choice", width);
         driver.click_text("#option-list button", "Pick Archery");
         driver.until("AC 16 without Defense", &is(&stat("Armor Class"), "16"));
+
+        // Level up: the class's level raised by one; what it opens is a pending choice, made
+        // through its options.
+        driver.click("#sheet button[data-raise=fighter]");
+        driver.until_text("#character-summary", "Fighter 6");
+        driver.until_text("#choices", "(to choose)");
+        driver.click_text("#choices button", "Choose");
+        driver.until_text("#option-list", "Pick");
+        driver.fits("a level up's choice");
+        driver.audit("a level up's choice");
+        driver.shot("fighter-level-up", width);
     }
 }
 

@@ -330,7 +330,7 @@ function renderIdentity() {
 
 // A content group's members: the holder activations of its type, by their items' names; a copy
 // whose state holds one number (a class's level) shows it after its name.
-function members(group) {
+function members(group, detailed) {
   const out = [];
   const seen = new Set();
   for (const activation of state.sheet.activations || []) {
@@ -338,13 +338,28 @@ function members(group) {
     if (state.info.items[activation.item] !== group.type) continue;
     let name = itemName(activation.item);
     const entry = activation.via === "copy" && activation.entry && fileEntry(activation.entry);
+    let number = null;
     if (entry && entry.state) {
-      const numbers = Object.values(entry.state).filter((v) => typeof v === "number");
-      if (numbers.length === 1) name += ` ${numberText(numbers[0])}`;
+      const numbers = Object.entries(entry.state).filter(([, v]) => typeof v === "number");
+      if (numbers.length === 1) { name += ` ${numberText(numbers[0][1])}`; number = { key: numbers[0][0], value: numbers[0][1] }; }
     }
-    if (!seen.has(name)) { seen.add(name); out.push(name); }
+    if (!seen.has(name)) { seen.add(name); out.push(detailed ? { name, entry: entry && entry.id, item: activation.item, number } : name); }
   }
   return out;
+}
+
+// A member with one number (a class's level) in a headline group: raised by one with adjustState
+// (a level up); what it opens comes up as pending choices.
+function memberRow(group, member) {
+  const li = el("li", {}, el("span", { text: member.name }));
+  if (group.headline && member.number && member.entry) {
+    const refusal = el("p", { class: "refusal", role: "alert" });
+    const label = `+1 ${member.name} (to ${numberText(member.number.value + 1)})`;
+    li.append(" ", el("button", { type: "button", "data-raise": member.entry, text: "+1", "aria-label": label, title: label,
+      onclick: () => write(() => ({ method: "POST", path: api(state.id, "/changes"),
+        body: { changes: [{ type: "adjustState", entry: member.entry, key: member.number.key, by: 1 }] } }), refusal) }), refusal);
+  }
+  return li;
 }
 function fileEntry(id) {
   const file = state.file;
@@ -418,7 +433,7 @@ function renderGroup(group) {
   if (group.type) {
     const list = el("ul", { class: "members" });
     const draw = () => {
-      list.replaceChildren(...members(group).map((name) => el("li", { text: name })));
+      list.replaceChildren(...members(group, true).map((member) => memberRow(group, member)));
       section.hidden = !list.children.length;
     };
     draw();
