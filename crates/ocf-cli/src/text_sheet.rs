@@ -200,6 +200,7 @@ pub fn render(ruleset: &Ruleset, sheet: &Value, locale: &str) -> String {
                     beside: None,
                     headline: None,
                     hidden: None,
+                    roll: None,
                 });
             if !(beside_hint.hidden == Some(Hidden::WhenDefault) && is_default(value)) {
                 text.push(' ');

@@ -17,7 +17,7 @@ fn the_fighter_reads_as_a_player_would_say_it() {
     check(
         &["sheet", "testdata/characters/fighter-5.yaml"],
         expect![[r#"
-            Level 5 · Armor Class 19 · Hit Points 44 / 44 · Proficiency Bonus +3
+            Level 5 · Armor Class 19 · Hit Points 44 / 44 · Proficiency Bonus +3 · Initiative +2 · Speed 30 · Passive Perception 14
 
             Ability Scores
               Strength 18 +4
@@ -56,18 +56,16 @@ fn the_fighter_reads_as_a_player_would_say_it() {
               Survival +1 ○○
 
             Combat
-              Initiative +2
               Attacks per Attack action 2
               Critical hit range 19
-              Passive Perception 14
-
-            Speed
-              Speed 30
 
             Proficiencies
               Thieves' tools +2 ○○
               Weapon proficiencies Martial weapons, Simple weapons
               Armor proficiencies Heavy armor, Light armor, Medium armor, Shields
+
+            Species
+              Human
 
             Classes
               Fighter

@@ -128,6 +128,20 @@ pub struct FieldHint {
     /// `whenDefault` (while it holds its type's empty value: 0, false, an empty set, no dice).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hidden: Option<Hidden>,
+    /// The action a click on the field runs, with its parameters filled in (a save's ability, a
+    /// skill's check, an action rating): a page rolls from the sheet without knowing the game.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roll: Option<RollHint>,
+}
+
+/// A field hint's `roll`: a rules action (qualified at load) and the parameters it is given, as
+/// startAction takes them (an `id` parameter's field as a qualified ID).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RollHint {
+    pub action: Id,
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub params: std::collections::BTreeMap<String, serde_json::Value>,
 }
 
 /// How a sheet shows a value (display-hints.md "Show").

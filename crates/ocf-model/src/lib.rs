@@ -53,7 +53,9 @@ pub use effect::{
     IncomingFilter, Op, Scope, Target,
 };
 pub use error::{LoadError, LoadErrorKind, from_json_str, from_yaml_str};
-pub use family::{FamilyDecl, FamilyValue, FieldHint, Hidden, Show, ViewFieldSet, ViewFields};
+pub use family::{
+    FamilyDecl, FamilyValue, FieldHint, Hidden, RollHint, Show, ViewFieldSet, ViewFields,
+};
 pub use field::{
     ComputedDecl, ComputedType, FieldDecl, FieldType, ItemFieldDecl, Limit, Recommend, Rounding,
     StateDecl, ViewFieldDecl,

@@ -220,10 +220,18 @@ pub struct DisplayGroup {
     pub r#type: Option<Id>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub from: Option<GroupFrom>,
+    /// A content group whose members' names also stand in the character's headline, beside its
+    /// name (a species, a class and its level, a playbook).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headline: Option<bool>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum GroupFrom {
+    /// The holder's own activations of the type (features, inventory, picks).
     Own,
+    /// The character's applied entries of the type (conditions applied by `applyEffect`): a page
+    /// lists them with a way to remove each, and offers the type's items to apply.
+    Applied,
 }

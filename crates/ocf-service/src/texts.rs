@@ -4,7 +4,7 @@
 //!
 //! | method and path | what it does |
 //! | --- | --- |
-//! | `GET /api/characters/{id}/texts?lang=TAG` | `{ id, locale, texts, displayGroups, fieldHints }`: every key the packs (and the engine) give, its message in `TAG` by the fallback order (ICU MessageFormat, as written); the ruleset's groups and hints |
+//! | `GET /api/characters/{id}/texts?lang=TAG` | `{ id, locale, texts, displayGroups, fieldHints, fields, items, types, tags, actions, situational }`: every key the packs (and the engine) give, its message in `TAG` by the fallback order (ICU MessageFormat, as written); the ruleset's groups and hints; each hinted field's type and numeric `max`; each content item's type; each content type and whether it is carried; the ruleset's tags; the rules actions' parameters, participant roles and results; the situational choices |
 
 use std::sync::Arc;
 
@@ -76,5 +76,106 @@ fn answer(app: &App, id: &str, lang: Option<&str>) -> Result<Value, ApiError> {
         "texts": messages,
         "displayGroups": ruleset.display_groups,
         "fieldHints": ruleset.field_hints,
+        "fields": hinted_fields(&ruleset),
+        "items": items(&ruleset),
+        "types": ruleset
+            .content_types
+            .iter()
+            .map(|(id, t)| (id.to_owned(), json!({ "carried": t.decl.carried.unwrap_or(false) })))
+            .collect::<Map<String, Value>>(),
+        "tags": ruleset.tags,
+        "actions": actions(&ruleset),
+        "situational": situational(&ruleset),
     }))
+}
+
+/// Each hinted field's type and its `max` bound when it is a number, for a page that draws dots
+/// and tracks and edits inputs by their type.
+fn hinted_fields(ruleset: &ocf_model::Ruleset) -> Map<String, Value> {
+    let mut out = Map::new();
+    for (_, hint) in ruleset.field_hints.iter() {
+        let hint = &hint.decl;
+        for field in [Some(&hint.field), hint.of.as_ref(), hint.beside.as_ref()]
+            .into_iter()
+            .flatten()
+        {
+            let Some(decl) = ruleset.field(field.as_str()) else {
+                continue;
+            };
+            let max = decl
+                .decl
+                .max
+                .as_ref()
+                .and_then(|m| m.as_str().trim().parse::<f64>().ok());
+            out.insert(
+                field.as_str().to_owned(),
+                json!({ "type": decl.decl.r#type, "max": max }),
+            );
+        }
+    }
+    out
+}
+
+/// Every content item's type (an item's name is its text), for content groups and for finding an
+/// item by name; hidden items are left out.
+fn items(ruleset: &ocf_model::Ruleset) -> Map<String, Value> {
+    ruleset
+        .content
+        .iter()
+        .filter(|(_, entry)| !entry.hidden)
+        .map(|(id, entry)| (id.to_owned(), json!(entry.type_name())))
+        .collect()
+}
+
+/// The rules actions' forms: each declared parameter, participant role and result, so a page can
+/// ask for what an action takes (steps are the engine's).
+fn actions(ruleset: &ocf_model::Ruleset) -> Map<String, Value> {
+    ruleset
+        .actions
+        .iter()
+        .map(|(id, action)| {
+            let decl = &action.decl;
+            let params: Map<String, Value> = decl
+                .params
+                .iter()
+                .filter_map(|(name, entry)| match entry {
+                    ocf_model::ParamEntry::Declared(p) => Some((
+                        name.to_owned(),
+                        serde_json::to_value(p).unwrap_or(Value::Null),
+                    )),
+                    ocf_model::ParamEntry::Fixed(_) => None,
+                })
+                .collect();
+            let participants: Map<String, Value> = decl
+                .participants
+                .iter()
+                .map(|(role, r)| {
+                    let fields = serde_json::to_value(&r.fields).unwrap_or(Value::Null);
+                    (
+                        role.to_owned(),
+                        json!({ "min": r.min, "max": r.max, "fields": fields }),
+                    )
+                })
+                .collect();
+            (
+                id.to_owned(),
+                json!({ "params": params, "participants": participants, "results": decl.results }),
+            )
+        })
+        .collect()
+}
+
+/// The situational choices a player sets when an action runs: type, values, default.
+fn situational(ruleset: &ocf_model::Ruleset) -> Map<String, Value> {
+    ruleset
+        .situational
+        .iter()
+        .map(|(id, s)| {
+            let decl = &s.decl;
+            (
+                id.to_owned(),
+                json!({ "type": decl.r#type, "values": decl.values, "default": decl.default }),
+            )
+        })
+        .collect()
 }

@@ -1,8 +1,13 @@
 //! The web sheet editor in a real browser: Debian's headless Chromium driven through ChromeDriver's
-//! WebDriver protocol (plain HTTP and JSON, so no client crate). It opens the fighter, raises
-//! Strength and sees the modifiers that read it change — and only their rows rendered again — and
-//! sees an edit refused in place. It logs in first, on the page's form, as the player who owns the
-//! character. With `OCF_SCREENSHOTS=DIR` it saves what it saw there
+//! WebDriver protocol (plain HTTP and JSON, so no client crate). Each flow of a player runs end to
+//! end at 1280 × 800 and at 390 × 844 (the phone's viewport set through Chrome's device metrics):
+//! the 5E fighter and the Blades scoundrel at a glance, an edit in place (refused in words beside
+//! the field; a stale revision made again), rolls from the sheet and an attack on another stored
+//! character with its changes applied to that character, physical dice at a pause, damage and
+//! healing, conditions, a rest, the inventory, a choice through listOptions. At each step the page
+//! must not scroll sideways, and axe-core (from npm: `.ci/run` installs it under `target/npm`) must
+//! find no serious or critical violation. The time from an edit of the 2 000-field generated
+//! character to the repaint is printed. With `OCF_SCREENSHOTS=DIR` it saves what it saw there
 //! (docs/screenshots holds a set).
 
 mod support;
@@ -11,8 +16,12 @@ use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use std::sync::Arc;
+
+use ocf_engine::synthetic::Synthetic;
 use ocf_service::Limits;
 use ocf_service::accounts::{self, Role};
+use ocf_service::rulesets::Rulesets;
 use ocf_service::store::SqliteStore;
 use serde_json::{Value, json};
 use support::*;
@@ -71,7 +80,7 @@ impl Driver {
             "goog:chromeOptions": {
                 "binary": "/usr/bin/chromium",
                 "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
-                         "--disable-dev-shm-usage", "--window-size=1200,1400"]
+                         "--disable-dev-shm-usage", "--window-size=1280,800"]
             }
         }}});
         // ChromeDriver listens before it is ready: its first connections can be reset (seen on CI's
@@ -127,10 +136,12 @@ impl Driver {
             if !(value.is_null() || value == json!(false) || value == json!("")) {
                 return value;
             }
-            assert!(
-                started.elapsed() < Duration::from_secs(30),
-                "waited for {what}"
-            );
+            if started.elapsed() > Duration::from_secs(30) {
+                let status = self.script(
+                    "const s = document.getElementById('status'); return s ? s.textContent : null;",
+                );
+                panic!("waited for {what} (the page's status: {status})");
+            }
             std::thread::sleep(Duration::from_millis(100));
         }
     }
@@ -206,110 +217,630 @@ fn decode_base64(text: &str) -> Vec<u8> {
         .collect()
 }
 
-/// A script giving the text of the value cell of `field`'s row, or null while the row is not there.
-fn value_of(field: &str) -> String {
-    format!(
-        "return (() => {{ const row = document.getElementById('{}'); \
-         return row ? row.querySelector('td.value').textContent : null; }})();",
-        row_id(field)
-    )
-}
+impl Driver {
+    /// Sends `keys` to the element (focusing it first), as a keyboard would.
+    fn keys(&self, css: &str, keys: &str) {
+        let element = self.element(css);
+        self.call(
+            "POST",
+            &format!("/element/{element}/value"),
+            json!({ "text": keys }),
+        );
+    }
 
-/// A script giving what the edit box of `field`'s row holds.
-fn box_of(field: &str) -> String {
-    format!(
-        "return document.querySelector('#{} input').value;",
-        row_id(field)
-    )
-}
+    /// The page's viewport, as a phone's or a desktop's (Chrome's device metrics, so the width is
+    /// the CSS width whatever the window).
+    fn viewport(&self, width: u32, height: u32) {
+        self.call(
+            "POST",
+            "/goog/cdp/execute",
+            json!({ "cmd": "Emulation.setDeviceMetricsOverride", "params": {
+                "width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600
+            }}),
+        );
+    }
 
-/// The row's element ID, as sheet.js makes it.
-fn row_id(field: &str) -> String {
-    let safe: String = field
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
+    fn open(&self, url: &str) {
+        self.call("POST", "/url", json!({ "url": url }));
+    }
+
+    /// Clicks the element; found again if the page drew it anew in between (a pushed change).
+    fn click(&self, css: &str) {
+        for _ in 0..20 {
+            let element = self.element(css);
+            let path = format!("/session/{}/element/{element}/click", self.session);
+            let (status, answer) = request(self.addr, "POST", &path, Some("{}"));
+            if status == 200 {
+                return;
             }
-        })
-        .collect();
-    format!("field-{safe}")
+            assert!(
+                answer.to_string().contains("stale element"),
+                "click {css}: {answer}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        panic!("{css} kept being drawn anew");
+    }
+
+    /// Clicks the first element matching `css` whose text contains `text`.
+    fn click_text(&self, css: &str, text: &str) {
+        let index = self.until(
+            &format!("{css} with “{text}”"),
+            &format!(
+                "const i = [...document.querySelectorAll({css:?})].findIndex(e => e.textContent.includes({text:?})); return i < 0 ? null : i;"
+            ),
+        );
+        let found = self.call(
+            "POST",
+            "/elements",
+            json!({ "using": "css selector", "value": css }),
+        );
+        let element = found[index.as_u64().unwrap() as usize][ELEMENT]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        self.call("POST", &format!("/element/{element}/click"), json!({}));
+    }
+
+    /// The text of the first element matching `css`, once there is one.
+    fn text(&self, css: &str) -> String {
+        self.until(
+            css,
+            &format!("const e = document.querySelector({css:?}); return e && !e.closest('[hidden]') ? e.textContent : null;"),
+        )
+        .as_str()
+        .unwrap()
+        .to_owned()
+    }
+
+    /// Waits until the text of `css` contains `wanted`.
+    fn until_text(&self, css: &str, wanted: &str) -> String {
+        self.until(
+            &format!("{css} to read “{wanted}”"),
+            &format!("const e = document.querySelector({css:?}); return e && e.textContent.includes({wanted:?}) ? e.textContent : null;"),
+        )
+        .as_str()
+        .unwrap()
+        .to_owned()
+    }
+
+    /// No horizontal scrolling: the page is no wider than its viewport.
+    fn fits(&self, what: &str) {
+        let widths = self.script(
+            "return [document.documentElement.scrollWidth, document.body.scrollWidth, window.innerWidth];",
+        );
+        let (page, body, view) = (
+            widths[0].as_i64().unwrap(),
+            widths[1].as_i64().unwrap(),
+            widths[2].as_i64().unwrap(),
+        );
+        assert!(
+            page <= view && body <= view,
+            "{what}: the page is {page} px wide ({body} px body) in a {view} px viewport"
+        );
+    }
+
+    /// axe-core's audit of the page as it stands: no serious or critical violation.
+    fn audit(&self, what: &str) {
+        let axe = axe_source();
+        if self.script("return typeof axe;") != json!("object") {
+            self.script(&format!("{axe}\nreturn true;"));
+        }
+        let found = self.call(
+            "POST",
+            "/execute/async",
+            json!({ "script": "const done = arguments[arguments.length - 1]; \
+                axe.run(document, { resultTypes: ['violations'] }).then(r => done(r.violations \
+                .filter(v => v.impact === 'serious' || v.impact === 'critical') \
+                .map(v => v.id + ' (' + v.impact + '): ' + v.nodes.slice(0, 3).map(n => n.target.join(' ') + ' ' + (n.failureSummary || '')).join(' | ')))) \
+                .catch(e => done(['axe failed: ' + e]));", "args": [] }),
+        );
+        assert_eq!(found, json!([]), "axe-core on {what}");
+    }
+
+    /// A screenshot named `<name>-<width>.png`.
+    fn shot(&self, name: &str, width: u32) {
+        self.screenshot(&format!("{name}-{width}.png"));
+    }
 }
 
-/// Clicks the longsword attack's button and gives the attack roll's bonus (its total less its die),
-/// read off the action log the page shows.
-fn attack_bonus(driver: &Driver) -> i64 {
-    driver.script("document.getElementById('action-log').textContent = ''; return true;");
-    let index = driver.until(
-        "the attack button",
-        "return [...document.querySelectorAll('#actions button')].findIndex(b => b.textContent === 'weapon-attack (longsword)') + 1 || null;",
+/// axe-core's script, from npm (`.ci/run` installs it into `target/npm`), or `OCF_AXE`'s file.
+fn axe_source() -> &'static str {
+    static AXE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    AXE.get_or_init(|| {
+        let path = std::env::var_os("OCF_AXE")
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(|| repo().join("target/npm/node_modules/axe-core/axe.min.js"));
+        std::fs::read_to_string(&path).unwrap_or_else(|_| {
+            panic!(
+                "axe-core is not installed at {} (npm install --prefix target/npm axe-core; .ci/run does it)",
+                path.display()
+            )
+        })
+    })
+}
+
+/// Each character on the ruleset of its first pin: the Blades pack, the 5E pack, or (pinning none)
+/// the generated 2 000-field ruleset.
+struct ByPack {
+    five: Arc<ocf_model::Ruleset>,
+    blades: Arc<ocf_model::Ruleset>,
+    generated: Arc<ocf_model::Ruleset>,
+}
+
+impl Rulesets for ByPack {
+    fn ruleset_for(
+        &self,
+        character: &ocf_model::Character,
+    ) -> Result<(String, Arc<ocf_model::Ruleset>), Vec<Value>> {
+        Ok(match character.packs.first().map(|p| p.id.as_str()) {
+            Some("fitd-scoundrel") => ("blades".into(), self.blades.clone()),
+            Some(_) => ("5e".into(), self.five.clone()),
+            None => ("generated".into(), self.generated.clone()),
+        })
+    }
+}
+
+fn blades() -> Arc<ocf_model::Ruleset> {
+    let report = ocf_load::build::build_report(
+        &repo().join("testdata/packs/fitd-scoundrel"),
+        &Default::default(),
     );
-    let attack = driver.element(&format!("#actions .buttons button:nth-child({index})"));
-    driver.call("POST", &format!("/element/{attack}/click"), json!({}));
-    let log = driver.until(
-        "the attack's log",
-        "const t = document.getElementById('action-log').textContent; return t.includes('outcome') ? t : null;",
+    let release = report.release.expect("the Blades pack builds");
+    Arc::new(ocf_load::load_ruleset(&[release], &Default::default()).expect("it loads"))
+}
+
+/// An open service (no accounts, loopback: the gamemaster's, who may roll physical dice) holding
+/// the fighter, a second fighter to attack, the scoundrel and the generated character.
+fn table(name: &str) -> SocketAddr {
+    let dir = temp_dir(name);
+    let store = SqliteStore::open(dir.join("store.sqlite3").to_str().unwrap()).unwrap();
+    let generated = Synthetic::default();
+    let app = ocf_service::App::new(
+        Box::new(ByPack {
+            five: ruleset(),
+            blades: blades(),
+            generated: Arc::new(generated.ruleset()),
+        }),
+        Box::new(store),
+        Limits::default(),
     );
-    let log = log.as_str().unwrap().to_owned();
-    // `attack faces [F] total T …`
-    let face: i64 = log["attack faces [".len()..]
-        .split(']')
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap();
-    let total: i64 = log
-        .split(" total ")
-        .nth(1)
-        .unwrap()
-        .split(' ')
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap();
-    total - face
+    let addr = start_app(app, ocf_service::Settings::new());
+    let fighter =
+        std::fs::read_to_string(repo().join("testdata/characters/fighter-5.yaml")).unwrap();
+    for id in ["aldric", "brute"] {
+        let body = json!({ "id": id, "character": fighter }).to_string();
+        assert_eq!(request(addr, "POST", "/api/characters", Some(&body)).0, 200);
+    }
+    let scoundrel =
+        std::fs::read_to_string(repo().join("testdata/characters/scoundrel-cutter.yaml")).unwrap();
+    let body = json!({ "id": "brand", "character": scoundrel }).to_string();
+    let (status, answer) = request(addr, "POST", "/api/characters", Some(&body));
+    assert_eq!(status, 200, "{answer}");
+    let character = serde_json::to_value(generated.character(10)).unwrap();
+    let body = json!({ "id": "generated", "character": character }).to_string();
+    let (status, answer) = request(addr, "POST", "/api/characters", Some(&body));
+    assert_eq!(status, 200, "{answer}");
+    addr
+}
+
+const SIZES: [(u32, u32); 2] = [(1280, 800), (390, 844)];
+
+/// The text of a headline figure by its label.
+fn stat(label: &str) -> String {
+    format!(
+        "const s = [...document.querySelectorAll('#headline .stat')].find(s => !s.hidden && s.querySelector('.label').textContent === {label:?}); return s ? s.querySelector('.value').textContent : null;"
+    )
+}
+
+/// A script that is true once `script`'s answer is `wanted`.
+fn is(script: &str, wanted: &str) -> String {
+    format!("return (() => {{ {script} }})() === {wanted:?};")
+}
+
+/// The value a sheet row shows, by its field.
+fn row(field: &str) -> String {
+    format!(
+        "const r = document.getElementById('row-{}'); return r && !r.hidden ? r.querySelector('.value').textContent : null;",
+        field.replace(
+            |c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'),
+            "_"
+        )
+    )
+}
+
+fn row_css(field: &str) -> String {
+    format!(
+        "#row-{}",
+        field.replace(
+            |c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'),
+            "_"
+        )
+    )
+}
+
+fn hp(addr: SocketAddr, id: &str) -> Value {
+    let (_, sheet) = request(addr, "GET", &format!("/api/characters/{id}/sheet"), None);
+    sheet["sheet"]["values"]["5e-srd-5.1:hp.current"]["value"].clone()
 }
 
 #[test]
-fn the_sheet_in_a_browser_updates_only_what_an_edit_changed() {
+fn the_fighter_at_a_glance_edited_rolled_and_played_at_both_widths() {
     let Some(driver) = Driver::start() else {
         return;
     };
-    let dir = temp_dir("browser");
-    // A table with accounts: the test's own calls carry the gamemaster's token, the browser logs
-    // in on the page as Pat, who owns the character.
+    for (width, height) in SIZES {
+        let addr = table(&format!("fighter-{width}"));
+        driver.viewport(width, height);
+        driver.open(&format!("http://{addr}/?character=aldric"));
+
+        // At a glance: who, and the headline figures by their names, as the hints show them.
+        assert_eq!(driver.text("#character-name"), "Aldric");
+        let summary = driver.until_text("#character-summary", "Fighter 5");
+        assert!(summary.contains("Human"), "{summary}");
+        let figure = |label: &str| driver.until(label, &stat(label));
+        assert_eq!(figure("Armor Class"), json!("19"));
+        assert_eq!(figure("Hit Points"), json!("44 / 44"));
+        assert_eq!(figure("Initiative"), json!("+2"));
+        assert_eq!(figure("Proficiency Bonus"), json!("+3"));
+        assert_eq!(figure("Speed"), json!("30"));
+        assert_eq!(figure("Passive Perception"), json!("14"));
+        let athletics = "5e-srd-5.1:skills.athletics.mod";
+        assert_eq!(driver.until("Athletics", &row(athletics)), json!("+7"));
+        assert_eq!(
+            driver.script(&format!(
+                "return document.querySelector('{} .beside').textContent;",
+                row_css(athletics)
+            )),
+            json!("●○")
+        );
+        assert_eq!(
+            driver.text(&format!("{} .name", row_css(athletics))),
+            "Athletics"
+        );
+        assert_eq!(
+            driver.until("Strength", &row("5e-srd-5.1:abilities.str.score")),
+            json!("18")
+        );
+        driver.fits("the fighter at a glance");
+        driver.audit("the fighter at a glance");
+        driver.shot("fighter-glance", width);
+
+        // Edit in place: Strength's saved 15 → 19 (22 with bonuses, +6). A row the edit does not
+        // change keeps its element: only what changed is drawn again.
+        driver.click("#edit-mode");
+        let wis = "#row-5e-srd-5_1_abilities_wis_score";
+        driver.script(&format!(
+            "document.querySelector('{wis}').dataset.kept = 'yes'; return true;"
+        ));
+        let str_row = row_css("5e-srd-5.1:abilities.str.score");
+        driver.type_into(&format!("{str_row} .edit-box"), "19\u{E007}");
+        driver.until(
+            "Strength 22",
+            &is(&row("5e-srd-5.1:abilities.str.score"), "22"),
+        );
+        assert_eq!(
+            driver.script(&format!(
+                "return document.querySelector('{wis}').dataset.kept || null;"
+            )),
+            json!("yes")
+        );
+        assert_eq!(
+            driver.until("the save", &row("5e-srd-5.1:saves.str.mod")),
+            json!("+9")
+        );
+        // Words in a number's box: refused beside the field, in words, nothing stored.
+        let hp_box = "#stat-5e-srd-5_1_hp_current .adjust input";
+        let _ = hp_box;
+        let dex_row = row_css("5e-srd-5.1:abilities.dex.score");
+        driver.type_into(&format!("{dex_row} .edit-box"), "lots\u{E007}");
+        let refusal = driver.until(
+            "the refusal beside the field",
+            &format!("const r = document.querySelector('{dex_row} .refusal'); return r && r.textContent ? r.textContent : null;"),
+        );
+        let refusal = refusal.as_str().unwrap().to_owned();
+        assert!(!refusal.contains("wrong-type"), "worded: {refusal}");
+        assert!(refusal.len() > 10, "{refusal}");
+        driver.fits("a refused edit");
+        driver.audit("a refused edit");
+        driver.shot("fighter-edit-refused", width);
+        // A stale revision: another tab changes the sheet behind the page's back (its event is
+        // held back by closing the page's stream); the page's next edit meets 409, brings itself
+        // up to date and makes the edit again.
+        driver.script("state.events.close(); return true;");
+        let (_, sheet) = request(addr, "GET", "/api/characters/aldric/sheet", None);
+        let revision = sheet["revision"].as_u64().unwrap();
+        let (status, _) = set(
+            addr,
+            "aldric",
+            "5e-srd-5.1:abilities.cha.score",
+            revision,
+            json!(14),
+        );
+        assert_eq!(status, 200);
+        driver.type_into(&format!("{dex_row} .edit-box"), "15\u{E007}");
+        driver.until(
+            "the edit made again on the fresh sheet",
+            &is(&row("5e-srd-5.1:abilities.dex.score"), "16"),
+        );
+        let (_, file) = request(addr, "GET", "/api/characters/aldric", None);
+        assert_eq!(
+            file["character"]["values"]["5e-srd-5.1:abilities.cha.score"],
+            14
+        );
+        assert_eq!(
+            file["character"]["values"]["5e-srd-5.1:abilities.dex.score"],
+            15
+        );
+        driver.script("subscribe(state.id); return true;");
+        driver.click("#edit-mode");
+        driver.shot("fighter-edited", width);
+
+        // Roll from the sheet, with the keyboard alone: Enter on a skill opens its check with its
+        // parameter filled in, Enter again rolls.
+        driver.keys(&format!("{} button.name", row_css(athletics)), "\u{E007}");
+        driver.until(
+            "the roll form",
+            "return document.getElementById('roll-dialog').open || null;",
+        );
+        driver.audit("the roll form");
+        assert_eq!(
+            driver.script("return document.activeElement.closest('dialog') ? true : null;"),
+            json!(true),
+            "the focus is in the roll form"
+        );
+        driver.keys("#roll-go", "\u{E007}");
+        let card = driver.until_text("#roll-card .roll", "=");
+        assert!(card.contains("Athletics"), "{card}");
+        assert!(card.contains("Rolled"), "no DC: {card}");
+
+        // An attack on another stored character: the card names the dice, the bonuses by their
+        // sources, the result in words, the damage by type; its changes go to the target.
+        driver.click_text("#actions button", "Weapon Attack (+1 Longsword)");
+        driver.until(
+            "the attack form",
+            "return document.getElementById('roll-dialog').open || null;",
+        );
+        driver.script("const s = document.querySelector('#roll-fields select[name=target]'); s.value = 'brute'; return true;");
+        driver.click("#roll-go");
+        let card = driver.until(
+            "the attack's verdict",
+            "const v = document.querySelector('#roll-card .verdict'); return v ? v.closest('.roll').textContent : null;",
+        );
+        let card = card.as_str().unwrap().to_owned();
+        assert!(
+            ["Hit", "Miss", "Critical hit"]
+                .iter()
+                .any(|w| card.contains(w)),
+            "{card}"
+        );
+        assert!(card.contains("Attack roll"), "{card}");
+        assert!(
+            card.contains("Proficiency Bonus") || card.contains("(+1 Longsword)"),
+            "bonuses by source: {card}"
+        );
+        let odds = driver.until_text("#roll-card .odds", "%");
+        assert!(odds.contains("Hit") && odds.contains("Miss"), "{odds}");
+        driver.fits("an attack's roll card");
+        driver.audit("an attack's roll card");
+        driver.shot("fighter-attack", width);
+        if card.contains("Slashing") {
+            let before = hp(addr, "brute").as_i64().unwrap();
+            driver.click_text("#roll-card button", "Apply to brute");
+            let started = Instant::now();
+            while hp(addr, "brute").as_i64().unwrap() >= before {
+                assert!(
+                    started.elapsed() < Duration::from_secs(20),
+                    "the damage applied to brute"
+                );
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        }
+
+        // Physical dice: the pause asks for the d20's face, and the roll uses it (17 + Athletics'
+        // +9 after the Strength raise).
+        driver.click(&format!("{} button.name", row_css(athletics)));
+        driver.until(
+            "the roll form",
+            "return document.getElementById('roll-dialog').open || null;",
+        );
+        driver.click("#roll-fields input[name=physical]");
+        driver.click("#roll-go");
+        driver.until(
+            "the dice question",
+            "return document.querySelector('#roll-card .question input') || null;",
+        );
+        driver.audit("a pause for dice");
+        driver.type_into("#roll-card .question input", "17\u{E007}");
+        let card = driver.until_text("#roll-card .roll", "= 26");
+        assert!(card.contains("17"), "{card}");
+        driver.shot("fighter-physical-dice", width);
+
+        // Damage and healing from the headline: 7 fire, then 2 back.
+        driver.type_into("#stat-5e-srd-5_1_hp_current .adjust input", "7");
+        driver.script("const s = document.querySelector('#stat-5e-srd-5_1_hp_current select'); s.value = 'damage.fire'; return true;");
+        driver.click_text("#stat-5e-srd-5_1_hp_current button", "Damage");
+        driver.until("37 hit points", &is(&stat("Hit Points"), "37 / 44"));
+        driver.type_into("#stat-5e-srd-5_1_hp_current .adjust input", "2");
+        driver.click_text("#stat-5e-srd-5_1_hp_current button", "Heal");
+        driver.until("39 hit points", &is(&stat("Hit Points"), "39 / 44"));
+
+        // A condition applied from its group stands at the top; removed, it is gone.
+        driver.script("const s = document.querySelector('[data-group=applied] select'); s.value = '5e-srd-5.1:conditions.poisoned'; return true;");
+        driver.click_text("[data-group=applied] button", "Apply");
+        driver.until_text("#states", "Poisoned");
+        driver.until_text("[data-group=applied] .items", "Poisoned");
+        driver.fits("damage and a condition");
+        driver.audit("damage and a condition");
+        driver.shot("fighter-damage-condition", width);
+        driver.click_text("[data-group=applied] button", "Remove");
+        driver.until(
+            "the condition removed",
+            "return !document.getElementById('states').textContent.includes('Poisoned');",
+        );
+
+        // A long rest: its card's changes applied with one button.
+        driver.click_text("#actions button", "Long Rest");
+        driver.click("#roll-go");
+        driver.click_text("#roll-card button", "Apply to me");
+        driver.until("44 hit points", &is(&stat("Hit Points"), "44 / 44"));
+
+        // The inventory: the shield unequipped (AC 19 → 17), a dagger added by its name, removed.
+        driver.click("#inventory li[data-entry=shield] input[type=checkbox]");
+        driver.until("AC 17", &is(&stat("Armor Class"), "17"));
+        driver.type_into("#add-item-name", "Dagger\u{E007}");
+        driver.until_text("#inventory .items", "Dagger");
+        driver.fits("the inventory");
+        driver.audit("the inventory");
+        driver.shot("fighter-inventory", width);
+        driver.click("#inventory li:last-child button");
+        driver.until(
+            "the dagger removed",
+            "return !document.querySelector('#inventory .items').textContent.includes('Dagger');",
+        );
+
+        // A choice through listOptions: the fighting style's options named, what each would
+        // change, and a pick changes the sheet (Defense's +1 AC given up).
+        driver.click("#choices button[data-choice*=fighting-style]");
+        let options = driver.until_text("#option-list", "Picking it");
+        assert!(options.contains("Archery"), "{options}");
+        assert!(
+            options.contains("Armor Class 17 → 16"),
+            "shield off: {options}"
+        );
+        driver.fits("a choice's options");
+        driver.audit("a choice's options");
+        driver.shot("fighter-choice", width);
+        driver.click_text("#option-list button", "Pick Archery");
+        driver.until("AC 16 without Defense", &is(&stat("Armor Class"), "16"));
+
+        // Level up: the class's level raised by one; what it opens is a pending choice, made
+        // through its options.
+        driver.click("#sheet button[data-raise=fighter]");
+        driver.until_text("#character-summary", "Fighter 6");
+        driver.until_text("#choices", "(to choose)");
+        driver.click_text("#choices button", "Choose");
+        driver.until_text("#option-list", "Pick");
+        driver.fits("a level up's choice");
+        driver.audit("a level up's choice");
+        driver.shot("fighter-level-up", width);
+    }
+}
+
+#[test]
+fn the_scoundrel_gets_a_blades_sheet_from_the_same_page() {
+    let Some(driver) = Driver::start() else {
+        return;
+    };
+    for (width, height) in SIZES {
+        let addr = table(&format!("scoundrel-{width}"));
+        driver.viewport(width, height);
+        driver.open(&format!("http://{addr}/?character=brand"));
+        assert_eq!(driver.text("#character-name"), "Brand");
+        driver.until_text("#character-summary", "Cutter");
+        let stress = driver.until("Stress", &stat("Stress"));
+        assert!(stress.as_str().unwrap().contains("3/9"), "{stress}");
+        let skirmish = "fitd-scoundrel:ratings.skirmish";
+        assert_eq!(driver.until("Skirmish", &row(skirmish)), json!("●●○○"));
+        driver.fits("the scoundrel at a glance");
+        driver.audit("the scoundrel at a glance");
+        driver.shot("scoundrel-glance", width);
+        // The action roll from its rating, with position and effect asked.
+        driver.click(&format!("{} button.name", row_css(skirmish)));
+        driver.until(
+            "the roll form",
+            "return document.getElementById('roll-dialog').open || null;",
+        );
+        let form = driver.text("#roll-fields");
+        assert!(
+            form.contains("Position") && form.contains("Effect"),
+            "{form}"
+        );
+        driver.click("#roll-go");
+        let card = driver.until(
+            "the result in words",
+            "const v = document.querySelector('#roll-card .verdict'); return v ? v.closest('.roll').textContent : null;",
+        );
+        let card = card.as_str().unwrap();
+        assert!(
+            card.contains("Position") && card.contains("Effect"),
+            "{card}"
+        );
+        driver.fits("an action roll");
+        driver.audit("an action roll");
+        driver.shot("scoundrel-action-roll", width);
+    }
+}
+
+#[test]
+fn an_edit_of_the_generated_character_repaints_quickly() {
+    let Some(driver) = Driver::start() else {
+        return;
+    };
+    let addr = table("generated");
+    driver.viewport(1280, 800);
+    driver.open(&format!("http://{addr}/?character=generated"));
+    let field = "#row-g_score0";
+    let first = driver.until(
+        "the generated sheet",
+        "const r = document.querySelectorAll('.row'); return r.length ? [r.length, r[0].id, document.getElementById('sheet').children.length] : null;",
+    );
+    eprintln!("generated: {first}");
+    driver.until(
+        "the edited field's row",
+        &format!("return document.querySelector('{field}') ? true : null;"),
+    );
+    let rows = driver.script("return document.querySelectorAll('.row').length;");
+    driver.click("#edit-mode");
+    let mut times = Vec::new();
+    for value in [11, 12, 13, 14, 15] {
+        driver.script("window.ocfLastRepaintMs = null; return true;");
+        driver.type_into(&format!("{field} .edit-box"), &format!("{value}\u{E007}"));
+        let ms = driver.until("the repaint", "return window.ocfLastRepaintMs;");
+        times.push(ms.as_f64().unwrap());
+    }
+    eprintln!(
+        "generated character ({rows} rows): edit to repaint {:?} ms (median {:.1} ms)",
+        times,
+        {
+            let mut sorted = times.clone();
+            sorted.sort_by(f64::total_cmp);
+            sorted[sorted.len() / 2]
+        }
+    );
+}
+
+#[test]
+fn a_player_logs_in_and_a_competing_option_is_picked() {
+    let Some(driver) = Driver::start() else {
+        return;
+    };
+    let dir = temp_dir("browser-login");
     let store = SqliteStore::open(dir.join("store.sqlite3").to_str().unwrap()).unwrap();
     accounts::put_user(&store, "gm", Role::Gamemaster, Some("correct horse")).unwrap();
     accounts::put_user(&store, "pat", Role::Player, Some("battery staple")).unwrap();
     let (token, _) = accounts::issue_token(&store, "gm", None).unwrap();
     let addr = start_on(Box::new(store), Limits::default());
     as_token(Some(&token));
-    let text = std::fs::read_to_string(repo().join("testdata/characters/fighter-5.yaml")).unwrap();
-    let body = json!({ "id": "aldric", "character": text, "owner": "pat" }).to_string();
-    let (status, answer) = request(addr, "POST", "/api/characters", Some(&body));
-    assert_eq!(status, 200, "{answer}");
-    driver.call(
-        "POST",
-        "/url",
-        json!({ "url": format!("http://{addr}/?character=aldric") }),
-    );
+    let text =
+        std::fs::read_to_string(repo().join("testdata/characters/monk-3-mage-armor.yaml")).unwrap();
+    let body = json!({ "id": "monk", "character": text, "owner": "pat" }).to_string();
+    assert_eq!(request(addr, "POST", "/api/characters", Some(&body)).0, 200);
+    driver.viewport(390, 844);
+    driver.open(&format!("http://{addr}/?character=monk"));
     driver.until(
         "the login form",
         "return (getComputedStyle(document.getElementById('login')).display !== 'none' && getComputedStyle(document.querySelector('main')).display === 'none') || null;",
     );
-    driver.screenshot("login.png");
+    driver.audit("the login form");
+    driver.screenshot("login-390.png");
     driver.type_into("#login-user", "pat");
     driver.type_into("#login-password", "wrong horse\u{E007}");
     let refused = driver.until(
         "the refused login",
         "return document.getElementById('login-error').textContent || null;",
     );
-    assert!(
-        refused.as_str().unwrap().contains("invalid-credentials"),
-        "{refused}"
-    );
+    assert!(!refused.as_str().unwrap().is_empty());
     driver.type_into("#login-password", "battery staple\u{E007}");
     let who = driver.until(
         "the logged-in user",
@@ -318,148 +849,14 @@ fn the_sheet_in_a_browser_updates_only_what_an_edit_changed() {
     assert_eq!(who, json!("pat (player)"));
     // The session cookie is HttpOnly: the page's scripts never see it.
     assert_eq!(driver.script("return document.cookie;"), json!(""));
-    let read = |field: &str| driver.script(&value_of(field));
-    let (str_score, str_mod, str_save) = (
-        "5e-srd-5.1:abilities.str.score",
-        "5e-srd-5.1:abilities.str.mod",
-        "5e-srd-5.1:saves.str.mod",
-    );
-    driver.until("the sheet", &value_of(str_mod));
-    assert_eq!(read(str_mod), json!("4"));
-    assert_eq!(read(str_save), json!("7"));
-    driver.screenshot("sheet.png");
-    // Strength's +4, proficiency's +3 and the sword's own +1.
-    let before = attack_bonus(&driver);
-    assert_eq!(before, 8);
-    // A row the edit does not change keeps its element: only changed rows are rendered again.
-    let wis = row_id("5e-srd-5.1:abilities.wis.score");
-    driver.script(&format!(
-        "document.getElementById('{wis}').dataset.kept = 'yes'; return true;"
-    ));
-
-    // Strength 15 → 19 before bonuses: the score is 22, its modifier +6, the save +9.
-    driver.type_into(&format!("#{} input", row_id(str_score)), "19\u{E007}");
-    let raised = format!(
-        "return ({}) === '6';",
-        value_of(str_mod)
-            .trim_start_matches("return ")
-            .trim_end_matches(';')
-    );
-    driver.until("the new modifier", &raised);
-    assert_eq!(read(str_save), json!("9"));
-    assert_eq!(read(str_score), json!("22"));
-    assert_eq!(driver.script(&box_of(str_score)), json!("19"));
-    assert_eq!(
-        driver.script(&format!(
-            "return document.getElementById('{wis}').dataset.kept || null;"
-        )),
-        json!("yes")
-    );
-    driver.screenshot("strength-raised.png");
-
-    // Hit points typed as words: refused in place, the stored value unchanged.
-    driver.type_into(
-        &format!("#{} input", row_id("5e-srd-5.1:hp.current")),
-        "lots\u{E007}",
-    );
-    let status = driver.until(
-        "the refusal",
-        "const s = document.getElementById('status'); return s.className === 'error' ? s.textContent : null;",
-    );
-    assert!(status.as_str().unwrap().contains("wrong-type"), "{status}");
-    let (_, sheet) = request(addr, "GET", "/api/characters/aldric/sheet", None);
-    assert_eq!(
-        sheet["sheet"]["values"]["5e-srd-5.1:hp.current"]["value"],
-        44
-    );
-    assert_eq!(sheet["revision"], 2);
-    driver.screenshot("edit-refused.png");
-
-    // Seven fire damage from the damage box: an adjust through applyChanges, hit points 44 → 37.
-    driver.type_into("#damage-amount", "7");
-    let fire = driver.element("#damage-type option:nth-child(4)");
-    driver.call("POST", &format!("/element/{fire}/click"), json!({}));
-    let apply = driver.element("#damage button");
-    driver.call("POST", &format!("/element/{apply}/click"), json!({}));
-    let hp = format!(
-        "return ({}) === '37';",
-        value_of("5e-srd-5.1:hp.current")
-            .trim_start_matches("return ")
-            .trim_end_matches(';')
-    );
-    driver.until("hit points after the damage", &hp);
-    let (_, sheet) = request(addr, "GET", "/api/characters/aldric/sheet", None);
-    assert_eq!(sheet["revision"], 3);
-
-    // The attack with the longsword after the Strength raise: the engine rolls, the log shows the
-    // d20's face, and the bonus has grown with the modifier (+4 → +6).
-    assert_eq!(attack_bonus(&driver), before + 2);
-    driver.screenshot("damage-and-attack.png");
-
-    // The fighting style from listOptions: each other style shows what it would change (Defense's
-    // +1 AC lost), and picking one through applyChanges changes the sheet so.
-    let list = driver.until(
-        "the fighting style's options button",
-        "return [...document.querySelectorAll('#choices button')].findIndex(b => b.dataset.choice === 'features.fighter.fighting-style/style') + 1 || null;",
-    );
-    let list = driver.element(&format!("#choices li:nth-child({list}) button"));
-    driver.call("POST", &format!("/element/{list}/click"), json!({}));
-    let would = driver.until(
-        "another style's difference",
-        "const b = document.querySelector('#option-list button'); return b ? b.closest('tr').querySelector('td.would').textContent : null;",
-    );
-    assert!(
-        would.as_str().unwrap().contains("combat.ac 19 → 18"),
-        "{would}"
-    );
-    let pick = driver.element("#option-list button");
-    driver.call("POST", &format!("/element/{pick}/click"), json!({}));
-    let ac = format!(
-        "return ({}) === '18';",
-        value_of("5e-srd-5.1:combat.ac")
-            .trim_start_matches("return ")
-            .trim_end_matches(';')
-    );
-    driver.until("the armor class after the pick", &ac);
-    driver.screenshot("choice-picked.png");
-}
-
-#[test]
-fn a_competing_option_is_picked_from_the_page() {
-    let Some(driver) = Driver::start() else {
-        return;
-    };
-    let dir = temp_dir("browser-competing");
-    let addr = start(&dir.join("store.sqlite3"), Limits::default());
-    let text =
-        std::fs::read_to_string(repo().join("testdata/characters/monk-3-mage-armor.yaml")).unwrap();
-    let body = json!({ "id": "monk", "character": text }).to_string();
-    assert_eq!(request(addr, "POST", "/api/characters", Some(&body)).0, 200);
-    driver.call(
-        "POST",
-        "/url",
-        json!({ "url": format!("http://{addr}/?character=monk") }),
-    );
     // Mage Armor's 16 is recommended over Unarmored Defense's 15; the player picks the 15.
-    let ac = "5e-srd-5.1:combat.ac";
-    driver.until("the sheet", &value_of(ac));
-    assert_eq!(driver.script(&value_of(ac)), json!("16"));
-    let unarmored = driver.until(
-        "the competing options",
-        "return [...document.querySelectorAll('#competing button')].findIndex(b => b.dataset.option === '5e-srd-5.1:features.unarmored-defense#0') + 1 || null;",
-    );
-    let unarmored = driver.element(&format!("#competing li button:nth-of-type({unarmored})"));
-    driver.call("POST", &format!("/element/{unarmored}/click"), json!({}));
-    let picked = format!(
-        "return ({}) === '15';",
-        value_of(ac)
-            .trim_start_matches("return ")
-            .trim_end_matches(';')
-    );
-    driver.until("the armor class of the picked option", &picked);
+    assert_eq!(driver.until("AC", &stat("Armor Class")), json!("16"));
+    driver.click("#competing button[data-option='5e-srd-5.1:features.unarmored-defense#0']");
+    driver.until("AC 15", &is(&stat("Armor Class"), "15"));
     let (_, file) = request(addr, "GET", "/api/characters/monk", None);
     assert_eq!(
         file["character"]["competing"],
         json!(["5e-srd-5.1:features.unarmored-defense#0"])
     );
+    driver.fits("competing options");
 }

@@ -258,6 +258,13 @@ impl Walker {
             w.at("field", |w| {
                 w.reference_here(RefKind::Field, hint.field.as_str())
             });
+            if let Some(roll) = &hint.roll {
+                w.at("roll", |w| {
+                    w.at("action", |w| {
+                        w.reference_here(RefKind::Action, roll.action.as_str())
+                    })
+                });
+            }
         });
         self.list("standardCopies", &doc.standard_copies, |w, q| {
             w.query(q, false)
