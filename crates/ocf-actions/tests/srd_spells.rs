@@ -927,3 +927,53 @@ fn concentration_replaced_and_kept() {
         ""
     );
 }
+
+/// A spell a subclass grants (a domain's, always prepared) is listed with the class copy as its
+/// entry: `cast-spell` casts it given that `entry`, and without it the spell isn't held.
+#[test]
+fn a_granted_spell_casts_through_its_entry() {
+    let ruleset = ruleset();
+    let cleric: ocf_model::Character = serde_json::from_value(json!({
+        "id": "cl",
+        "specVersion": "1.0.0",
+        "packs": [{ "id": PACK, "version": "0.1.0" }],
+        "features": [{
+            "id": "cleric",
+            "item": "5e-srd-5.1:classes.cleric",
+            "state": { "level": 3 },
+            "choices": { "domain": [{ "option": "homebrew:subclasses.test" }] },
+        }],
+        "homebrew": { "content": [{
+            "id": "subclasses.test",
+            "type": "5e-srd-5.1:subclass",
+            "tags": ["5e-srd-5.1:cleric"],
+            "grants": [{ "item": "5e-srd-5.1:spells.bless" }],
+        }] },
+    }))
+    .unwrap();
+    let mut session = ocf_engine::Session::new(ruleset.clone());
+    let id = session.open(&cleric, &[]);
+    let call = |entry: Option<&str>| {
+        let mut params = json!({ "spell": "5e-srd-5.1:spells.bless", "slotLevel": 1 });
+        if let Some(entry) = entry {
+            params["entry"] = json!(entry);
+        }
+        let call: StartInput = serde_json::from_value(json!({
+            "action": { "id": "5e-srd-5.1:cast-spell" },
+            "params": params,
+            "participants": { "target": [{ "id": "ally" }] },
+        }))
+        .unwrap();
+        ocf_actions::start_action(
+            session.db(id).unwrap(),
+            session.character_input(id).unwrap(),
+            &call,
+            &mut Tens,
+            Limits::default(),
+        )
+    };
+    let r = call(Some("cleric")).unwrap();
+    assert_eq!(r["outcome"]["result"], "cast");
+    assert_eq!(proposed(&r, "ally")[0]["source"], "'5e-srd-5.1:spells.bless'");
+    assert_eq!(call(None).unwrap_err().code, "unknown-action");
+}
