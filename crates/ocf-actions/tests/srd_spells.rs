@@ -258,8 +258,15 @@ fn every_srd_spell_casts_from_each_class_at_every_slot_with_its_published_figure
         for s in &list {
             let sid = s["id"].as_str().unwrap();
             let level = s["level"].as_i64().unwrap();
+            // Pact Magic: a 20th-level warlock's slots are all 5th level; its 6th- to 9th-level
+            // spells are Mystic Arcanum's, cast without a slot once a day (the app's).
             let mut slots: Vec<Option<i64>> = if level == 0 {
                 vec![None]
+            } else if class == "warlock" {
+                if level > 5 {
+                    continue;
+                }
+                vec![Some(5)]
             } else {
                 (level..=9).map(Some).collect()
             };
@@ -325,7 +332,13 @@ fn every_srd_spell_casts_from_each_class_at_every_slot_with_its_published_figure
                             .as_str()
                             .is_some_and(|f| f.ends_with(".spent"))
                     });
-                let want_spent = slot.map(|n| format!("{PACK}:spellSlots.level{n}.spent"));
+                let want_spent = slot.map(|n| {
+                    if class == "warlock" {
+                        format!("{PACK}:pactSlots.spent")
+                    } else {
+                        format!("{PACK}:spellSlots.level{n}.spent")
+                    }
+                });
                 if spent.map(|c| c["change"]["field"].as_str().unwrap().to_owned()) != want_spent {
                     wrong.push(format!("{class} {sid} at {slot:?}: spent {spent:?}"));
                 }
@@ -929,7 +942,7 @@ fn concentration_replaced_and_kept() {
 }
 
 /// A spell a subclass grants (a domain's, always prepared) is listed with the class copy as its
-/// entry: `cast-spell` casts it given that `entry`, and without it the spell isn't held.
+/// entry: `cast-spell` casts it given that `entry`, and found by its source alone without it.
 #[test]
 fn a_granted_spell_casts_through_its_entry() {
     let ruleset = ruleset();
@@ -974,6 +987,58 @@ fn a_granted_spell_casts_through_its_entry() {
     };
     let r = call(Some("cleric")).unwrap();
     assert_eq!(r["outcome"]["result"], "cast");
-    assert_eq!(proposed(&r, "ally")[0]["source"], "'5e-srd-5.1:spells.bless'");
-    assert_eq!(call(None).unwrap_err().code, "unknown-action");
+    assert_eq!(
+        proposed(&r, "ally")[0]["source"],
+        "'5e-srd-5.1:spells.bless'"
+    );
+    assert_eq!(call(None).unwrap()["outcome"]["result"], "cast");
+    assert_eq!(call(Some("nobody")).unwrap_err().code, "unknown-action");
+}
+
+/// SRD "Pact Magic": a warlock's slots are all of one level (3rd at 5th level) and a spell cast
+/// with one is cast at that level; the pact slot is spent.
+#[test]
+fn a_warlock_casts_with_a_pact_slot() {
+    let ruleset = ruleset();
+    let warlock = holding("warlock", 5, &["spells.hellish-rebuke"]);
+    let r = cast_by(
+        &ruleset,
+        &warlock,
+        "spells.hellish-rebuke",
+        Some(3),
+        json!([goblin_view("g")]),
+        json!([{ "outcome": { "result": "failure" } }]),
+        &mut Tens,
+    )
+    .unwrap();
+    assert_eq!(r["outcome"]["result"], "cast");
+    assert_eq!(dice_of(log_entry(&r, "cast/damageAll").unwrap()).0, "4d10");
+    assert_eq!(
+        proposed(&r, "self"),
+        [json!({ "type": "adjust", "field": "5e-srd-5.1:pactSlots.spent", "by": 1 })]
+    );
+    // No slot of 1st level, and none left once both pact slots are spent.
+    let r = cast_by(
+        &ruleset,
+        &warlock,
+        "spells.hellish-rebuke",
+        Some(1),
+        json!([]),
+        json!([]),
+        &mut Tens,
+    )
+    .unwrap();
+    assert_eq!(r["outcome"]["result"], "no-slot");
+    let spent = with_value(&warlock, "pactSlots.spent", json!(2));
+    let r = cast_by(
+        &ruleset,
+        &spent,
+        "spells.hellish-rebuke",
+        Some(3),
+        json!([]),
+        json!([]),
+        &mut Tens,
+    )
+    .unwrap();
+    assert_eq!(r["outcome"]["result"], "no-slot");
 }
