@@ -5,9 +5,9 @@ use ocf_formula::Value;
 use ocf_model::{Action, Namespace, Ruleset, Scope};
 use serde_json::{Value as Json, json};
 
-use crate::activation::{Activation, Activations, Via};
+use crate::activation::{Activation, Via};
 use crate::context::{Bindings, Mode, SheetContext};
-use crate::input::CharacterInput;
+use crate::db::{Activations, CharacterInput};
 
 /// One listed action: its ID, the copy or applied entry it runs on, the content it comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -9,8 +9,11 @@ use ocf_formula::Value;
 use ocf_model::{AppliedEntry, Choice, ContentEntry, Immunity, PickEntry, Picks, Ruleset, Scope};
 
 use crate::context::{Bindings, Mode, SelfRef, SheetContext};
-use crate::input::{CharacterInput, CopyInput};
-use crate::view::{ItemKey, applied_self};
+use crate::db::copies_walk;
+/// Declared in the query map ([`crate::db`]); kept here for the crates above.
+pub use crate::db::{CharacterInput, CopyInput, ItemKey, activations};
+
+use crate::view::applied_self;
 
 /// At most this many activations (decisions.md, "Activation limit"): grants that fan out can
 /// otherwise grow exponentially with depth.
@@ -170,8 +173,10 @@ pub struct Activations {
     pub reads: crate::reads::FieldReads,
 }
 
-#[salsa::tracked(returns(ref))]
-pub fn activations(db: &dyn salsa::Database, character: CharacterInput) -> Activations {
+pub(crate) fn activations_query(
+    db: &dyn salsa::Database,
+    character: CharacterInput,
+) -> Activations {
     if let Some(given) = crate::derived::shares_activations_with(db, character) {
         let shared = activations(db, given).clone();
         // Debug builds check the judgement against the walk on the derived character.
@@ -257,8 +262,11 @@ const COPIES_PER_PART: usize = 8;
 /// on every pick (listOptions' trials). [`walk`] appends the parts, moving their places in the
 /// list, while the whole stays under the activation limit, and otherwise walks every copy in one
 /// pass. 8 copies, not 1: a part is a memo and a key of its own, which a cold sheet pays for.
-#[salsa::tracked(returns(ref))]
-fn copies_walk(db: &dyn salsa::Database, character: CharacterInput, part: usize) -> Activations {
+pub(crate) fn copies_walk_query(
+    db: &dyn salsa::Database,
+    character: CharacterInput,
+    part: usize,
+) -> Activations {
     let recorder = crate::reads::Recorder::start();
     let mut walk = Walk::new(db, character);
     for copy in all_copies(db, character)

@@ -5,8 +5,7 @@ use ocf_formula::{ErrorCode, Value};
 use ocf_model::{ComputedDecl, ComputedType};
 
 use crate::context::{Bindings, Mode, SelfRef, SheetContext};
-use crate::input::{CharacterInput, CopyInput};
-use crate::view::{ItemKey, copy_self};
+use crate::db::{CharacterInput, CopyInput, ItemKey, copy_self};
 
 /// A copy's computed values in declaration order, and the `formula-error`s of those that failed.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -19,8 +18,7 @@ pub struct Computed {
 /// The copy's computed values: the content type's names, then the item's and each template's, a
 /// later declaration replacing an earlier one in its place. Each sees `self` with the values
 /// before it, and every field.
-#[salsa::tracked(returns(ref))]
-pub fn computed_values(
+pub(crate) fn computed_values_query(
     db: &dyn salsa::Database,
     character: CharacterInput,
     copy: CopyInput,

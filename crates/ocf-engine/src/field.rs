@@ -18,9 +18,12 @@ use ocf_model::{
 };
 
 use crate::context::{Bindings, Mode, SelfRef, SheetContext, field_literal};
-use crate::effects::{Instance, Placed, Source, field_effects, has_instances};
-use crate::input::{CharacterInput, SavedValue};
-use crate::view::{ItemKey, applied_self};
+/// Declared in the query map ([`crate::db`]); kept here for the crates above.
+pub use crate::db::{CharacterInput, Instance, ItemKey, Placed, SavedValue, field_value};
+use crate::db::{field_effects, saved_handle};
+use crate::effects::{Source, has_instances};
+
+use crate::view::applied_self;
 
 /// A field of a character: the key of every per-field query.
 #[salsa::interned(debug, revisions = usize::MAX)]
@@ -28,7 +31,7 @@ pub struct FieldKey<'db> {
     #[returns(copy)]
     pub character: CharacterInput,
     /// The ruleset's own ID where the key comes from the character's table of keys
-    /// ([`crate::sheet::field_keys`]): shared, not copied.
+    /// ([`crate::db::field_keys`]): shared, not copied.
     #[returns(ref)]
     pub field: Arc<str>,
 }
@@ -143,7 +146,7 @@ pub struct FieldValue {
     pub competing: Vec<CompetingGroup>,
     /// Instances that stacking left out, by their place among the field's instances
     /// (`Instance::field_at`): a field's value doesn't read the instances' order in the whole
-    /// index ([`crate::effects::FieldInstances`]).
+    /// index ([`crate::db::FieldInstances`]).
     pub suppressed: Vec<usize>,
     pub out_of_range: Option<OutOfRange>,
     pub out_of_limits: Vec<OutOfLimits>,
@@ -172,8 +175,10 @@ impl FieldValue {
 }
 
 /// A field's value on the sheet.
-#[salsa::tracked(returns(ref), cycle_result = field_cycle)]
-pub fn field_value<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> Arc<FieldValue> {
+pub(crate) fn field_value_query<'db>(
+    db: &'db dyn salsa::Database,
+    key: FieldKey<'db>,
+) -> Arc<FieldValue> {
     // Each field computation may wait on the next, MAX_FIELD_DEPTH deep, on whatever thread reads:
     // a stack that runs low goes on in a segment of the heap instead of overflowing.
     stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || value_of(db, key))
@@ -220,7 +225,7 @@ fn compute_field<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> Field
     let character = key.character(db);
     // The character's table of keys holds its ruleset too: a value that reads it reads the
     // ruleset through it, not through two inputs of its own.
-    let table = crate::derived::none_in(db).then(|| crate::sheet::field_keys(db, character));
+    let table = crate::derived::none_in(db).then(|| crate::db::field_keys(db, character));
     let ruleset = match table {
         Some(table) => table.ruleset(),
         None => character.ruleset(db).ruleset(db),
@@ -297,7 +302,7 @@ impl Drop for DepthGuard {
 
 /// The value of every field on a loop (EC: "every field in the loop gets `error:
 /// circular-formula`").
-fn field_cycle<'db>(
+pub(crate) fn field_cycle<'db>(
     db: &'db dyn salsa::Database,
     _id: salsa::Id,
     key: FieldKey<'db>,
@@ -310,8 +315,10 @@ fn field_cycle<'db>(
 
 /// The handle of a field's saved value: a firewall over the character's map of handles, which
 /// changes only when a field nothing declared is saved.
-#[salsa::tracked]
-pub fn saved_handle<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> Option<SavedValue> {
+pub(crate) fn saved_handle_query<'db>(
+    db: &'db dyn salsa::Database,
+    key: FieldKey<'db>,
+) -> Option<SavedValue> {
     key.character(db).saved(db).get(&**key.field(db)).copied()
 }
 
@@ -372,7 +379,7 @@ struct Work<'a, 'db> {
     /// The field's place in the ruleset's fields.
     place: usize,
     /// The character's table of keys, where it may be used ([`SheetContext::with_keys`]).
-    table: Option<&'db crate::sheet::FieldTable<'db>>,
+    table: Option<&'db crate::db::FieldTable<'db>>,
     decl: &'db Declared<FieldDecl>,
     settings: &'db ocf_model::Settings,
     out: &'a mut FieldValue,

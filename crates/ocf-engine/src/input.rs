@@ -12,6 +12,8 @@
 
 use std::sync::Arc;
 
+/// Declared in the query map ([`crate::db`]); kept here for the crates above.
+pub use crate::db::held_file;
 use ocf_model::{AppliedEntry, Character, CopyEntry, Literal, Picks, Ruleset};
 use rustc_hash::FxHashMap;
 use salsa::{Durability, Setter};
@@ -576,8 +578,10 @@ impl<'db> Reuse<'db> {
 /// The character's file as its inputs hold it ([`CharacterInput::to_file`]), made once while
 /// they stay as they are: a caller that compares the character with a file it holds (an action's
 /// proposed sheets, with the file their session was opened on) reads it again for nothing.
-#[salsa::tracked(returns(ref), no_eq)]
-pub fn held_file(db: &dyn salsa::Database, character: CharacterInput) -> Arc<Character> {
+pub(crate) fn held_file_query(
+    db: &dyn salsa::Database,
+    character: CharacterInput,
+) -> Arc<Character> {
     let ruleset = character.ruleset(db).ruleset(db);
     Arc::new(character.to_file(db, ruleset))
 }

@@ -35,8 +35,8 @@ pub mod view;
 pub use crate::changes::{
     Applied, ChangeError, Options as ApplyOptions, apply_changes, apply_changes_json,
 };
-pub use crate::db::Database;
-pub use crate::field::{FieldKey, FieldValue, field_value};
+pub use crate::db::{Database, field_value};
+pub use crate::field::{FieldKey, FieldValue};
 pub use crate::input::{CharacterInput, CopyInput, RulesetInput};
 pub use crate::session::{CharacterId, EditError, RECLAIM_AFTER, Session};
 pub use crate::sheet::{Sheet, compute_sheet, compute_sheet_call, compute_sheet_shared};

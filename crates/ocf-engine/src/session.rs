@@ -14,9 +14,10 @@ use std::sync::Arc;
 use ocf_model::{AppliedEntry, Character, CopyEntry, Literal, PickEntry, Ruleset};
 use salsa::Setter;
 
-use crate::db::Database;
-use crate::field::{FieldKey, FieldValue, field_value};
-use crate::input::{CharacterInput, CopyInput, CopyList, RulesetInput, Slots};
+use crate::db::field_value;
+use crate::db::{CharacterInput, CopyInput, Database, FieldKey, FieldValue, RulesetInput};
+
+use crate::input::{CopyList, Slots};
 use crate::sheet_changes::SheetChanges;
 
 /// The stack of the thread sheets are computed on: room for [`crate::field::MAX_FIELD_DEPTH`]
@@ -273,7 +274,7 @@ impl Session {
     /// worker thread of its own: for a session inside a call that is itself on a thread (an
     /// action's proposed sheets, whose session answers several times a step), where handing each
     /// question to a worker costs more than the answer. Computing a chain of fields grows the
-    /// stack where it runs low ([`crate::field::field_value`]), but checking one again after an
+    /// stack where it runs low ([`crate::db::field_value`]), but checking one again after an
     /// edit recurses in salsa: the caller runs it on a stack as deep as [`DEEP_STACK`]
     /// (ocf-actions runs each call on one).
     pub fn on_callers_thread(ruleset: Arc<Ruleset>) -> Session {
@@ -679,7 +680,7 @@ impl Session {
     }
 
     /// Gives back what the characters derived in character `id`'s database left there (an
-    /// action's proposed sheets, [`crate::input::CharacterInput::derive`]) once they outgrow the
+    /// action's proposed sheets, [`crate::db::CharacterInput::derive`]) once they outgrow the
     /// character: salsa never frees an input, so the character is loaded afresh in a new
     /// database from the file it holds, with its passed links and the sheet [`Session::changes`]
     /// last reported. Its memos go with the old database: the next read computes the sheet

@@ -6,12 +6,14 @@ use std::sync::Arc;
 use ocf_formula::{Context, Value};
 use serde_json::{Map, Value as Json, json};
 
-use crate::activation::{Activation, activations};
+use crate::activation::Activation;
 use crate::context::{Bindings, Mode, SelfRef, SheetContext};
-use crate::effects::{Source, SourceKind, effect_instances};
-use crate::field::{FieldKey, FieldValue, field_value};
-use crate::input::CharacterInput;
-use crate::view::ItemKey;
+use crate::db::{
+    CharacterInput, FieldKey, FieldValue, ItemKey, activations, effect_instances, field_keys,
+    field_tree, field_value, shared_activations, shared_effects, sheet_chunk, sheet_fields,
+    sheet_group, sheet_judged, sheet_rest, sheet_section,
+};
+use crate::effects::{Source, SourceKind};
 
 /// An issue with what orders it: its activation's rank (the rules 0, activation `i` at `i + 1`),
 /// then its kind's rank.
@@ -65,8 +67,8 @@ pub fn compute_sheet_shared(
 pub struct Sheet {
     /// Field ID and value, in ruleset field order.
     pub fields: Arc<[(Arc<str>, Arc<FieldValue>)]>,
-    pub effects: Arc<[crate::effects::Placed]>,
-    pub activations: Arc<crate::activation::Activations>,
+    pub effects: Arc<[crate::db::Placed]>,
+    pub activations: Arc<crate::db::Activations>,
     /// Issues, choices, actions, copies' computed values and sheet errors.
     rest: Arc<Rest>,
 }
@@ -144,11 +146,10 @@ pub(crate) fn with_fields(
 }
 
 /// The effect instances as the sheet shares them; `no_eq`: only [`collect`] reads it.
-#[salsa::tracked(returns(ref), no_eq)]
-fn shared_effects(
+pub(crate) fn shared_effects_query(
     db: &dyn salsa::Database,
     character: CharacterInput,
-) -> Arc<[crate::effects::Placed]> {
+) -> Arc<[crate::db::Placed]> {
     // An instance on a field with computed tags is listed only when it stands on the field's
     // tags on this sheet (EF, "Targets": "`effects` doesn't list one").
     let ruleset = character.ruleset(db).ruleset(db);
@@ -162,8 +163,8 @@ fn shared_effects(
             if !matches!(instance.effect.target, ocf_model::Target::Fields { .. }) {
                 return true;
             }
-            let key = crate::field::FieldKey::new(db, character, &**field);
-            let tags = &crate::field::field_value(db, key).tags;
+            let key = crate::db::FieldKey::new(db, character, &**field);
+            let tags = &crate::db::field_value(db, key).tags;
             crate::effects::stands_on_tags(ruleset, instance, tags)
         })
         .cloned()
@@ -171,20 +172,18 @@ fn shared_effects(
 }
 
 /// The activations as the sheet shares them; `no_eq`: only [`collect`] reads it.
-#[salsa::tracked(returns(ref), no_eq)]
-fn shared_activations(
+pub(crate) fn shared_activations_query(
     db: &dyn salsa::Database,
     character: CharacterInput,
-) -> Arc<crate::activation::Activations> {
+) -> Arc<crate::db::Activations> {
     Arc::new(activations(db, character).clone())
 }
 
 /// The key of each field the character's ruleset declares, in field order, with its ID, and the
-/// key of each [`crate::effects::fields_with_instances`] mask of the fields an effect can target
+/// key of each [`crate::db::fields_with_instances`] mask of the fields an effect can target
 /// ([`crate::targets`]): made once per character (it reads only the ruleset), so a sheet read
 /// interns no keys.
-#[salsa::tracked(returns(ref))]
-pub(crate) fn field_keys<'db>(
+pub(crate) fn field_keys_query<'db>(
     db: &'db dyn salsa::Database,
     character: CharacterInput,
 ) -> FieldTable<'db> {
@@ -195,7 +194,7 @@ pub(crate) fn field_keys<'db>(
         .collect();
     let targets = crate::formula::targets(ruleset);
     let masks = (0..targets.count().div_ceil(crate::effects::FIELDS_PER_MASK))
-        .map(|chunk| crate::effects::MaskKey::new(db, character, chunk as u32))
+        .map(|chunk| crate::db::MaskKey::new(db, character, chunk as u32))
         .collect();
     // As many as there are chunks, which is at least as many as groups and sections.
     let parts = (0..keys.len().div_ceil(CHUNK))
@@ -214,7 +213,7 @@ pub(crate) fn field_keys<'db>(
 #[derive(Debug, Clone, PartialEq, salsa::SalsaValue)]
 pub(crate) struct FieldTable<'db> {
     keys: Vec<(Arc<str>, FieldKey<'db>)>,
-    masks: Vec<crate::effects::MaskKey<'db>>,
+    masks: Vec<crate::db::MaskKey<'db>>,
     /// The key of each part of the sheet's tree by its index ([`PartKey`]).
     parts: Vec<PartKey<'db>>,
     /// The fields an effect can target, which the masks cover.
@@ -232,7 +231,7 @@ impl<'db> FieldTable<'db> {
 
     /// The `place`th field's slot among the fields an effect can target, and its mask's key;
     /// `None` when no effect can target it.
-    pub(crate) fn mask(&self, place: usize) -> Option<(usize, crate::effects::MaskKey<'db>)> {
+    pub(crate) fn mask(&self, place: usize) -> Option<(usize, crate::db::MaskKey<'db>)> {
         let slot = self.targets.slot(place)?;
         let key = self.masks.get(slot / crate::effects::FIELDS_PER_MASK)?;
         Some((slot, *key))
@@ -298,8 +297,7 @@ pub(crate) type FieldTree = Arc<[Arc<[Group]>]>;
 /// Every field's value, in field order: the tree flattened. `no_eq`: only [`collect`] reads it.
 /// A sheet read re-runs it after any field changed, at a cost of one `Arc` clone a field; what an
 /// edit changed is read from the tree instead ([`crate::Session::changes`]).
-#[salsa::tracked(returns(ref), no_eq)]
-fn sheet_fields(
+pub(crate) fn sheet_fields_query(
     db: &dyn salsa::Database,
     character: CharacterInput,
 ) -> Arc<[(Arc<str>, Arc<FieldValue>)]> {
@@ -339,8 +337,7 @@ pub(crate) fn layout(db: &dyn salsa::Database, character: CharacterInput) -> Arc
 /// The sections of the sheet's fields: a firewall between a group that changed and the sheet,
 /// whose list re-runs with one `Arc` clone a section. `no_eq`: it re-runs only when a section
 /// changed.
-#[salsa::tracked(returns(ref), no_eq)]
-pub(crate) fn field_tree(db: &dyn salsa::Database, character: CharacterInput) -> FieldTree {
+pub(crate) fn field_tree_query(db: &dyn salsa::Database, character: CharacterInput) -> FieldTree {
     let table = field_keys(db, character);
     let sections = table.len().div_ceil(CHUNK * GROUP * SECTION);
     (0..sections)
@@ -349,8 +346,10 @@ pub(crate) fn field_tree(db: &dyn salsa::Database, character: CharacterInput) ->
 }
 
 /// The groups `index * SECTION ..`. `no_eq`: it re-runs only when one of its groups changed.
-#[salsa::tracked(returns(ref), no_eq)]
-fn sheet_section<'db>(db: &'db dyn salsa::Database, part: PartKey<'db>) -> Arc<[Group]> {
+pub(crate) fn sheet_section_query<'db>(
+    db: &'db dyn salsa::Database,
+    part: PartKey<'db>,
+) -> Arc<[Group]> {
     let table = field_keys(db, part.character(db));
     let index = part.index(db) as usize;
     let groups = table.len().div_ceil(CHUNK * GROUP);
@@ -360,8 +359,7 @@ fn sheet_section<'db>(db: &'db dyn salsa::Database, part: PartKey<'db>) -> Arc<[
 }
 
 /// The chunks `index * GROUP ..`. `no_eq`: it re-runs only when one of its chunks changed.
-#[salsa::tracked(returns(ref), no_eq)]
-fn sheet_group<'db>(db: &'db dyn salsa::Database, part: PartKey<'db>) -> Group {
+pub(crate) fn sheet_group_query<'db>(db: &'db dyn salsa::Database, part: PartKey<'db>) -> Group {
     let table = field_keys(db, part.character(db));
     let index = part.index(db) as usize;
     let chunks = table.len().div_ceil(CHUNK);
@@ -372,8 +370,7 @@ fn sheet_group<'db>(db: &'db dyn salsa::Database, part: PartKey<'db>) -> Group {
 
 /// The values of fields `index * CHUNK ..` in the tree's order: a firewall between a field value
 /// that changed and the whole sheet. `no_eq`: it re-runs only when one of its fields changed.
-#[salsa::tracked(returns(ref), no_eq)]
-fn sheet_chunk<'db>(db: &'db dyn salsa::Database, part: PartKey<'db>) -> Chunk {
+pub(crate) fn sheet_chunk_query<'db>(db: &'db dyn salsa::Database, part: PartKey<'db>) -> Chunk {
     let keys = field_keys(db, part.character(db));
     // The table's ruleset: a read of the table, not of two inputs.
     let layout = crate::formula::field_layout(keys.ruleset());
@@ -398,8 +395,8 @@ pub(crate) struct Parts {
     pub(crate) tree: FieldTree,
     /// The order `tree` holds the fields in ([`crate::formula::field_layout`]).
     pub(crate) layout: Arc<[u32]>,
-    pub(crate) effects: Arc<[crate::effects::Placed]>,
-    pub(crate) activations: Arc<crate::activation::Activations>,
+    pub(crate) effects: Arc<[crate::db::Placed]>,
+    pub(crate) activations: Arc<crate::db::Activations>,
     pub(crate) rest: Arc<Rest>,
 }
 
@@ -436,8 +433,10 @@ pub(crate) struct Judged {
     pub(crate) pending: Vec<Json>,
 }
 
-#[salsa::tracked(returns(ref))]
-pub(crate) fn sheet_judged(db: &dyn salsa::Database, character: CharacterInput) -> Arc<Judged> {
+pub(crate) fn sheet_judged_query(
+    db: &dyn salsa::Database,
+    character: CharacterInput,
+) -> Arc<Judged> {
     let acts = activations(db, character);
     let mut issues = activation_issues(db, character, &acts.list);
     for blocked in &acts.blocked {
@@ -481,14 +480,13 @@ pub(crate) struct Rest {
     pub(crate) offers: Vec<crate::offers::Offer>,
 }
 
-#[salsa::tracked(returns(ref))]
-fn sheet_rest(db: &dyn salsa::Database, character: CharacterInput) -> Arc<Rest> {
+pub(crate) fn sheet_rest_query(db: &dyn salsa::Database, character: CharacterInput) -> Arc<Rest> {
     let acts = activations(db, character);
     let judged = sheet_judged(db, character).clone();
     let actions = crate::actions::available_actions(db, character, acts);
     let (mut copies, mut copy_names) = (Vec::new(), Vec::new());
     let mut errors: Vec<Json> = (**character.errors(db)).clone();
-    errors.extend(crate::links::links(db, character).errors.iter().cloned());
+    errors.extend(crate::db::links(db, character).errors.iter().cloned());
     if acts.limit_reached {
         errors.push(json!({
             "code": "safety-limit-exceeded",
@@ -502,7 +500,7 @@ fn sheet_rest(db: &dyn salsa::Database, character: CharacterInput) -> Arc<Rest> 
     {
         let id = copy.id(db).clone();
         if crate::computed::declares_values(db, character, *copy) {
-            let computed = crate::computed::computed_values(db, character, *copy);
+            let computed = crate::db::computed_values(db, character, *copy);
             if !computed.values.is_empty() {
                 copies.push((id.clone(), computed.values.clone()));
             }
@@ -517,7 +515,7 @@ fn sheet_rest(db: &dyn salsa::Database, character: CharacterInput) -> Arc<Rest> 
             copy_names.push((id, name));
         }
     }
-    let offers = crate::offers::offers(db, character);
+    let offers = crate::db::offers(db, character);
     errors.extend(offers.errors.iter().cloned());
     Arc::new(Rest {
         judged,
@@ -687,7 +685,7 @@ impl FieldParts {
 
 /// `effects`, each marked `suppressed` when stacking left it out.
 pub(crate) fn effects_json(
-    effects: &[crate::effects::Placed],
+    effects: &[crate::db::Placed],
     suppressed: &rustc_hash::FxHashSet<(Arc<str>, usize)>,
 ) -> Vec<Json> {
     effects
@@ -717,7 +715,7 @@ pub(crate) fn effects_json(
         .collect()
 }
 
-pub(crate) fn activations_json(activations: &crate::activation::Activations) -> Vec<Json> {
+pub(crate) fn activations_json(activations: &crate::db::Activations) -> Vec<Json> {
     activations.list.iter().map(activation_json).collect()
 }
 
@@ -873,11 +871,11 @@ pub(crate) fn path_json(entry: Option<&str>, segments: &[String]) -> Json {
 fn rules_issues(
     db: &dyn salsa::Database,
     character: CharacterInput,
-    acts: &crate::activation::Activations,
+    acts: &crate::db::Activations,
 ) -> Vec<RankedIssue> {
     let ruleset = character.ruleset(db).ruleset(db);
     let mut out = Vec::new();
-    let copies: Vec<crate::input::CopyInput> = character
+    let copies: Vec<crate::db::CopyInput> = character
         .features(db)
         .iter()
         .chain(character.inventory(db).iter())

@@ -7,7 +7,11 @@ use std::sync::Arc;
 use ocf_formula::{Formula, MapContext, Root, Value};
 use ocf_model::{FieldType, Keyed, Literal, Ruleset, StateDecl};
 
-use crate::input::{CharacterInput, CopyInput, RulesetInput};
+use crate::db::{
+    CharacterInput, CopyInput, RulesetInput, character_view, item_in_character, item_parts,
+};
+/// Declared in the query map ([`crate::db`]); kept here for the crates above.
+pub use crate::db::{copy_self, item_view};
 
 /// The key of [`item_view`]: a content item with the templates applied on it, in order.
 #[salsa::interned(debug, revisions = usize::MAX)]
@@ -43,8 +47,10 @@ pub fn bare(id: &str) -> &str {
 ///
 /// Formula fields see `item` (the base item's literal fields) only: `character` is bound by
 /// [`item_in_character`], which the sheet's formulas read.
-#[salsa::tracked(returns(ref))]
-pub fn item_view<'db>(db: &'db dyn salsa::Database, key: ItemKey<'db>) -> Option<Value> {
+pub(crate) fn item_view_query<'db>(
+    db: &'db dyn salsa::Database,
+    key: ItemKey<'db>,
+) -> Option<Value> {
     let (members, pending) = item_parts(db, key).as_ref()?;
     let layers = |i: usize| {
         let base = item_view(db, key.layer(db, 0)).clone();
@@ -57,8 +63,7 @@ pub fn item_view<'db>(db: &'db dyn salsa::Database, key: ItemKey<'db>) -> Option
 /// `item` as the sheet's formulas and copy aggregates see it: formula item fields evaluated with
 /// `item` and `character` bound (EC, "Items and `item`"). An item without formula fields is
 /// [`item_view`], so it doesn't depend on the character's lists.
-#[salsa::tracked(returns(ref))]
-pub fn item_in_character<'db>(
+pub(crate) fn item_in_character_query<'db>(
     db: &'db dyn salsa::Database,
     character: CharacterInput,
     key: ItemKey<'db>,
@@ -99,11 +104,10 @@ impl<'db> ItemKey<'db> {
 
 /// Formula item fields' texts, by name, waiting for their context, with the place of the template
 /// that wrote each (`None`: the base item, its type's default or a template field's).
-type PendingFields = Vec<(String, String, Option<usize>)>;
+pub(crate) type PendingFields = Vec<(String, String, Option<usize>)>;
 
 /// The item's literal members (`id`, `type`, `tags` and literal fields) and its formula fields.
-#[salsa::tracked(returns(ref))]
-fn item_parts<'db>(
+pub(crate) fn item_parts_query<'db>(
     db: &'db dyn salsa::Database,
     key: ItemKey<'db>,
 ) -> Option<(Vec<(String, Value)>, PendingFields)> {
@@ -353,8 +357,11 @@ impl ocf_formula::Context for StateDefaults<'_> {
 
 /// A copy as `self` (EC, "Copies and `self`"): `id`, `equipped`, `quantity`, `templates` and its
 /// state keys.
-#[salsa::tracked(returns(ref))]
-pub fn copy_self(db: &dyn salsa::Database, character: CharacterInput, copy: CopyInput) -> Value {
+pub(crate) fn copy_self_query(
+    db: &dyn salsa::Database,
+    character: CharacterInput,
+    copy: CopyInput,
+) -> Value {
     let rules = copy.ruleset(db).ruleset(db);
     let templates = copy.templates(db);
     let item = copy_item(db, copy);
@@ -398,8 +405,7 @@ pub fn applied_self(ruleset: &Ruleset, entry: &ocf_model::AppliedEntry) -> Value
 
 /// `character` (EC, "`character`"): the file's `id`, `creating`, `inventory` and `features` as lists of copies
 /// `{ id, item, type, equipped, quantity, state }`, and the raw `applied` list.
-#[salsa::tracked(returns(ref))]
-pub fn character_view(db: &dyn salsa::Database, character: CharacterInput) -> Value {
+pub(crate) fn character_view_query(db: &dyn salsa::Database, character: CharacterInput) -> Value {
     let rules = character.ruleset(db).ruleset(db);
     let list = |copies: &Arc<Vec<CopyInput>>| {
         Value::list(

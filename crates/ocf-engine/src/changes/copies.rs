@@ -456,7 +456,7 @@ impl Applier<'_, '_> {
             Target::Copy(id) => {
                 let copy = self.copy_input(id)?;
                 let c = self.input();
-                self.deep(move |db| crate::view::copy_self(db, c, copy).clone())
+                self.deep(move |db| crate::db::copy_self(db, c, copy).clone())
             }
             Target::Applied(i) => crate::view::applied_self(&self.ruleset, &self.file.applied[*i]),
             Target::Pick(at) => self.pick_self(at),

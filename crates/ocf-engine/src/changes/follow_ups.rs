@@ -81,7 +81,7 @@ fn triggers(applier: &Applier<'_, '_>) -> Vec<Trigger> {
     let found: Vec<Found> = applier.deep(move |db| {
         let ruleset = c.ruleset(db).ruleset(db);
         let mut found = Vec::new();
-        for a in &crate::activation::activations(db, c).list {
+        for a in &crate::db::activations(db, c).list {
             if a.via == crate::activation::Via::Template {
                 continue;
             }

@@ -39,8 +39,8 @@ use serde_json::{Map, Value as Json, json};
 pub use batch::{Adjustment, Applied, ChangeError};
 pub use eval::{OwnedSelf, Scope};
 
-use crate::db::Database;
-use crate::input::CharacterInput;
+use crate::db::{CharacterInput, Database};
+
 use crate::session::{CharacterId, Session};
 
 /// `maxOverflowChain` (PROVISIONAL; decisions.md, issue 12): how many fields one adjust may pass

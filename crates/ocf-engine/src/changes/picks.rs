@@ -25,7 +25,7 @@ impl Applier<'_, '_> {
         let entry = entry.map(str::to_owned);
         let segments = segments.to_vec();
         self.deep(move |db| {
-            let acts = crate::activation::activations(db, c);
+            let acts = crate::db::activations(db, c);
             acts.choices
                 .iter()
                 .find(|r| {

@@ -18,7 +18,7 @@ use super::situational::Selected;
 use super::{
     Adjustment, Applier, ChangeError, MAX_OVERFLOW_CHAIN, OwnedSelf, Scope, type_mismatch,
 };
-use crate::effects::Instance;
+use crate::db::Instance;
 
 /// An adjust after its incoming-change effects.
 pub struct Routed {
@@ -76,7 +76,7 @@ impl Applier<'_, '_> {
     ) -> Vec<Arc<Instance>> {
         let c = self.input();
         let mut all: Vec<Arc<Instance>> = self.deep(move |db| {
-            crate::effects::effect_instances(db, c)
+            crate::db::effect_instances(db, c)
                 .list
                 .iter()
                 .filter(|i| matches!(i.effect.target, Target::Incoming { .. }))

@@ -8,7 +8,8 @@ use ocf_model::{Change, EntryQuery, EntryRef, Formula, Query};
 use serde_json::json;
 
 use super::{Applier, ChangeError, OwnedSelf, Scope, type_mismatch};
-use crate::input::{CopyInput, CopyList};
+use crate::db::CopyInput;
+use crate::input::CopyList;
 
 /// An entry a change works on.
 #[derive(Debug, Clone, PartialEq)]

@@ -236,8 +236,8 @@ fn takeable(recommended: Option<Literal>, options: &[ListedOption]) -> Option<Li
 fn untried(
     session: &Session,
     id: CharacterId,
-    input: crate::input::CharacterInput,
-    acts: &Arc<crate::activation::Activations>,
+    input: crate::db::CharacterInput,
+    acts: &Arc<crate::db::Activations>,
     index: usize,
     record: &crate::activation::ChoiceRecord,
     options: Vec<Literal>,
@@ -497,7 +497,7 @@ fn diff(base: &Sheet, base_issues: &[Json], trial: &Trial, about: &About) -> (Ve
 }
 
 /// A field's value as listOptions shows it: `{ value }`, or `{ error }`.
-fn shown(field: &crate::field::FieldValue) -> Json {
+fn shown(field: &crate::db::FieldValue) -> Json {
     match (&field.value, &field.error) {
         (_, Some(error)) => json!({ "error": error.code.as_str() }),
         (Some(value), None) => json!({ "value": value.to_json() }),
