@@ -13,11 +13,10 @@ use ocf_model::{ChoiceOptions, ChoiceSource, Literal, Namespace, Prerequisite, R
 use rustc_hash::FxHashMap;
 use serde_json::{Map, Value as Json, json};
 
-use crate::activation::{ChoiceRecord, Via};
 use crate::context::{Bindings, Mode, SelfRef, SheetContext};
 
-use crate::db::{Activations, CharacterInput, ItemKey};
-use crate::sheet::{RankedIssue, activation_source, kind_rank, path_json};
+use crate::db::{Activations, CharacterInput, ChoiceRecord, ItemKey, Via};
+use crate::report::{RankedIssue, activation_source, kind_rank, path_json};
 use crate::view::applied_self;
 
 /// The recorded choices in the order of `pending`: the rules-level choices, then each

@@ -96,29 +96,6 @@ pub(crate) fn computed_values_query(
     out
 }
 
-/// Whether the copy's content type, its item or one of its templates declares computed values.
-/// A copy without any asks no [`computed_values`]: a memo and a key for each copy of a sheet
-/// cost a cold sheet of 100 copies 0.25 M instructions for nothing.
-pub fn declares_values(
-    db: &dyn salsa::Database,
-    character: CharacterInput,
-    copy: CopyInput,
-) -> bool {
-    let ruleset = character.ruleset(db).ruleset(db);
-    let Some(entry) = ruleset.item(copy.item(db)) else {
-        return false;
-    };
-    !entry.item.computed.is_empty()
-        || entry
-            .type_name()
-            .and_then(|t| ruleset.content_type(t))
-            .is_some_and(|t| !t.decl.computed.is_empty())
-        || copy
-            .templates(db)
-            .iter()
-            .any(|t| ruleset.item(t).is_some_and(|t| !t.item.computed.is_empty()))
-}
-
 /// A computed value of its declared type: an int becomes a decimal for a `decimal` value.
 fn typed(value: Value, ty: ComputedType) -> Option<Value> {
     match (ty, value) {

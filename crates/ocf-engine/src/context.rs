@@ -67,7 +67,7 @@ impl<'db> Bindings<'db> {
         db: &'db dyn salsa::Database,
         character: CharacterInput,
         pack: &'db str,
-        a: &crate::activation::Activation,
+        a: &crate::db::Activation,
     ) -> Bindings<'db> {
         let ruleset = character.ruleset(db).ruleset(db);
         let self_ref = match (a.copy, a.applied_entry) {
@@ -99,11 +99,11 @@ impl<'db> Bindings<'db> {
         db: &'db dyn salsa::Database,
         character: CharacterInput,
         pack: &'db str,
-        a: &crate::activation::Activation,
+        a: &crate::db::Activation,
     ) -> Bindings<'db> {
         let mut bindings = Bindings::activation(db, character, pack, a);
         if let SelfRef::Copy(copy) = bindings.self_ref
-            && crate::computed::declares_values(db, character, copy)
+            && crate::view::declares_values(db, character, copy)
         {
             let computed = crate::db::computed_values(db, character, copy);
             if !computed.values.is_empty()
@@ -224,7 +224,7 @@ impl<'db> SheetContext<'db> {
                     (None, None) => Ok(None),
                 }
             }
-            Mode::Activation => match crate::field::raw_input(self.db, self.character, qualified) {
+            Mode::Activation => match crate::view::raw_input(self.db, self.character, qualified) {
                 Some(value) => Ok(Some(value)),
                 None => Err(ContextError::new(
                     ErrorCode::TypeMismatch,

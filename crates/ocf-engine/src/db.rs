@@ -32,7 +32,7 @@ use salsa::{DatabaseKeyIndex, Event, EventKind};
 use ocf_formula::Value;
 use ocf_model::Character;
 
-pub use crate::activation::Activations;
+pub use crate::activation::{Activation, Activations, ChoicePick, ChoiceRecord, Via};
 pub use crate::computed::Computed;
 pub use crate::effects::{
     ActivationKey, EffectIndex, FieldInstances, FieldsWhere, Instance, MaskKey, Placed,

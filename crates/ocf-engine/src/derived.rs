@@ -116,8 +116,8 @@ pub(crate) fn shares_activations_with(
 /// Whether `key`'s field has the same value on its (derived) character as on the given one.
 pub(crate) fn same_as_given_query<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> bool {
     stacker::maybe_grow(
-        crate::field::STACK_RED_ZONE,
-        crate::field::STACK_SEGMENT,
+        crate::depth::STACK_RED_ZONE,
+        crate::depth::STACK_SEGMENT,
         || judge(db, key),
     )
 }
@@ -130,7 +130,7 @@ fn judge<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> bool {
     if !shares_with_given(db, character) {
         return false;
     }
-    let Some(_depth) = crate::field::DepthGuard::enter(&DEPTH, MAX_DEPTH) else {
+    let Some(_depth) = crate::depth::DepthGuard::enter(&DEPTH, MAX_DEPTH) else {
         return false;
     };
     let theirs = FieldKey::new(db, given, key.field(db).clone());
@@ -182,7 +182,7 @@ fn same_view(
 mod tests {
     use super::*;
     use crate::Session;
-    use crate::synthetic::Synthetic;
+    use ocf_synthetic::Synthetic;
 
     /// The field values that ran to read `read` on the character derived with `g:score0` saved
     /// as 18, its value there, and its value on a sheet with the score saved so from the start.

@@ -2,6 +2,11 @@
 //! matches, in instance order, one instance per field an effect on a set of fields reaches. The
 //! per-field lists are a firewall: a field reads only its own list, so a new effect on AC does not
 //! re-run the skills.
+//!
+//! Over 800 lines: the index of instances and the per-field side (set-of-fields targets, the
+//! masks of fields with instances, a field's instances and their stacking groups) share the
+//! instance types and the index's building; the per-field side in a module of its own is left
+//! for a later pass (issue 46).
 
 use std::sync::Arc;
 
@@ -9,10 +14,11 @@ use ocf_formula::{MapContext, Root, Value};
 use ocf_model::{Effect, Op, Scope, Target};
 use rustc_hash::FxHashMap;
 
-use crate::activation::Activation;
 use crate::context::field_view;
 /// Declared in the query map ([`crate::db`]); kept here for the crates above.
-pub use crate::db::{CharacterInput, CopyInput, FieldKey, RulesetInput, effect_instances};
+pub use crate::db::{
+    Activation, CharacterInput, CopyInput, FieldKey, RulesetInput, effect_instances,
+};
 use crate::db::{
     activation_instances, activations, fields_with_instances, matching_fields, rules_instances,
 };
@@ -361,7 +367,7 @@ fn build_index(db: &dyn salsa::Database, character: CharacterInput) -> EffectInd
         index.add(instance.clone(), None);
     }
     let acts = activations(db, character);
-    let mut picks_of: FxHashMap<usize, Vec<&crate::activation::ChoicePick>> = FxHashMap::default();
+    let mut picks_of: FxHashMap<usize, Vec<&crate::db::ChoicePick>> = FxHashMap::default();
     // The rules-level choices' effects, once per pick, are the rules' and come with them, before
     // every activation (EC, "Instance order": "1. The rules").
     for pick in &acts.choice_picks {
@@ -387,7 +393,7 @@ fn build_index(db: &dyn salsa::Database, character: CharacterInput) -> EffectInd
             activation.copy,
             activation.applied_entry,
             applied_in,
-            activation.via == crate::activation::Via::Template,
+            activation.via == crate::db::Via::Template,
             activation.applied,
         );
         for instance in activation_instances(db, key).iter() {
@@ -619,13 +625,10 @@ fn joined(parts: &[&str]) -> String {
 
 /// A choice's effects for one pick. Their option IDs are `<owner>/<choice>#<index|id>`
 /// (decisions.md, "Choice effects"); `self` and `item` are the owner's.
-fn choice_effects(
-    pick: &crate::activation::ChoicePick,
-    owner: Option<&Activation>,
-) -> Vec<Instance> {
+fn choice_effects(pick: &crate::db::ChoicePick, owner: Option<&Activation>) -> Vec<Instance> {
     let source = Arc::new(Source {
         kind: match owner {
-            Some(a) if a.via == crate::activation::Via::Template => SourceKind::Template,
+            Some(a) if a.via == crate::db::Via::Template => SourceKind::Template,
             Some(_) => SourceKind::Item,
             None => SourceKind::Rules,
         },

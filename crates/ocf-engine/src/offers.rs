@@ -16,10 +16,10 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::{Map, Value as Json, json};
 
 use crate::actions::{listing_source, resolve_action};
-use crate::activation::{Activation, Via};
+
 use crate::context::{Bindings, Mode, SheetContext};
 /// Declared in the query map ([`crate::db`]); kept here for the crates above.
-pub use crate::db::offers;
+pub use crate::db::{Activation, Via, offers};
 use crate::db::{CharacterInput, activations};
 use crate::effects::{Source, SourceKind};
 
@@ -251,7 +251,7 @@ impl Offers {
             entry,
             action_source,
             source: match a {
-                Some(a) => crate::sheet::activation_source(a),
+                Some(a) => crate::report::activation_source(a),
                 None => Source {
                     kind: SourceKind::Rules,
                     id: d.pack.to_owned(),

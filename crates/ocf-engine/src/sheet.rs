@@ -3,62 +3,18 @@
 
 use std::sync::Arc;
 
-use ocf_formula::{Context, Value};
+use ocf_formula::Value;
 use serde_json::{Map, Value as Json, json};
 
-use crate::activation::Activation;
-use crate::context::{Bindings, Mode, SelfRef, SheetContext};
 use crate::db::{
-    CharacterInput, FieldKey, FieldValue, ItemKey, activations, effect_instances, field_keys,
+    Activation, CharacterInput, FieldKey, FieldValue, activations, effect_instances, field_keys,
     field_tree, field_value, shared_activations, shared_effects, sheet_chunk, sheet_fields,
     sheet_group, sheet_judged, sheet_rest, sheet_section,
 };
-use crate::effects::{Source, SourceKind};
-
-/// An issue with what orders it: its activation's rank (the rules 0, activation `i` at `i + 1`),
-/// then its kind's rank.
-pub(crate) type RankedIssue = (usize, usize, Json);
-
-/// The issue kinds in the order an activation's issues are listed (EC, "Order").
-const ISSUE_ORDER: [&str; 10] = [
-    "prerequisite-not-met",
-    "no-eligible-option",
-    "constraint-failed",
-    "too-many-copies",
-    "choice-not-applicable",
-    "too-many-picks",
-    "option-not-eligible",
-    "already-picked",
-    "content-hidden",
-    "immune",
-];
-
-/// computeSheet as a call (docs/spec/engine-interface.md): `character`'s homebrew loaded on top of
-/// `ruleset` (EC, "A character's homebrew") by [`crate::Session::open`], then the sheet. A
-/// homebrew that fails to load gives empty `values` and its `homebrew-error`s.
-pub fn compute_sheet_call(
-    ruleset: &ocf_model::Ruleset,
-    character: &ocf_model::Character,
-    competing: &[String],
-    links: &Map<String, Json>,
-) -> Json {
-    compute_sheet_shared(Arc::new(ruleset.clone()), character, competing, links)
-}
-
-/// [`compute_sheet_call`] on a ruleset the caller shares or hands over: a ruleset's clone copies
-/// every declaration (2 M instructions for the 5E pack's, a tenth of `ocf sheet` after its build).
-#[tracing::instrument(name = "computeSheet", level = "info", skip_all, fields(character = %character.id))]
-pub fn compute_sheet_shared(
-    ruleset: Arc<ocf_model::Ruleset>,
-    character: &ocf_model::Character,
-    competing: &[String],
-    links: &Map<String, Json>,
-) -> Json {
-    let mut session = crate::Session::shared(ruleset);
-    let id = session.open(character, competing);
-    let _ = session.set_links(id, links.clone());
-    session.sheet_json(id).unwrap_or_default()
-}
+use crate::issues::{activation_issues, rules_issues};
+pub use crate::report::activation_source;
+use crate::report::op_name;
+use crate::report::{RankedIssue, kind_rank, path_json};
 
 /// A computed sheet: every field's value (shared with the database's memos: taking a sheet after
 /// an edit costs what the edit recomputed plus a few `Arc` clones), the effect instances, the
@@ -499,7 +455,7 @@ pub(crate) fn sheet_rest_query(db: &dyn salsa::Database, character: CharacterInp
         .chain(character.inventory(db).iter())
     {
         let id = copy.id(db).clone();
-        if crate::computed::declares_values(db, character, *copy) {
+        if crate::view::declares_values(db, character, *copy) {
             let computed = crate::db::computed_values(db, character, *copy);
             if !computed.values.is_empty() {
                 copies.push((id.clone(), computed.values.clone()));
@@ -810,28 +766,6 @@ pub fn field_json(field: &FieldValue) -> Json {
     Json::Object(v)
 }
 
-pub fn op_name(op: ocf_model::Op) -> &'static str {
-    use ocf_model::Op::*;
-    match op {
-        Set => "set",
-        Add => "add",
-        Multiply => "multiply",
-        AtLeast => "atLeast",
-        AtMost => "atMost",
-        Grant => "grant",
-        RollModifier => "rollModifier",
-        Option => "option",
-        Changes => "changes",
-    }
-}
-
-pub(crate) fn kind_rank(kind: &str) -> usize {
-    ISSUE_ORDER
-        .iter()
-        .position(|k| *k == kind)
-        .unwrap_or(ISSUE_ORDER.len())
-}
-
 fn activation_json(a: &Activation) -> Json {
     let mut m = Map::new();
     m.insert("item".into(), Json::from(&*a.item));
@@ -852,210 +786,4 @@ fn activation_json(a: &Activation) -> Json {
         m.insert("path".into(), path_json(a.entry.as_deref(), path));
     }
     Json::Object(m)
-}
-
-/// A choice path (change.schema.json's `choicePath`): `{ entry?, choice: [key, option, key, …] }`.
-pub(crate) fn path_json(entry: Option<&str>, segments: &[String]) -> Json {
-    let mut m = Map::new();
-    if let Some(entry) = entry {
-        m.insert("entry".into(), entry.into());
-    }
-    m.insert(
-        "choice".into(),
-        segments.iter().map(|p| Json::from(p.as_str())).collect(),
-    );
-    Json::Object(m)
-}
-
-/// The rules' issues (`constraint-failed`, `too-many-copies`) and `content-hidden`.
-fn rules_issues(
-    db: &dyn salsa::Database,
-    character: CharacterInput,
-    acts: &crate::db::Activations,
-) -> Vec<RankedIssue> {
-    let ruleset = character.ruleset(db).ruleset(db);
-    let mut out = Vec::new();
-    let copies: Vec<crate::db::CopyInput> = character
-        .features(db)
-        .iter()
-        .chain(character.inventory(db).iter())
-        .copied()
-        .collect();
-    // constraint-failed: each constraint whose check is false; with `copies`, once per copy of the
-    // query's type it fails on, `self` and `item` that copy's (decisions.md, "Constraints").
-    for (id, constraint) in ruleset.constraints.iter() {
-        let pack = constraint.pack.as_str();
-        let mut runs: Vec<(Bindings<'_>, Option<String>)> = Vec::new();
-        match &constraint.decl.copies {
-            None => runs.push((Bindings::rules(pack), None)),
-            Some(query) => {
-                for copy in &copies {
-                    let of_type = ruleset.item(copy.item(db)).and_then(|e| e.type_name())
-                        == Some(query.r#type.as_str());
-                    if !of_type {
-                        continue;
-                    }
-                    let bindings = Bindings {
-                        pack,
-                        self_ref: SelfRef::Copy(*copy),
-                        item: Some(ItemKey::of_copy(db, *copy)),
-                        pick: None,
-                        entry: None,
-                        slot: None,
-                    };
-                    if let Some(w) = &query.r#where {
-                        let ctx = SheetContext::new(db, character, Mode::Sheet, bindings.clone());
-                        let holds = crate::formula::parse_in(ruleset, w.as_str())
-                            .and_then(|f| f.evaluate(&ctx));
-                        if holds != Ok(Value::Bool(true)) {
-                            continue;
-                        }
-                    }
-                    runs.push((bindings, Some(copy.id(db).clone())));
-                }
-            }
-        }
-        for (bindings, entry) in runs {
-            let ctx = SheetContext::new(db, character, Mode::Sheet, bindings);
-            let holds = crate::formula::parse_in(ruleset, constraint.decl.check.as_str())
-                .and_then(|f| f.evaluate(&ctx));
-            if holds == Ok(Value::Bool(true)) {
-                continue;
-            }
-            let mut data = Map::new();
-            for (key, formula) in constraint.decl.data.iter() {
-                let value = crate::formula::parse_in(ruleset, formula.as_str())
-                    .and_then(|f| f.evaluate(&ctx))
-                    .map(|v| v.to_json())
-                    .unwrap_or(Json::Null);
-                data.insert(key.to_owned(), value);
-            }
-            if let Some(entry) = entry {
-                data.insert("entry".into(), entry.into());
-            }
-            out.push((
-                0,
-                kind_rank("constraint-failed"),
-                json!({ "code": "constraint-failed", "id": id, "source": { "type": "rules", "id": id }, "data": data }),
-            ));
-        }
-    }
-    // too-many-copies: by type in ruleset order, the type's `max` first, then its items' `perItem`
-    // in the order of their first copy.
-    for (type_name, decl) in ruleset.content_types.iter() {
-        let Some(limits) = &decl.decl.copies else {
-            continue;
-        };
-        let of_type: Vec<&String> = copies
-            .iter()
-            .map(|c| c.item(db))
-            .filter(|item| ruleset.item(item).and_then(|e| e.type_name()) == Some(type_name))
-            .collect();
-        let mut issue = |id: &str, data: Json| {
-            out.push((
-                0,
-                kind_rank("too-many-copies"),
-                json!({ "code": "too-many-copies", "id": id, "source": { "type": "rules", "id": id }, "data": data }),
-            ));
-        };
-        if let Some(max) = limits.max
-            && of_type.len() > max as usize
-        {
-            issue(
-                type_name,
-                json!({ "type": type_name, "max": max, "count": of_type.len() }),
-            );
-        }
-        if let Some(per_item) = limits.per_item {
-            let mut seen: Vec<&String> = Vec::new();
-            for item in &of_type {
-                if seen.contains(item) {
-                    continue;
-                }
-                seen.push(item);
-                let count = of_type.iter().filter(|i| *i == item).count();
-                if count > per_item as usize {
-                    issue(
-                        item,
-                        json!({ "item": item, "perItem": per_item, "count": count }),
-                    );
-                }
-            }
-        }
-    }
-    // content-hidden: owned or picked hidden content, on its own activation.
-    for (i, a) in acts.list.iter().enumerate() {
-        if !matches!(
-            a.via,
-            crate::activation::Via::Copy | crate::activation::Via::Pick
-        ) {
-            continue;
-        }
-        if ruleset.item(&a.item).is_some_and(|e| e.hidden) {
-            out.push((
-                i + 1,
-                kind_rank("content-hidden"),
-                json!({
-                    "code": "content-hidden",
-                    "id": a.item,
-                    "source": activation_source(a).to_json(),
-                    "data": { "item": a.item },
-                }),
-            ));
-        }
-    }
-    out
-}
-
-/// An activation named as a source: `{ type, id, entry? }`.
-pub fn activation_source(a: &Activation) -> Source {
-    Source {
-        kind: if a.via == crate::activation::Via::Template {
-            SourceKind::Template
-        } else {
-            SourceKind::Item
-        },
-        id: a.item.to_string(),
-        entry: a.entry.as_deref().map(str::to_owned),
-    }
-}
-
-/// `prerequisite-not-met` for each false prerequisite of active holder content not waived, as
-/// `(activation rank, kind rank, issue)`.
-fn activation_issues(
-    db: &dyn salsa::Database,
-    character: CharacterInput,
-    list: &[Activation],
-) -> Vec<RankedIssue> {
-    let ruleset = character.ruleset(db).ruleset(db);
-    let mut out = Vec::new();
-    for (i, a) in list.iter().enumerate() {
-        if a.applied || a.waived {
-            continue;
-        }
-        let Some(entry) = ruleset.item(&a.item) else {
-            continue;
-        };
-        let pack = entry.pack_of("prerequisites");
-        for prerequisite in &entry.item.prerequisites {
-            let bindings = Bindings::activation(db, character, pack, a);
-            let ctx = SheetContext::new(db, character, Mode::Sheet, bindings);
-            let holds = crate::formula::parse_in(ruleset, prerequisite.check.as_str())
-                .ok()
-                .and_then(|f| f.evaluate(&ctx as &dyn Context).ok());
-            if holds != Some(Value::Bool(true)) {
-                out.push((
-                    i + 1,
-                    kind_rank("prerequisite-not-met"),
-                    json!({
-                        "code": "prerequisite-not-met",
-                        "id": format!("{}/{}", a.item, prerequisite.id),
-                        "source": activation_source(a).to_json(),
-                        "data": {},
-                    }),
-                ));
-            }
-        }
-    }
-    out
 }

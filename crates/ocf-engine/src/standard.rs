@@ -212,7 +212,9 @@ fn active_round(
                 .features(db)
                 .iter()
                 .chain(input.inventory(db).iter())
-                .filter(|copy| copy_matches(db, input, **copy, &keep.copies, pack))
+                .filter(|copy| {
+                    crate::activation::copy_matches(db, input, **copy, &keep.copies, pack)
+                })
                 .map(|copy| copy.id(db).clone())
                 .collect();
             kept.push((keep.template.as_str().to_owned(), matches));
@@ -269,37 +271,4 @@ fn sync_copies(
             };
         }
     }
-}
-
-/// Whether a copy is of `query`'s type and its `where` holds, with `self` the copy and `item` its
-/// item (an activation condition: input fields only).
-pub(crate) fn copy_matches(
-    db: &dyn salsa::Database,
-    character: crate::db::CharacterInput,
-    copy: crate::db::CopyInput,
-    query: &ocf_model::Query,
-    pack: &str,
-) -> bool {
-    use crate::context::{Bindings, Mode, SelfRef, SheetContext};
-    let ruleset = character.ruleset(db).ruleset(db);
-    let of_type = ruleset
-        .item(copy.item(db))
-        .and_then(|e| e.type_name())
-        .is_some_and(|t| t == query.r#type.as_str());
-    let Some(text) = &query.r#where else {
-        return of_type;
-    };
-    if !of_type {
-        return false;
-    }
-    let Ok(formula) = crate::formula::parse_in(ruleset, text.as_str()) else {
-        return false;
-    };
-    let bindings = Bindings {
-        self_ref: SelfRef::Copy(copy),
-        item: Some(crate::db::ItemKey::of_copy(db, copy)),
-        ..Bindings::rules(pack)
-    };
-    let ctx = SheetContext::new(db, character, Mode::Activation, bindings);
-    matches!(formula.evaluate(&ctx), Ok(ocf_formula::Value::Bool(true)))
 }

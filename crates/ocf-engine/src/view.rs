@@ -4,11 +4,14 @@
 
 use std::sync::Arc;
 
+use ocf_dice::value::DiceValue;
+use ocf_formula::Decimal;
 use ocf_formula::{Formula, MapContext, Root, Value};
-use ocf_model::{FieldType, Keyed, Literal, Ruleset, StateDecl};
+use ocf_model::{FieldDecl, FieldType, Keyed, Literal, Ruleset, StateDecl};
 
 use crate::db::{
-    CharacterInput, CopyInput, RulesetInput, character_view, item_in_character, item_parts,
+    CharacterInput, CopyInput, FieldKey, RulesetInput, character_view, item_in_character,
+    item_parts, saved_handle,
 };
 /// Declared in the query map ([`crate::db`]); kept here for the crates above.
 pub use crate::db::{copy_self, item_view};
@@ -344,7 +347,7 @@ impl ocf_formula::Context for StateDefaults<'_> {
                 (id.contains(':') && ruleset.fields.get(id).is_some()).then(|| id.to_owned())
             })
             .ok_or_else(|| ocf_formula::ContextError::unknown(format!("no field `{id}`")))?;
-        crate::field::raw_input(self.db, self.character, &qualified)
+        raw_input(self.db, self.character, &qualified)
             .map(Some)
             .ok_or_else(|| {
                 ocf_formula::ContextError::new(
@@ -516,4 +519,61 @@ fn list_members(
         ("quantity", Value::Int(copy.quantity(db) as i64)),
         ("state", state),
     ]
+}
+
+/// An input field's raw value, as activation conditions read it: the saved value, else the
+/// default, else empty. `None` for a field that isn't an input.
+pub fn raw_input(
+    db: &dyn salsa::Database,
+    character: CharacterInput,
+    field: &str,
+) -> Option<Value> {
+    let decl = character.ruleset(db).ruleset(db).field(field)?;
+    if decl.decl.input != Some(true) {
+        return None;
+    }
+    let key = FieldKey::new(db, character, field);
+    let saved = saved_handle(db, key).and_then(|h| h.value(db).clone());
+    saved
+        .as_ref()
+        .and_then(|lit| literal_value(lit, Some(decl.decl.r#type)))
+        .or_else(|| default_value(&decl.decl))
+}
+
+/// A field's `default`, else the empty value of its type (EC: "No field type starts as `null`").
+pub(crate) fn default_value(decl: &FieldDecl) -> Option<Value> {
+    if let Some(default) = &decl.default {
+        return literal_value(default, Some(decl.r#type));
+    }
+    Some(match decl.r#type {
+        FieldType::Integer => Value::Int(0),
+        FieldType::Decimal => Value::Decimal(Decimal::ZERO),
+        FieldType::Boolean => Value::Bool(false),
+        FieldType::String | FieldType::Enum | FieldType::Id => Value::string(""),
+        FieldType::Set => Value::list(Vec::new()),
+        FieldType::Dice => Value::dice(DiceValue::flat(0)),
+    })
+}
+
+/// Whether the copy's content type, its item or one of its templates declares computed values.
+/// A copy without any asks no [`crate::db::computed_values`]: a memo and a key for each copy of a sheet
+/// cost a cold sheet of 100 copies 0.25 M instructions for nothing.
+pub fn declares_values(
+    db: &dyn salsa::Database,
+    character: CharacterInput,
+    copy: CopyInput,
+) -> bool {
+    let ruleset = character.ruleset(db).ruleset(db);
+    let Some(entry) = ruleset.item(copy.item(db)) else {
+        return false;
+    };
+    !entry.item.computed.is_empty()
+        || entry
+            .type_name()
+            .and_then(|t| ruleset.content_type(t))
+            .is_some_and(|t| !t.decl.computed.is_empty())
+        || copy
+            .templates(db)
+            .iter()
+            .any(|t| ruleset.item(t).is_some_and(|t| !t.item.computed.is_empty()))
 }

@@ -53,7 +53,12 @@ impl Graph {
     pub fn read(src: &Path) -> Result<Graph, String> {
         let mut graph = Graph::default();
         let mut parsed = Vec::new();
-        graph.add(src.join("lib.rs"), String::new(), src.to_path_buf(), &mut parsed)?;
+        graph.add(
+            src.join("lib.rs"),
+            String::new(),
+            src.to_path_buf(),
+            &mut parsed,
+        )?;
         let names: BTreeMap<String, usize> = graph
             .modules
             .iter()
@@ -87,17 +92,15 @@ impl Graph {
     ) -> Result<(), String> {
         let text = fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
         let syntax = syn::parse_file(&text).map_err(|e| format!("{}: {e}", file.display()))?;
-        let top: Vec<&str> = text
-            .lines()
-            .take_while(|l| l.starts_with("//"))
-            .collect();
+        let top: Vec<&str> = text.lines().take_while(|l| l.starts_with("//")).collect();
         self.modules.push(Module {
             name: name.clone(),
             file: file.clone(),
             lines: text.lines().count(),
-            says_why_long: top
-                .iter()
-                .any(|l| l.to_lowercase().contains(&format!("over {MAX_LINES} lines"))),
+            says_why_long: top.iter().any(|l| {
+                l.to_lowercase()
+                    .contains(&format!("over {MAX_LINES} lines"))
+            }),
         });
         let mut reexports = BTreeMap::new();
         let mut children = Vec::new();
@@ -163,17 +166,13 @@ impl Graph {
             .map(|set| {
                 let members: BTreeSet<usize> = set.iter().copied().collect();
                 Cycle {
-                    modules: set.iter().map(|&i| self.modules[i].name.clone()).collect(),
+                    modules: set.iter().map(|&i| self.show(i).to_string()).collect(),
                     imports: self
                         .edges
                         .iter()
                         .filter(|((a, b), _)| members.contains(a) && members.contains(b))
                         .map(|((a, b), path)| {
-                            format!(
-                                "{} -> {} ({path})",
-                                self.show(*a),
-                                self.show(*b)
-                            )
+                            format!("{} -> {} ({path})", self.show(*a), self.show(*b))
                         })
                         .collect(),
                 }
@@ -215,7 +214,11 @@ impl Graph {
                 .collect();
             let ready = if ready.is_empty() {
                 // A cycle: take the first left so that the listing ends.
-                vec![(0..self.modules.len()).find(|i| !done.contains(i)).unwrap_or(0)]
+                vec![
+                    (0..self.modules.len())
+                        .find(|i| !done.contains(i))
+                        .unwrap_or(0),
+                ]
             } else {
                 ready
             };

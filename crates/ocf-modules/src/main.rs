@@ -24,7 +24,11 @@ fn main() -> ExitCode {
     }
     let cycles = graph.cycles(&left_out);
     for cycle in &cycles {
-        println!("\ncycle of {}: {}", cycle.modules.len(), cycle.modules.join(", "));
+        println!(
+            "\ncycle of {}: {}",
+            cycle.modules.len(),
+            cycle.modules.join(", ")
+        );
         for import in &cycle.imports {
             println!("  {import}");
         }

@@ -13,11 +13,12 @@ use ocf_formula::{Root, Value};
 use ocf_model::{ChangeType, EffectValue, Op, Recommend, Rounding, StackPolicy, Target};
 use serde_json::{Value as Json, json};
 
+use super::MAX_OVERFLOW_CHAIN;
+use super::applier::{Applier, type_mismatch};
+use super::batch::{Adjustment, ChangeError};
+use super::eval::{OwnedSelf, Scope};
 use super::fields::{add, clamp, millionths};
 use super::situational::Selected;
-use super::{
-    Adjustment, Applier, ChangeError, MAX_OVERFLOW_CHAIN, OwnedSelf, Scope, type_mismatch,
-};
 use crate::db::Instance;
 
 /// An adjust after its incoming-change effects.
@@ -219,7 +220,7 @@ impl Applier<'_, '_> {
             json!({
                 "source": c.instance.source.to_json(),
                 "id": c.instance.option_id,
-                "op": crate::sheet::op_name(c.instance.effect.op),
+                "op": crate::report::op_name(c.instance.effect.op),
                 "value": value.to_json(),
             })
         };

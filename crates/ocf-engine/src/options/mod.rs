@@ -239,7 +239,7 @@ fn untried(
     input: crate::db::CharacterInput,
     acts: &Arc<crate::db::Activations>,
     index: usize,
-    record: &crate::activation::ChoiceRecord,
+    record: &crate::db::ChoiceRecord,
     options: Vec<Literal>,
 ) -> Result<Vec<ListedOption>, EditError> {
     let acts = acts.clone();
@@ -272,7 +272,7 @@ fn untried(
 
 /// An option's `kind` and the text key of its name.
 fn kind_and_name(
-    record: &crate::activation::ChoiceRecord,
+    record: &crate::db::ChoiceRecord,
     option: &Literal,
 ) -> (&'static str, Option<String>) {
     let kind = match &record.decl.options {
@@ -302,7 +302,7 @@ fn list(
     path: &ChoicePath,
     base_file: &Character,
     (base, base_issues): (&Sheet, &[Json]),
-    (record, ruleset): (&crate::activation::ChoiceRecord, &ocf_model::Ruleset),
+    (record, ruleset): (&crate::db::ChoiceRecord, &ocf_model::Ruleset),
     (options, picks): (Vec<Literal>, &[Literal]),
     choice_path: &Json,
     direct: &mut Option<Trials>,
@@ -512,7 +512,7 @@ fn trial_file(
     id: CharacterId,
     base: &Character,
     path: &ChoicePath,
-    record: &crate::activation::ChoiceRecord,
+    record: &crate::db::ChoiceRecord,
     option: &Literal,
     ruleset: &ocf_model::Ruleset,
 ) -> Result<Character, OptionsError> {
@@ -559,7 +559,7 @@ fn trial_file(
 fn add_pick(
     tree: &mut ocf_model::Picks,
     path: &ChoicePath,
-    record: &crate::activation::ChoiceRecord,
+    record: &crate::db::ChoiceRecord,
     option: &Literal,
     ruleset: &ocf_model::Ruleset,
 ) -> Result<(), OptionsError> {

@@ -19,7 +19,7 @@ pub struct ChoicePath {
 
 impl ChoicePath {
     pub fn to_json(&self) -> Json {
-        crate::sheet::path_json(self.entry.as_deref(), &self.choice)
+        crate::report::path_json(self.entry.as_deref(), &self.choice)
     }
 
     /// Reads `{ entry?, choice: [..] }`.
