@@ -70,13 +70,13 @@ impl Graph {
             paths.visit_file(&p.file);
             let here = split(&graph.modules[from].name);
             for path in paths.found {
-                if let Some(to) = resolve(&here, &path, &names, &parsed) {
-                    if to != from {
-                        graph
-                            .edges
-                            .entry((from, to))
-                            .or_insert_with(|| path.join("::"));
-                    }
+                if let Some(to) = resolve(&here, &path, &names, &parsed)
+                    && to != from
+                {
+                    graph
+                        .edges
+                        .entry((from, to))
+                        .or_insert_with(|| path.join("::"));
                 }
             }
         }
@@ -388,35 +388,31 @@ fn resolve(
         }
         None => return None,
     }
-    for _ in 0..8 {
-        // Walk down through modules.
-        while let Some(seg) = rest.first() {
-            let mut next = at.clone();
-            next.push(seg.clone());
-            if names.contains_key(&next.join("::")) {
-                at = next;
-                rest = &rest[1..];
-            } else {
-                break;
-            }
-        }
-        // A name re-exported where the walk stopped leads on to its source.
-        let module = *names.get(&at.join("::"))?;
-        let followed = rest
-            .first()
-            .and_then(|name| parsed[module].reexports.get(name))
-            .filter(|_| at.is_empty());
-        match followed {
-            Some(source) if source.first().map(String::as_str) == Some("crate") => {
-                at.clear();
-                let mut whole: Vec<String> = source[1..].to_vec();
-                whole.extend(rest[1..].iter().cloned());
-                return resolve(&[], &prefixed(whole), names, parsed);
-            }
-            _ => return Some(module),
+    // Walk down through modules.
+    while let Some(seg) = rest.first() {
+        let mut next = at.clone();
+        next.push(seg.clone());
+        if names.contains_key(&next.join("::")) {
+            at = next;
+            rest = &rest[1..];
+        } else {
+            break;
         }
     }
-    None
+    // A name re-exported where the walk stopped leads on to its source.
+    let module = *names.get(&at.join("::"))?;
+    let followed = rest
+        .first()
+        .and_then(|name| parsed[module].reexports.get(name))
+        .filter(|_| at.is_empty());
+    match followed {
+        Some(source) if source.first().map(String::as_str) == Some("crate") => {
+            let mut whole: Vec<String> = source[1..].to_vec();
+            whole.extend(rest[1..].iter().cloned());
+            resolve(&[], &prefixed(whole), names, parsed)
+        }
+        _ => Some(module),
+    }
 }
 
 fn prefixed(mut path: Vec<String>) -> Vec<String> {
