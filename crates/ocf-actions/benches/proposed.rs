@@ -1,5 +1,5 @@
 //! A step on the proposed sheet (EA "The proposed sheet") against a sheet from scratch, on the
-//! generated 2 000-field character of [`ocf_engine::synthetic`]: an action raises the edited score
+//! generated 2 000-field character of [`ocf_synthetic`]: an action raises the edited score
 //! (`g:score0`), and a `sheet: proposed` step reads a field 17 formulas downstream of it
 //! (`g:f1700`), raising it to 17 and 18 by turns, so that each run applies its own batch. The
 //! session's sheet is computed first, as an app's is, and reclaimed after each run, as `ocf serve`
@@ -12,7 +12,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use ocf_actions::{Limits, StartInput};
 use ocf_dice::SeededDice;
 use ocf_engine::Session;
-use ocf_engine::synthetic::Synthetic;
+use ocf_synthetic::Synthetic;
 use serde_json::json;
 
 fn bench(c: &mut Criterion) {

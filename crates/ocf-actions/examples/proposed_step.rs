@@ -11,7 +11,7 @@
 use ocf_actions::{Limits, StartInput};
 use ocf_dice::SeededDice;
 use ocf_engine::Session;
-use ocf_engine::synthetic::Synthetic;
+use ocf_synthetic::Synthetic;
 use serde_json::json;
 
 fn main() {

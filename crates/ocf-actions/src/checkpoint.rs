@@ -17,7 +17,7 @@ pub struct Checkpoints<'r> {
     pub rolled_next: usize,
     pub dice: &'r mut dyn DiceFunction,
     /// Set when the run works out the odds (`odds`): rolls and handoffs branch there instead.
-    pub odds: Option<&'r mut dyn crate::odds::Branch>,
+    pub odds: Option<&'r mut dyn crate::branching::Branch>,
 }
 
 impl<'r> Checkpoints<'r> {

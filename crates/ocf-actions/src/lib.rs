@@ -7,7 +7,14 @@
 //! ([`checkpoint`]) either continues by itself or pauses; the paused result carries `needs` and a
 //! plain-JSON [`state::State`], and [`continue_action`] runs the action again from the start with
 //! the answers so far ([`replay`]), so a replay gives the same result byte for byte.
+//!
+//! Layered, each below the next: [`run`] (the run-time types every step reaches for: [`run::Run`],
+//! [`run::Frame`], [`run::Stop`]; EA "Starting an action"), then [`roll`] (EA "Building the roll",
+//! "Rolling", "Result bands") and [`steps`] (EA "Other steps", "Each steps", "Choice steps",
+//! "Handoffs"; one module a step kind), [`branching`] what the odds ask of a run and [`odds`]
+//! (issue 45) on top. `cargo test -p ocf-modules` checks that no module imports its way back.
 
+pub mod branching;
 pub mod checkpoint;
 pub mod context;
 pub mod error;
@@ -18,102 +25,23 @@ pub mod participants;
 pub mod proposed;
 pub mod replay;
 pub mod roll;
+pub mod run;
 pub mod state;
 pub mod steps;
 
 use ocf_dice::DiceFunction;
 use ocf_engine::input::CharacterInput;
-use ocf_formula::{Root, Value};
 use serde_json::{Value as Json, json};
 
 pub use crate::error::ActionError;
+pub use crate::run::Limits;
 pub use crate::state::{
     ActionRef, Answer, ContinueInput, Policy, PolicyRule, StartInput, State, Then,
 };
-pub use crate::steps::Limits;
 
 use crate::checkpoint::Checkpoints;
-use crate::context::{ActionContext, empty_map, set_member};
 use crate::params::Given;
-use crate::steps::{Flow, Frame, Run, Stop};
-
-/// Builds the frame of an action about to run: its `action.item` / `action.self`, parameters and
-/// situational choices.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn make_frame<'db>(
-    run: &Run<'db, '_>,
-    found: find::Found<'db>,
-    params: Vec<(String, Given)>,
-    situational: &[(String, Value)],
-    participants: Value,
-    prefix: String,
-    depth: usize,
-    extra_tags: Vec<String>,
-    check_available: bool,
-) -> Result<Frame<'db>, ActionError> {
-    let mut ctx = ActionContext::new(
-        run.db,
-        run.character,
-        found.pack,
-        found.self_ref.clone(),
-        found.item,
-    );
-    let mut action_base = empty_map();
-    if let Some(item) = ctx.item_value() {
-        set_member(&mut action_base, "item", item);
-    }
-    if let Some(s) = ctx.self_value() {
-        set_member(&mut action_base, "self", s);
-    }
-    ctx.bind(Root::Action, action_base.clone());
-    ctx.bind(Root::Participants, participants.clone());
-    let fixed_ctx = found.fixed.map(|(params, pack)| {
-        let mut c = ActionContext::new(
-            run.db,
-            run.character,
-            pack,
-            found.self_ref.clone(),
-            found.item,
-        );
-        c.bind(Root::Action, action_base.clone());
-        (params, c)
-    });
-    let situ =
-        params::bind_situational(&ctx, run.ruleset, found.pack, situational, check_available)?;
-    ctx.bind(Root::Situational, situ.values.clone());
-    let bound = params::bind_params(
-        &ctx,
-        run.ruleset,
-        found.def,
-        found.pack,
-        params,
-        fixed_ctx.as_ref().map(|(p, c)| (*p, c)),
-    )?;
-    Ok(Frame {
-        id: found.id,
-        def: found.def,
-        pack: found.pack,
-        self_ref: found.self_ref,
-        item: found.item,
-        entry: found.entry,
-        source: found.source,
-        pick: found.pick,
-        params: bound,
-        situational: situ.values,
-        selected: situ.selected,
-        situational_by_id: situ.by_id,
-        participants,
-        steps: empty_map(),
-        flags: empty_map(),
-        nested: empty_map(),
-        action_base,
-        prefix,
-        extra_tags,
-        depth,
-        held: Vec::new(),
-        per_participant: Vec::new(),
-    })
-}
+use crate::run::{Flow, Run, Stop, make_frame, on_deep_stack};
 
 /// The character's file `id`, as `state.character` names it.
 fn character_id(db: &dyn salsa::Database, character: CharacterInput) -> String {
@@ -189,17 +117,6 @@ pub fn continue_action(
     })
 }
 
-/// Runs a call on a stack of its own, as deep as a session's worker's: an action reads field
-/// values on the thread that calls it (a service's has 2 MiB), and checking a chain of
-/// `MAX_FIELD_DEPTH` field memos after an edit recurses in salsa itself, where a field value's own
-/// guard ([`ocf_engine::field::field_value`]) can't grow the stack. Reserved, not committed: only
-/// what the run touches is memory. A caller already on such a stack (a session's worker) runs it
-/// where it is: mapping a new one costs about 25 µs a call.
-pub(crate) fn on_deep_stack<T>(call: impl FnOnce() -> T) -> T {
-    let deep = ocf_engine::session::DEEP_STACK;
-    stacker::maybe_grow(deep / 2, deep, call)
-}
-
 /// The character an action runs on: `character` without its picks among competing options, which
 /// only computeSheet reads (EF "Competing options": "Picks reach only `computeSheet`. The other
 /// calls (`listOptions`, `applyChanges`, actions) use each group's recommended option."). A
@@ -221,7 +138,7 @@ pub(crate) fn run_call<'r>(
     rolled: Vec<i64>,
     dice: &'r mut dyn DiceFunction,
     limits: Limits,
-    odds: Option<&'r mut dyn odds::Branch>,
+    odds: Option<&'r mut dyn crate::branching::Branch>,
 ) -> Result<Json, ActionError> {
     let character = without_picks(db, character);
     let ruleset = character.ruleset(db).ruleset(db);

@@ -5,7 +5,7 @@
 mod common;
 
 use ocf_engine::Session;
-use ocf_engine::synthetic::Synthetic;
+use ocf_synthetic::Synthetic;
 use serde_json::json;
 
 /// The generated character's ruleset with `g:proposed`: a changes step, then a step reading a

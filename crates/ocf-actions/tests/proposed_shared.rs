@@ -5,7 +5,7 @@
 mod common;
 
 use ocf_engine::Session;
-use ocf_engine::synthetic::Synthetic;
+use ocf_synthetic::Synthetic;
 use serde_json::json;
 
 /// `g:proposed` raising `g:score0` to `to`, then reading `read` on the proposed sheet: what it

@@ -1,5 +1,5 @@
 //! `ocf bench-edit [--fields N] [--edits N] [--json]`: the comparison `cargo bench -p ocf-engine`
-//! makes, from the command line, on the same generated character ([`ocf_engine::synthetic`]): a
+//! makes, from the command line, on the same generated character ([`ocf_synthetic`]): a
 //! cold sheet, one edit recomputed incrementally, the same edit from scratch, and how many field
 //! values the incremental edit re-executed against how many fields depend on the edited one.
 //!
@@ -14,7 +14,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use ocf_engine::synthetic::Synthetic;
+use ocf_synthetic::Synthetic;
 use ocf_engine::{CharacterInput, Database, FieldKey, RulesetInput, Session, field_value};
 use ocf_model::{Character, Ruleset};
 use serde_json::json;

@@ -1,13 +1,13 @@
-//! applyChanges on the generated large character of [`ocf_engine::synthetic`] (2 000 fields, 100
+//! applyChanges on the generated large character of [`ocf_synthetic`] (2 000 fields, 100
 //! copies): one adjust of a score through an open [`Session`] (`Session::apply`, then the sheet)
 //! against a fresh `applyChanges` plus `computeSheet`, and a batch of 100 adjusts through the session.
 //!
 //! `cargo bench -p ocf-engine --bench apply -- --warm-up-time 1 --measurement-time 3`
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use ocf_engine::synthetic::Synthetic;
 use ocf_engine::{ApplyOptions, Session};
 use ocf_model::Change;
+use ocf_synthetic::Synthetic;
 
 fn adjust(field: &str, by: i64) -> Change {
     serde_json::from_value(

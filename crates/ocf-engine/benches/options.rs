@@ -1,4 +1,4 @@
-//! listOptions on the generated large character of [`ocf_engine::synthetic`] (2 000 fields, 100
+//! listOptions on the generated large character of [`ocf_synthetic`] (2 000 fields, 100
 //! copies, 300 effects) with a rules-level choice of 50 feats, each adding 1 to a derived field:
 //! through a warm [`Session`] (each trial an edit of the held file's picks, the sheet read
 //! incrementally) against 50 fresh trial sheets (a new session per option, opening the character
@@ -9,8 +9,8 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use ocf_engine::Session;
 use ocf_engine::options::path::ChoicePath;
-use ocf_engine::synthetic::Synthetic;
 use ocf_model::{Literal, PickEntry};
+use ocf_synthetic::Synthetic;
 
 const OPTIONS: usize = 50;
 

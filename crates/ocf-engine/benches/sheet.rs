@@ -1,4 +1,4 @@
-//! computeSheet on the generated large character of [`ocf_engine::synthetic`] at its default size:
+//! computeSheet on the generated large character of [`ocf_synthetic`] at its default size:
 //! 100 input scores, 100 modifiers and 1800 derived fields (2000 in all), each derived field
 //! reading a modifier and the field 100 before it (so through formulas a score reaches 20 fields,
 //! as an ability reaches its modifier, skills, saves and attacks), and 100 copies carrying 3
@@ -9,9 +9,9 @@
 //! `cargo bench -p ocf-engine -- --warm-up-time 1 --measurement-time 3`
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use ocf_engine::synthetic::Synthetic;
 use ocf_engine::{CharacterId, Session};
 use ocf_model::Ruleset;
+use ocf_synthetic::Synthetic;
 use serde_json::json;
 
 /// A session with the character open and its sheet computed once: what each incremental case starts from.

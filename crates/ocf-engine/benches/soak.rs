@@ -1,6 +1,6 @@
 //! A long session as a virtual tabletop's server would keep one (issue 19): one `Session` with
 //! the 5E fighter (testdata/characters/fighter-5.yaml on testdata/packs/5e-srd-5.1) and the
-//! 2 000-field generated character ([`ocf_engine::synthetic`]), and a long mixed loop of edits,
+//! 2 000-field generated character ([`ocf_synthetic`]), and a long mixed loop of edits,
 //! each followed by reading what it changed (`Session::changes`): value edits of both
 //! characters, equip toggles, and adding then removing a copy. Prints, per window of 10 000 edits,
 //! the process's resident memory, the session's stored records and the latency of an edit plus
@@ -14,9 +14,9 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use ocf_engine::input::CopyList;
-use ocf_engine::synthetic::Synthetic;
 use ocf_engine::{CharacterId, Session};
 use ocf_model::{Character, CopyEntry};
+use ocf_synthetic::Synthetic;
 use serde_json::json;
 
 const WINDOW: usize = 10_000;

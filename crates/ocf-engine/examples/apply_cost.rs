@@ -7,9 +7,9 @@
 //!
 //! `cargo run --release -p ocf-engine --example apply_cost -- FIELDS RUNS [session|batch|fresh]`
 
-use ocf_engine::synthetic::Synthetic;
 use ocf_engine::{ApplyOptions, Session};
 use ocf_model::Change;
+use ocf_synthetic::Synthetic;
 
 fn adjust(field: &str, by: i64) -> Change {
     serde_json::from_value(

@@ -6,9 +6,9 @@
 //!
 //! `cargo run --release -p ocf-engine --example batch_cost -- FIELDS N [adjust|set]`
 
-use ocf_engine::synthetic::Synthetic;
 use ocf_engine::{ApplyOptions, Session};
 use ocf_model::Change;
+use ocf_synthetic::Synthetic;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

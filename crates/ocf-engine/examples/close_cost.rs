@@ -12,7 +12,7 @@
 //! `cargo run --release -p ocf-engine --example close_cost -- FIELDS N MODE`
 
 use ocf_engine::Session;
-use ocf_engine::synthetic::Synthetic;
+use ocf_synthetic::Synthetic;
 use serde_json::json;
 
 fn main() {

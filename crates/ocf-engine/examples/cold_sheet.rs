@@ -1,4 +1,4 @@
-//! Cold sheets of the generated character of [`ocf_engine::synthetic`], for callgrind: each is the
+//! Cold sheets of the generated character of [`ocf_synthetic`], for callgrind: each is the
 //! function `cold`, a new session (and database) sharing one ruleset (`Session::shared`). A session computes on a
 //! thread of its own, which callgrind's `--toggle-collect` does not follow, so
 //! `scripts/callgrind-counts` counts whole runs and subtracts: `--sheets 2` minus `--sheets 1` is a
@@ -14,8 +14,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use ocf_engine::Session;
-use ocf_engine::synthetic::Synthetic;
 use ocf_model::{Character, Ruleset};
+use ocf_synthetic::Synthetic;
 
 /// Counts the bytes held and their peak, to measure a sheet's memory.
 struct Counting;

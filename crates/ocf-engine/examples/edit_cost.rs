@@ -8,7 +8,7 @@
 //! `EDITS` new sessions each computing the sheet from scratch instead.
 
 use ocf_engine::Session;
-use ocf_engine::synthetic::Synthetic;
+use ocf_synthetic::Synthetic;
 use serde_json::json;
 
 fn main() {

@@ -10,8 +10,8 @@
 
 use ocf_engine::Session;
 use ocf_engine::options::path::ChoicePath;
-use ocf_engine::synthetic::Synthetic;
 use ocf_model::{Literal, PickEntry};
+use ocf_synthetic::Synthetic;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

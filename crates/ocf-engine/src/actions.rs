@@ -5,9 +5,8 @@ use ocf_formula::Value;
 use ocf_model::{Action, Namespace, Ruleset, Scope};
 use serde_json::{Value as Json, json};
 
-use crate::activation::{Activation, Activations, Via};
 use crate::context::{Bindings, Mode, SheetContext};
-use crate::input::CharacterInput;
+use crate::db::{Activation, Activations, CharacterInput, Via};
 
 /// One listed action: its ID, the copy or applied entry it runs on, the content it comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -13,11 +13,11 @@ use ocf_model::{ChoiceOptions, ChoiceSource, Literal, Namespace, Prerequisite, R
 use rustc_hash::FxHashMap;
 use serde_json::{Map, Value as Json, json};
 
-use crate::activation::{Activations, ChoiceRecord, Via};
 use crate::context::{Bindings, Mode, SelfRef, SheetContext};
-use crate::input::CharacterInput;
-use crate::sheet::{RankedIssue, activation_source, kind_rank, path_json};
-use crate::view::{ItemKey, applied_self};
+
+use crate::db::{Activations, CharacterInput, ChoiceRecord, ItemKey, Via};
+use crate::report::{RankedIssue, activation_source, kind_rank, path_json};
+use crate::view::applied_self;
 
 /// The recorded choices in the order of `pending`: the rules-level choices, then each
 /// activation's own choices in declaration order, each followed at once by the choices of what

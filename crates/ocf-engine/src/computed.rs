@@ -5,8 +5,7 @@ use ocf_formula::{ErrorCode, Value};
 use ocf_model::{ComputedDecl, ComputedType};
 
 use crate::context::{Bindings, Mode, SelfRef, SheetContext};
-use crate::input::{CharacterInput, CopyInput};
-use crate::view::{ItemKey, copy_self};
+use crate::db::{CharacterInput, CopyInput, ItemKey, copy_self};
 
 /// A copy's computed values in declaration order, and the `formula-error`s of those that failed.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -19,8 +18,7 @@ pub struct Computed {
 /// The copy's computed values: the content type's names, then the item's and each template's, a
 /// later declaration replacing an earlier one in its place. Each sees `self` with the values
 /// before it, and every field.
-#[salsa::tracked(returns(ref))]
-pub fn computed_values(
+pub(crate) fn computed_values_query(
     db: &dyn salsa::Database,
     character: CharacterInput,
     copy: CopyInput,
@@ -96,29 +94,6 @@ pub fn computed_values(
         }
     }
     out
-}
-
-/// Whether the copy's content type, its item or one of its templates declares computed values.
-/// A copy without any asks no [`computed_values`]: a memo and a key for each copy of a sheet
-/// cost a cold sheet of 100 copies 0.25 M instructions for nothing.
-pub fn declares_values(
-    db: &dyn salsa::Database,
-    character: CharacterInput,
-    copy: CopyInput,
-) -> bool {
-    let ruleset = character.ruleset(db).ruleset(db);
-    let Some(entry) = ruleset.item(copy.item(db)) else {
-        return false;
-    };
-    !entry.item.computed.is_empty()
-        || entry
-            .type_name()
-            .and_then(|t| ruleset.content_type(t))
-            .is_some_and(|t| !t.decl.computed.is_empty())
-        || copy
-            .templates(db)
-            .iter()
-            .any(|t| ruleset.item(t).is_some_and(|t| !t.item.computed.is_empty()))
 }
 
 /// A computed value of its declared type: an int becomes a decimal for a `decimal` value.

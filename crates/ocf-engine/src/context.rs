@@ -1,6 +1,6 @@
 //! The [`Context`] formulas are evaluated in on a sheet. Every read goes through a query: a field
-//! through [`crate::field::field_value`], `self` through [`crate::view::copy_self`], `item` through
-//! [`crate::view::item_view`], so salsa records exactly what each formula read, and a formula that
+//! through [`crate::db::field_value`], `self` through [`crate::db::copy_self`], `item` through
+//! [`crate::db::item_view`], so salsa records exactly what each formula read, and a formula that
 //! never reaches `self` does not depend on the copy.
 
 use ocf_formula::{Context, ContextError, ErrorCode, Root, Value};
@@ -8,12 +8,12 @@ use std::sync::Arc;
 
 use ocf_model::Ruleset;
 
-use crate::field::FieldKey;
-use crate::input::{CharacterInput, CopyInput};
-use crate::reads::View;
-use crate::view::{
-    ItemKey, aggregate_copy_view, character_view, copy_self, item_in_character, literal_value,
+use crate::db::{
+    CharacterInput, CopyInput, FieldKey, ItemKey, character_view, copy_self, item_in_character,
 };
+
+use crate::reads::View;
+use crate::view::{aggregate_copy_view, literal_value};
 
 /// What the formula may read of the fields.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,7 +67,7 @@ impl<'db> Bindings<'db> {
         db: &'db dyn salsa::Database,
         character: CharacterInput,
         pack: &'db str,
-        a: &crate::activation::Activation,
+        a: &crate::db::Activation,
     ) -> Bindings<'db> {
         let ruleset = character.ruleset(db).ruleset(db);
         let self_ref = match (a.copy, a.applied_entry) {
@@ -99,13 +99,13 @@ impl<'db> Bindings<'db> {
         db: &'db dyn salsa::Database,
         character: CharacterInput,
         pack: &'db str,
-        a: &crate::activation::Activation,
+        a: &crate::db::Activation,
     ) -> Bindings<'db> {
         let mut bindings = Bindings::activation(db, character, pack, a);
         if let SelfRef::Copy(copy) = bindings.self_ref
-            && crate::computed::declares_values(db, character, copy)
+            && crate::view::declares_values(db, character, copy)
         {
-            let computed = crate::computed::computed_values(db, character, copy);
+            let computed = crate::db::computed_values(db, character, copy);
             if !computed.values.is_empty()
                 && let Value::Map(members) = copy_self(db, character, copy)
             {
@@ -120,7 +120,7 @@ impl<'db> Bindings<'db> {
     }
 }
 
-/// A ruleset field's ID and the character's key of it ([`crate::sheet::field_keys`]).
+/// A ruleset field's ID and the character's key of it ([`crate::db::field_keys`]).
 type FieldEntry<'db> = (Arc<str>, FieldKey<'db>);
 
 pub struct SheetContext<'db> {
@@ -129,7 +129,7 @@ pub struct SheetContext<'db> {
     pub ruleset: &'db Ruleset,
     pub mode: Mode,
     pub bindings: Bindings<'db>,
-    /// The character's key of each ruleset field ([`crate::sheet::field_keys`]), fetched at the
+    /// The character's key of each ruleset field ([`crate::db::field_keys`]), fetched at the
     /// first read, where no character was derived in the database (a derived character, which
     /// reads a few fields, would intern every key): a read by a resolved name interns nothing.
     keys: std::cell::OnceCell<Option<&'db [FieldEntry<'db>]>>,
@@ -167,7 +167,7 @@ impl<'db> SheetContext<'db> {
 
     /// The context with the character's table of keys given (a field's computation fetched it
     /// once for its contexts), `None` where none may be used.
-    pub(crate) fn with_keys(self, table: Option<&'db crate::sheet::FieldTable<'db>>) -> Self {
+    pub(crate) fn with_keys(self, table: Option<&'db crate::db::FieldTable<'db>>) -> Self {
         let _ = self.keys.set(table.map(|t| &**t));
         self
     }
@@ -214,7 +214,7 @@ impl<'db> SheetContext<'db> {
                 let key = place
                     .and_then(|place| self.key_at(place))
                     .unwrap_or_else(|| FieldKey::new(self.db, self.character, qualified.clone()));
-                let result = crate::field::field_value(self.db, key);
+                let result = crate::db::field_value(self.db, key);
                 match (&result.value, &result.error) {
                     (_, Some(error)) => Err(ContextError::new(
                         error.code,
@@ -224,7 +224,7 @@ impl<'db> SheetContext<'db> {
                     (None, None) => Ok(None),
                 }
             }
-            Mode::Activation => match crate::field::raw_input(self.db, self.character, qualified) {
+            Mode::Activation => match crate::view::raw_input(self.db, self.character, qualified) {
                 Some(value) => Ok(Some(value)),
                 None => Err(ContextError::new(
                     ErrorCode::TypeMismatch,
@@ -239,7 +239,7 @@ impl<'db> SheetContext<'db> {
     fn key_at(&self, place: u32) -> Option<FieldKey<'db>> {
         let keys = self.keys.get_or_init(|| {
             crate::derived::none_in(self.db)
-                .then(|| &**crate::sheet::field_keys(self.db, self.character))
+                .then(|| &**crate::db::field_keys(self.db, self.character))
         });
         keys.and_then(|keys| keys.get(place as usize))
             .map(|(_, key)| *key)

@@ -14,8 +14,11 @@
 use std::cell::Cell;
 use std::sync::Arc;
 
-use crate::field::{FieldKey, FieldValue, field_value, saved_handle};
-use crate::input::CharacterInput;
+use crate::db::{
+    CharacterInput, FieldKey, FieldValue, field_value, same_as_given, saved_handle,
+    shares_with_given,
+};
+
 use crate::reads::View;
 
 /// How deep the fields a shared value read are followed on one thread before a value is
@@ -64,8 +67,7 @@ pub(crate) fn given_value(db: &dyn salsa::Database, key: FieldKey<'_>) -> Option
 /// Whether what a derived character's field values read without recording it is the same as
 /// on the character it was derived from: the ruleset, the character's ID and `creating`, its
 /// `applied` entries, `competing` picks and links, and the templates content keeps on copies.
-#[salsa::tracked(returns(copy))]
-fn shares_with_given(db: &dyn salsa::Database, character: CharacterInput) -> bool {
+pub(crate) fn shares_with_given_query(db: &dyn salsa::Database, character: CharacterInput) -> bool {
     let Some(given) = character.derived_from(db) else {
         return false;
     };
@@ -100,7 +102,7 @@ pub(crate) fn shares_activations_with(
     {
         return None;
     }
-    let read = &crate::activation::activations(db, given).reads;
+    let read = &crate::db::activations(db, given).reads;
     let saved = |c, f: &str| saved_handle(db, FieldKey::new(db, c, f)).map(|h| h.value(db));
     (!read.other
         && read.views.is_empty()
@@ -112,11 +114,10 @@ pub(crate) fn shares_activations_with(
 }
 
 /// Whether `key`'s field has the same value on its (derived) character as on the given one.
-#[salsa::tracked(returns(copy), cycle_result = not_same)]
-fn same_as_given<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> bool {
+pub(crate) fn same_as_given_query<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> bool {
     stacker::maybe_grow(
-        crate::field::STACK_RED_ZONE,
-        crate::field::STACK_SEGMENT,
+        crate::depth::STACK_RED_ZONE,
+        crate::depth::STACK_SEGMENT,
         || judge(db, key),
     )
 }
@@ -129,7 +130,7 @@ fn judge<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> bool {
     if !shares_with_given(db, character) {
         return false;
     }
-    let Some(_depth) = crate::field::DepthGuard::enter(&DEPTH, MAX_DEPTH) else {
+    let Some(_depth) = crate::depth::DepthGuard::enter(&DEPTH, MAX_DEPTH) else {
         return false;
     };
     let theirs = FieldKey::new(db, given, key.field(db).clone());
@@ -147,10 +148,14 @@ fn judge<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> bool {
             .iter()
             .all(|view| same_view(db, character, given, *view))
         && saved(key) == saved(theirs)
-        && crate::effects::field_effects(db, key) == crate::effects::field_effects(db, theirs)
+        && crate::db::field_effects(db, key) == crate::db::field_effects(db, theirs)
 }
 
-fn not_same<'db>(_db: &'db dyn salsa::Database, _id: salsa::Id, _key: FieldKey<'db>) -> bool {
+pub(crate) fn not_same<'db>(
+    _db: &'db dyn salsa::Database,
+    _id: salsa::Id,
+    _key: FieldKey<'db>,
+) -> bool {
     false
 }
 
@@ -164,12 +169,12 @@ fn same_view(
 ) -> bool {
     match view {
         View::Copy(copy) => {
-            crate::view::copy_self(db, character, copy) == crate::view::copy_self(db, given, copy)
+            crate::db::copy_self(db, character, copy) == crate::db::copy_self(db, given, copy)
         }
         View::Character => {
-            crate::view::character_view(db, character) == crate::view::character_view(db, given)
+            crate::db::character_view(db, character) == crate::db::character_view(db, given)
         }
-        View::Links => crate::links::links(db, character) == crate::links::links(db, given),
+        View::Links => crate::db::links(db, character) == crate::db::links(db, given),
     }
 }
 
@@ -177,7 +182,7 @@ fn same_view(
 mod tests {
     use super::*;
     use crate::Session;
-    use crate::synthetic::Synthetic;
+    use ocf_synthetic::Synthetic;
 
     /// The field values that ran to read `read` on the character derived with `g:score0` saved
     /// as 18, its value there, and its value on a sheet with the score saved so from the start.

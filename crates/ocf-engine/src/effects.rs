@@ -2,6 +2,11 @@
 //! matches, in instance order, one instance per field an effect on a set of fields reaches. The
 //! per-field lists are a firewall: a field reads only its own list, so a new effect on AC does not
 //! re-run the skills.
+//!
+//! Over 800 lines: the index of instances and the per-field side (set-of-fields targets, the
+//! masks of fields with instances, a field's instances and their stacking groups) share the
+//! instance types and the index's building; the per-field side in a module of its own is left
+//! for a later pass (issue 46).
 
 use std::sync::Arc;
 
@@ -9,10 +14,14 @@ use ocf_formula::{MapContext, Root, Value};
 use ocf_model::{Effect, Op, Scope, Target};
 use rustc_hash::FxHashMap;
 
-use crate::activation::{Activation, activations};
 use crate::context::field_view;
-use crate::field::FieldKey;
-use crate::input::{CharacterInput, CopyInput, RulesetInput};
+/// Declared in the query map ([`crate::db`]); kept here for the crates above.
+pub use crate::db::{
+    Activation, CharacterInput, CopyInput, FieldKey, RulesetInput, effect_instances,
+};
+use crate::db::{
+    activation_instances, activations, fields_with_instances, matching_fields, rules_instances,
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SourceKind {
@@ -312,8 +321,10 @@ impl Building {
     }
 }
 
-#[salsa::tracked(returns(ref))]
-pub fn effect_instances(db: &dyn salsa::Database, character: CharacterInput) -> EffectIndex {
+pub(crate) fn effect_instances_query(
+    db: &dyn salsa::Database,
+    character: CharacterInput,
+) -> EffectIndex {
     if let Some(given) = shares_index_with(db, character) {
         let shared = effect_instances(db, given).clone();
         // Debug builds check the judgement against the index built for the derived character.
@@ -356,7 +367,7 @@ fn build_index(db: &dyn salsa::Database, character: CharacterInput) -> EffectInd
         index.add(instance.clone(), None);
     }
     let acts = activations(db, character);
-    let mut picks_of: FxHashMap<usize, Vec<&crate::activation::ChoicePick>> = FxHashMap::default();
+    let mut picks_of: FxHashMap<usize, Vec<&crate::db::ChoicePick>> = FxHashMap::default();
     // The rules-level choices' effects, once per pick, are the rules' and come with them, before
     // every activation (EC, "Instance order": "1. The rules").
     for pick in &acts.choice_picks {
@@ -382,7 +393,7 @@ fn build_index(db: &dyn salsa::Database, character: CharacterInput) -> EffectInd
             activation.copy,
             activation.applied_entry,
             applied_in,
-            activation.via == crate::activation::Via::Template,
+            activation.via == crate::db::Via::Template,
             activation.applied,
         );
         for instance in activation_instances(db, key).iter() {
@@ -443,8 +454,10 @@ fn expand(
 
 /// The rules' own effects' instances (EC, "Instance order": "1. The rules"): made once per
 /// ruleset and shared by every character's index.
-#[salsa::tracked(returns(ref))]
-fn rules_instances(db: &dyn salsa::Database, ruleset_input: RulesetInput) -> Arc<[Arc<Instance>]> {
+pub(crate) fn rules_instances_query(
+    db: &dyn salsa::Database,
+    ruleset_input: RulesetInput,
+) -> Arc<[Arc<Instance>]> {
     let ruleset = ruleset_input.ruleset(db);
     let mut out = Vec::new();
     for (i, effect) in ruleset.effects.iter().enumerate() {
@@ -491,8 +504,7 @@ pub struct ActivationKey<'db> {
 
 /// The instances of one activation's effects whose scope matches it, each on its fields: made
 /// once for each activation, and shared by every index (every pick's) that lists it.
-#[salsa::tracked(returns(ref))]
-fn activation_instances<'db>(
+pub(crate) fn activation_instances_query<'db>(
     db: &'db dyn salsa::Database,
     key: ActivationKey<'db>,
 ) -> Arc<[Arc<Instance>]> {
@@ -613,13 +625,10 @@ fn joined(parts: &[&str]) -> String {
 
 /// A choice's effects for one pick. Their option IDs are `<owner>/<choice>#<index|id>`
 /// (decisions.md, "Choice effects"); `self` and `item` are the owner's.
-fn choice_effects(
-    pick: &crate::activation::ChoicePick,
-    owner: Option<&Activation>,
-) -> Vec<Instance> {
+fn choice_effects(pick: &crate::db::ChoicePick, owner: Option<&Activation>) -> Vec<Instance> {
     let source = Arc::new(Source {
         kind: match owner {
-            Some(a) if a.via == crate::activation::Via::Template => SourceKind::Template,
+            Some(a) if a.via == crate::db::Via::Template => SourceKind::Template,
             Some(_) => SourceKind::Item,
             None => SourceKind::Rules,
         },
@@ -685,8 +694,10 @@ pub struct FieldsWhere<'db> {
 
 /// The fields a set-of-fields target reaches, in ruleset field order (EF, "Targets"). It reads
 /// only the ruleset, so it is worked out once per ruleset, whatever the character.
-#[salsa::tracked(returns(ref))]
-pub fn matching_fields<'db>(db: &'db dyn salsa::Database, key: FieldsWhere<'db>) -> Vec<String> {
+pub(crate) fn matching_fields_query<'db>(
+    db: &'db dyn salsa::Database,
+    key: FieldsWhere<'db>,
+) -> Vec<String> {
     let ruleset = key.ruleset(db).ruleset(db);
     let Ok(formula) = crate::formula::parse_in(ruleset, key.text(db)) else {
         return Vec::new();
@@ -773,8 +784,10 @@ pub const FIELDS_PER_MASK: usize = 8;
 /// the chunk's 8 fields, each finding its instances as before; a change to the instances of a
 /// field that has some reaches that field alone, through [`field_effects`]. A field no effect can
 /// target reads no mask.
-#[salsa::tracked]
-pub fn fields_with_instances<'db>(db: &'db dyn salsa::Database, key: MaskKey<'db>) -> u8 {
+pub(crate) fn fields_with_instances_query<'db>(
+    db: &'db dyn salsa::Database,
+    key: MaskKey<'db>,
+) -> u8 {
     let character = key.character(db);
     let by_field = &effect_instances(db, character).by_field;
     let targets = crate::formula::targets(character.ruleset(db).ruleset(db));
@@ -800,7 +813,7 @@ pub(crate) fn has_instances(
     db: &dyn salsa::Database,
     character: CharacterInput,
     place: usize,
-    table: Option<&crate::sheet::FieldTable<'_>>,
+    table: Option<&crate::db::FieldTable<'_>>,
 ) -> bool {
     let (slot, key) = match table {
         Some(table) => match table.mask(place) {
@@ -820,8 +833,10 @@ pub(crate) fn has_instances(
 }
 
 /// The instances on one field: a firewall between the whole index and the field's value.
-#[salsa::tracked(returns(ref))]
-pub fn field_effects<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> FieldInstances {
+pub(crate) fn field_effects_query<'db>(
+    db: &'db dyn salsa::Database,
+    key: FieldKey<'db>,
+) -> FieldInstances {
     FieldInstances(
         effect_instances(db, key.character(db))
             .by_field

@@ -343,7 +343,7 @@ fn state(
 /// bounds are numbers).
 struct Items<'a> {
     ruleset: &'a Arc<Ruleset>,
-    db: Option<(crate::db::Database, crate::input::RulesetInput)>,
+    db: Option<(crate::db::Database, crate::db::RulesetInput)>,
 }
 
 impl<'a> Items<'a> {
@@ -355,11 +355,11 @@ impl<'a> Items<'a> {
     fn item(&mut self, content: &str, templates: &[String]) -> Option<ocf_formula::Value> {
         let (db, rules) = self.db.get_or_insert_with(|| {
             let db = crate::db::Database::default();
-            let rules = crate::input::RulesetInput::load(&db, self.ruleset.clone());
+            let rules = crate::db::RulesetInput::load(&db, self.ruleset.clone());
             (db, rules)
         });
-        let key = crate::view::ItemKey::new(&*db, *rules, content.to_owned(), templates.to_vec());
-        crate::view::item_view(&*db, key).clone()
+        let key = crate::db::ItemKey::new(&*db, *rules, content.to_owned(), templates.to_vec());
+        crate::db::item_view(&*db, key).clone()
     }
 }
 

@@ -12,6 +12,8 @@
 
 use std::sync::Arc;
 
+/// Declared in the query map ([`crate::db`]); kept here for the crates above.
+pub use crate::db::held_file;
 use ocf_model::{AppliedEntry, Character, CopyEntry, Literal, Picks, Ruleset};
 use rustc_hash::FxHashMap;
 use salsa::{Durability, Setter};
@@ -330,43 +332,23 @@ impl CharacterInput {
         }
     }
 
-    /// Splits `character` into inputs of `db`.
-    pub fn load(
-        db: &dyn salsa::Database,
-        ruleset: RulesetInput,
+    /// [`CharacterInput::derive`]'s inputs, of `character` as the engines see it (checked, its
+    /// standard copies added: [`crate::load`]) with `errors` and the templates content `kept`.
+    pub(crate) fn derive_checked(
+        self,
+        db: &crate::Database,
         character: &Character,
-        competing: &[String],
+        errors: Vec<serde_json::Value>,
+        kept: Vec<(String, String)>,
     ) -> CharacterInput {
-        let rules = ruleset.ruleset(db).clone();
-        let view = crate::standard::standard_view(&rules, character);
-        CharacterInput::load_as_is(
-            db,
-            ruleset,
-            &view.character,
-            competing,
-            view.errors,
-            view.kept,
-        )
-    }
-
-    /// `file`'s inputs of `db` on `self`'s ruleset, with the views `self` was passed for its link
-    /// slots: the character as a batch leaves `self`, read without editing `self` (an action's
-    /// proposed sheet in ocf-actions, EA "The proposed sheet"). Ruleset-level work (items, parsed
-    /// formulas) is shared with `self`, and so are `self`'s saved values and copies that `file`
-    /// holds as they are, with what reads only them; what reads the character is computed when
-    /// first read. The inputs it makes stay in `db` as long as `db` lives
-    /// ([`crate::Database::derived`]).
-    pub fn derive(self, db: &crate::Database, file: &Character) -> CharacterInput {
         let ruleset = self.ruleset(db);
-        let rules = ruleset.ruleset(db).clone();
-        let view = crate::standard::standard_view(&rules, file);
         let mut reuse = Reuse::of(db, self);
         let fields = Fields::of(
             ruleset.ruleset(db),
-            &view.character,
+            character,
             &[],
-            view.errors,
-            view.kept,
+            errors,
+            kept,
             |new| match new {
                 New::Saved(id, value) => Made::Saved(reuse.saved(id, &value)),
                 New::Copy(list, entry) => Made::Copy(reuse.copy(
@@ -576,8 +558,10 @@ impl<'db> Reuse<'db> {
 /// The character's file as its inputs hold it ([`CharacterInput::to_file`]), made once while
 /// they stay as they are: a caller that compares the character with a file it holds (an action's
 /// proposed sheets, with the file their session was opened on) reads it again for nothing.
-#[salsa::tracked(returns(ref), no_eq)]
-pub fn held_file(db: &dyn salsa::Database, character: CharacterInput) -> Arc<Character> {
+pub(crate) fn held_file_query(
+    db: &dyn salsa::Database,
+    character: CharacterInput,
+) -> Arc<Character> {
     let ruleset = character.ruleset(db).ruleset(db);
     Arc::new(character.to_file(db, ruleset))
 }

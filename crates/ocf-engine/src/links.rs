@@ -8,7 +8,9 @@ use ocf_formula::Value;
 use ocf_model::Namespace;
 use serde_json::{Value as Json, json};
 
-use crate::input::CharacterInput;
+/// Declared in the query map ([`crate::db`]); kept here for the crates above.
+pub use crate::db::{CharacterInput, links};
+
 use crate::view::{bare, literal_value};
 
 /// Every filled slot's view by qualified slot ID, and the `invalid-link-value` and `unknown-link`
@@ -19,8 +21,7 @@ pub struct Links {
     pub errors: Vec<Json>,
 }
 
-#[salsa::tracked(returns(ref))]
-pub fn links(db: &dyn salsa::Database, character: CharacterInput) -> Links {
+pub(crate) fn links_query(db: &dyn salsa::Database, character: CharacterInput) -> Links {
     let ruleset = character.ruleset(db).ruleset(db);
     let saved = character.saved_links(db);
     let passed = character.passed_links(db);

@@ -16,10 +16,12 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::{Map, Value as Json, json};
 
 use crate::actions::{listing_source, resolve_action};
-use crate::activation::{Activation, Via, activations};
+
 use crate::context::{Bindings, Mode, SheetContext};
+/// Declared in the query map ([`crate::db`]); kept here for the crates above.
+pub use crate::db::{Activation, Via, offers};
+use crate::db::{CharacterInput, activations};
 use crate::effects::{Source, SourceKind};
-use crate::input::CharacterInput;
 
 /// Whether an offer holds while a condition does, or was stored by `offerFollowUp`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,8 +100,7 @@ pub struct Offers {
 }
 
 /// The character's offers: derived ones over the activations, then the stored ones.
-#[salsa::tracked(returns(ref))]
-pub fn offers(db: &dyn salsa::Database, character: CharacterInput) -> Offers {
+pub(crate) fn offers_query(db: &dyn salsa::Database, character: CharacterInput) -> Offers {
     let ruleset = character.ruleset(db).ruleset(db);
     let acts = activations(db, character);
     let mut out = Offers::default();
@@ -250,7 +251,7 @@ impl Offers {
             entry,
             action_source,
             source: match a {
-                Some(a) => crate::sheet::activation_source(a),
+                Some(a) => crate::report::activation_source(a),
                 None => Source {
                     kind: SourceKind::Rules,
                     id: d.pack.to_owned(),

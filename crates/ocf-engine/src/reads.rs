@@ -32,7 +32,7 @@ pub struct FieldReads {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum View {
     /// A copy's `self`.
-    Copy(crate::input::CopyInput),
+    Copy(crate::db::CopyInput),
     /// `character`.
     Character,
     /// `links`.

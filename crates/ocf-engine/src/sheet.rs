@@ -3,60 +3,18 @@
 
 use std::sync::Arc;
 
-use ocf_formula::{Context, Value};
+use ocf_formula::Value;
 use serde_json::{Map, Value as Json, json};
 
-use crate::activation::{Activation, activations};
-use crate::context::{Bindings, Mode, SelfRef, SheetContext};
-use crate::effects::{Source, SourceKind, effect_instances};
-use crate::field::{FieldKey, FieldValue, field_value};
-use crate::input::CharacterInput;
-use crate::view::ItemKey;
-
-/// An issue with what orders it: its activation's rank (the rules 0, activation `i` at `i + 1`),
-/// then its kind's rank.
-pub(crate) type RankedIssue = (usize, usize, Json);
-
-/// The issue kinds in the order an activation's issues are listed (EC, "Order").
-const ISSUE_ORDER: [&str; 10] = [
-    "prerequisite-not-met",
-    "no-eligible-option",
-    "constraint-failed",
-    "too-many-copies",
-    "choice-not-applicable",
-    "too-many-picks",
-    "option-not-eligible",
-    "already-picked",
-    "content-hidden",
-    "immune",
-];
-
-/// computeSheet as a call (docs/spec/engine-interface.md): `character`'s homebrew loaded on top of
-/// `ruleset` (EC, "A character's homebrew") by [`crate::Session::open`], then the sheet. A
-/// homebrew that fails to load gives empty `values` and its `homebrew-error`s.
-pub fn compute_sheet_call(
-    ruleset: &ocf_model::Ruleset,
-    character: &ocf_model::Character,
-    competing: &[String],
-    links: &Map<String, Json>,
-) -> Json {
-    compute_sheet_shared(Arc::new(ruleset.clone()), character, competing, links)
-}
-
-/// [`compute_sheet_call`] on a ruleset the caller shares or hands over: a ruleset's clone copies
-/// every declaration (2 M instructions for the 5E pack's, a tenth of `ocf sheet` after its build).
-#[tracing::instrument(name = "computeSheet", level = "info", skip_all, fields(character = %character.id))]
-pub fn compute_sheet_shared(
-    ruleset: Arc<ocf_model::Ruleset>,
-    character: &ocf_model::Character,
-    competing: &[String],
-    links: &Map<String, Json>,
-) -> Json {
-    let mut session = crate::Session::shared(ruleset);
-    let id = session.open(character, competing);
-    let _ = session.set_links(id, links.clone());
-    session.sheet_json(id).unwrap_or_default()
-}
+use crate::db::{
+    Activation, CharacterInput, FieldKey, FieldValue, activations, effect_instances, field_keys,
+    field_tree, field_value, shared_activations, shared_effects, sheet_chunk, sheet_fields,
+    sheet_group, sheet_judged, sheet_rest, sheet_section,
+};
+use crate::issues::{activation_issues, rules_issues};
+pub use crate::report::activation_source;
+use crate::report::op_name;
+use crate::report::{RankedIssue, kind_rank, path_json};
 
 /// A computed sheet: every field's value (shared with the database's memos: taking a sheet after
 /// an edit costs what the edit recomputed plus a few `Arc` clones), the effect instances, the
@@ -65,8 +23,8 @@ pub fn compute_sheet_shared(
 pub struct Sheet {
     /// Field ID and value, in ruleset field order.
     pub fields: Arc<[(Arc<str>, Arc<FieldValue>)]>,
-    pub effects: Arc<[crate::effects::Placed]>,
-    pub activations: Arc<crate::activation::Activations>,
+    pub effects: Arc<[crate::db::Placed]>,
+    pub activations: Arc<crate::db::Activations>,
     /// Issues, choices, actions, copies' computed values and sheet errors.
     rest: Arc<Rest>,
 }
@@ -144,11 +102,10 @@ pub(crate) fn with_fields(
 }
 
 /// The effect instances as the sheet shares them; `no_eq`: only [`collect`] reads it.
-#[salsa::tracked(returns(ref), no_eq)]
-fn shared_effects(
+pub(crate) fn shared_effects_query(
     db: &dyn salsa::Database,
     character: CharacterInput,
-) -> Arc<[crate::effects::Placed]> {
+) -> Arc<[crate::db::Placed]> {
     // An instance on a field with computed tags is listed only when it stands on the field's
     // tags on this sheet (EF, "Targets": "`effects` doesn't list one").
     let ruleset = character.ruleset(db).ruleset(db);
@@ -162,8 +119,8 @@ fn shared_effects(
             if !matches!(instance.effect.target, ocf_model::Target::Fields { .. }) {
                 return true;
             }
-            let key = crate::field::FieldKey::new(db, character, &**field);
-            let tags = &crate::field::field_value(db, key).tags;
+            let key = crate::db::FieldKey::new(db, character, &**field);
+            let tags = &crate::db::field_value(db, key).tags;
             crate::effects::stands_on_tags(ruleset, instance, tags)
         })
         .cloned()
@@ -171,20 +128,18 @@ fn shared_effects(
 }
 
 /// The activations as the sheet shares them; `no_eq`: only [`collect`] reads it.
-#[salsa::tracked(returns(ref), no_eq)]
-fn shared_activations(
+pub(crate) fn shared_activations_query(
     db: &dyn salsa::Database,
     character: CharacterInput,
-) -> Arc<crate::activation::Activations> {
+) -> Arc<crate::db::Activations> {
     Arc::new(activations(db, character).clone())
 }
 
 /// The key of each field the character's ruleset declares, in field order, with its ID, and the
-/// key of each [`crate::effects::fields_with_instances`] mask of the fields an effect can target
+/// key of each [`crate::db::fields_with_instances`] mask of the fields an effect can target
 /// ([`crate::targets`]): made once per character (it reads only the ruleset), so a sheet read
 /// interns no keys.
-#[salsa::tracked(returns(ref))]
-pub(crate) fn field_keys<'db>(
+pub(crate) fn field_keys_query<'db>(
     db: &'db dyn salsa::Database,
     character: CharacterInput,
 ) -> FieldTable<'db> {
@@ -195,7 +150,7 @@ pub(crate) fn field_keys<'db>(
         .collect();
     let targets = crate::formula::targets(ruleset);
     let masks = (0..targets.count().div_ceil(crate::effects::FIELDS_PER_MASK))
-        .map(|chunk| crate::effects::MaskKey::new(db, character, chunk as u32))
+        .map(|chunk| crate::db::MaskKey::new(db, character, chunk as u32))
         .collect();
     // As many as there are chunks, which is at least as many as groups and sections.
     let parts = (0..keys.len().div_ceil(CHUNK))
@@ -214,7 +169,7 @@ pub(crate) fn field_keys<'db>(
 #[derive(Debug, Clone, PartialEq, salsa::SalsaValue)]
 pub(crate) struct FieldTable<'db> {
     keys: Vec<(Arc<str>, FieldKey<'db>)>,
-    masks: Vec<crate::effects::MaskKey<'db>>,
+    masks: Vec<crate::db::MaskKey<'db>>,
     /// The key of each part of the sheet's tree by its index ([`PartKey`]).
     parts: Vec<PartKey<'db>>,
     /// The fields an effect can target, which the masks cover.
@@ -232,7 +187,7 @@ impl<'db> FieldTable<'db> {
 
     /// The `place`th field's slot among the fields an effect can target, and its mask's key;
     /// `None` when no effect can target it.
-    pub(crate) fn mask(&self, place: usize) -> Option<(usize, crate::effects::MaskKey<'db>)> {
+    pub(crate) fn mask(&self, place: usize) -> Option<(usize, crate::db::MaskKey<'db>)> {
         let slot = self.targets.slot(place)?;
         let key = self.masks.get(slot / crate::effects::FIELDS_PER_MASK)?;
         Some((slot, *key))
@@ -298,8 +253,7 @@ pub(crate) type FieldTree = Arc<[Arc<[Group]>]>;
 /// Every field's value, in field order: the tree flattened. `no_eq`: only [`collect`] reads it.
 /// A sheet read re-runs it after any field changed, at a cost of one `Arc` clone a field; what an
 /// edit changed is read from the tree instead ([`crate::Session::changes`]).
-#[salsa::tracked(returns(ref), no_eq)]
-fn sheet_fields(
+pub(crate) fn sheet_fields_query(
     db: &dyn salsa::Database,
     character: CharacterInput,
 ) -> Arc<[(Arc<str>, Arc<FieldValue>)]> {
@@ -339,8 +293,7 @@ pub(crate) fn layout(db: &dyn salsa::Database, character: CharacterInput) -> Arc
 /// The sections of the sheet's fields: a firewall between a group that changed and the sheet,
 /// whose list re-runs with one `Arc` clone a section. `no_eq`: it re-runs only when a section
 /// changed.
-#[salsa::tracked(returns(ref), no_eq)]
-pub(crate) fn field_tree(db: &dyn salsa::Database, character: CharacterInput) -> FieldTree {
+pub(crate) fn field_tree_query(db: &dyn salsa::Database, character: CharacterInput) -> FieldTree {
     let table = field_keys(db, character);
     let sections = table.len().div_ceil(CHUNK * GROUP * SECTION);
     (0..sections)
@@ -349,8 +302,10 @@ pub(crate) fn field_tree(db: &dyn salsa::Database, character: CharacterInput) ->
 }
 
 /// The groups `index * SECTION ..`. `no_eq`: it re-runs only when one of its groups changed.
-#[salsa::tracked(returns(ref), no_eq)]
-fn sheet_section<'db>(db: &'db dyn salsa::Database, part: PartKey<'db>) -> Arc<[Group]> {
+pub(crate) fn sheet_section_query<'db>(
+    db: &'db dyn salsa::Database,
+    part: PartKey<'db>,
+) -> Arc<[Group]> {
     let table = field_keys(db, part.character(db));
     let index = part.index(db) as usize;
     let groups = table.len().div_ceil(CHUNK * GROUP);
@@ -360,8 +315,7 @@ fn sheet_section<'db>(db: &'db dyn salsa::Database, part: PartKey<'db>) -> Arc<[
 }
 
 /// The chunks `index * GROUP ..`. `no_eq`: it re-runs only when one of its chunks changed.
-#[salsa::tracked(returns(ref), no_eq)]
-fn sheet_group<'db>(db: &'db dyn salsa::Database, part: PartKey<'db>) -> Group {
+pub(crate) fn sheet_group_query<'db>(db: &'db dyn salsa::Database, part: PartKey<'db>) -> Group {
     let table = field_keys(db, part.character(db));
     let index = part.index(db) as usize;
     let chunks = table.len().div_ceil(CHUNK);
@@ -372,8 +326,7 @@ fn sheet_group<'db>(db: &'db dyn salsa::Database, part: PartKey<'db>) -> Group {
 
 /// The values of fields `index * CHUNK ..` in the tree's order: a firewall between a field value
 /// that changed and the whole sheet. `no_eq`: it re-runs only when one of its fields changed.
-#[salsa::tracked(returns(ref), no_eq)]
-fn sheet_chunk<'db>(db: &'db dyn salsa::Database, part: PartKey<'db>) -> Chunk {
+pub(crate) fn sheet_chunk_query<'db>(db: &'db dyn salsa::Database, part: PartKey<'db>) -> Chunk {
     let keys = field_keys(db, part.character(db));
     // The table's ruleset: a read of the table, not of two inputs.
     let layout = crate::formula::field_layout(keys.ruleset());
@@ -398,8 +351,8 @@ pub(crate) struct Parts {
     pub(crate) tree: FieldTree,
     /// The order `tree` holds the fields in ([`crate::formula::field_layout`]).
     pub(crate) layout: Arc<[u32]>,
-    pub(crate) effects: Arc<[crate::effects::Placed]>,
-    pub(crate) activations: Arc<crate::activation::Activations>,
+    pub(crate) effects: Arc<[crate::db::Placed]>,
+    pub(crate) activations: Arc<crate::db::Activations>,
     pub(crate) rest: Arc<Rest>,
 }
 
@@ -436,8 +389,10 @@ pub(crate) struct Judged {
     pub(crate) pending: Vec<Json>,
 }
 
-#[salsa::tracked(returns(ref))]
-pub(crate) fn sheet_judged(db: &dyn salsa::Database, character: CharacterInput) -> Arc<Judged> {
+pub(crate) fn sheet_judged_query(
+    db: &dyn salsa::Database,
+    character: CharacterInput,
+) -> Arc<Judged> {
     let acts = activations(db, character);
     let mut issues = activation_issues(db, character, &acts.list);
     for blocked in &acts.blocked {
@@ -481,14 +436,13 @@ pub(crate) struct Rest {
     pub(crate) offers: Vec<crate::offers::Offer>,
 }
 
-#[salsa::tracked(returns(ref))]
-fn sheet_rest(db: &dyn salsa::Database, character: CharacterInput) -> Arc<Rest> {
+pub(crate) fn sheet_rest_query(db: &dyn salsa::Database, character: CharacterInput) -> Arc<Rest> {
     let acts = activations(db, character);
     let judged = sheet_judged(db, character).clone();
     let actions = crate::actions::available_actions(db, character, acts);
     let (mut copies, mut copy_names) = (Vec::new(), Vec::new());
     let mut errors: Vec<Json> = (**character.errors(db)).clone();
-    errors.extend(crate::links::links(db, character).errors.iter().cloned());
+    errors.extend(crate::db::links(db, character).errors.iter().cloned());
     if acts.limit_reached {
         errors.push(json!({
             "code": "safety-limit-exceeded",
@@ -501,8 +455,8 @@ fn sheet_rest(db: &dyn salsa::Database, character: CharacterInput) -> Arc<Rest> 
         .chain(character.inventory(db).iter())
     {
         let id = copy.id(db).clone();
-        if crate::computed::declares_values(db, character, *copy) {
-            let computed = crate::computed::computed_values(db, character, *copy);
+        if crate::view::declares_values(db, character, *copy) {
+            let computed = crate::db::computed_values(db, character, *copy);
             if !computed.values.is_empty() {
                 copies.push((id.clone(), computed.values.clone()));
             }
@@ -517,7 +471,7 @@ fn sheet_rest(db: &dyn salsa::Database, character: CharacterInput) -> Arc<Rest> 
             copy_names.push((id, name));
         }
     }
-    let offers = crate::offers::offers(db, character);
+    let offers = crate::db::offers(db, character);
     errors.extend(offers.errors.iter().cloned());
     Arc::new(Rest {
         judged,
@@ -687,7 +641,7 @@ impl FieldParts {
 
 /// `effects`, each marked `suppressed` when stacking left it out.
 pub(crate) fn effects_json(
-    effects: &[crate::effects::Placed],
+    effects: &[crate::db::Placed],
     suppressed: &rustc_hash::FxHashSet<(Arc<str>, usize)>,
 ) -> Vec<Json> {
     effects
@@ -717,7 +671,7 @@ pub(crate) fn effects_json(
         .collect()
 }
 
-pub(crate) fn activations_json(activations: &crate::activation::Activations) -> Vec<Json> {
+pub(crate) fn activations_json(activations: &crate::db::Activations) -> Vec<Json> {
     activations.list.iter().map(activation_json).collect()
 }
 
@@ -812,28 +766,6 @@ pub fn field_json(field: &FieldValue) -> Json {
     Json::Object(v)
 }
 
-pub fn op_name(op: ocf_model::Op) -> &'static str {
-    use ocf_model::Op::*;
-    match op {
-        Set => "set",
-        Add => "add",
-        Multiply => "multiply",
-        AtLeast => "atLeast",
-        AtMost => "atMost",
-        Grant => "grant",
-        RollModifier => "rollModifier",
-        Option => "option",
-        Changes => "changes",
-    }
-}
-
-pub(crate) fn kind_rank(kind: &str) -> usize {
-    ISSUE_ORDER
-        .iter()
-        .position(|k| *k == kind)
-        .unwrap_or(ISSUE_ORDER.len())
-}
-
 fn activation_json(a: &Activation) -> Json {
     let mut m = Map::new();
     m.insert("item".into(), Json::from(&*a.item));
@@ -854,210 +786,4 @@ fn activation_json(a: &Activation) -> Json {
         m.insert("path".into(), path_json(a.entry.as_deref(), path));
     }
     Json::Object(m)
-}
-
-/// A choice path (change.schema.json's `choicePath`): `{ entry?, choice: [key, option, key, …] }`.
-pub(crate) fn path_json(entry: Option<&str>, segments: &[String]) -> Json {
-    let mut m = Map::new();
-    if let Some(entry) = entry {
-        m.insert("entry".into(), entry.into());
-    }
-    m.insert(
-        "choice".into(),
-        segments.iter().map(|p| Json::from(p.as_str())).collect(),
-    );
-    Json::Object(m)
-}
-
-/// The rules' issues (`constraint-failed`, `too-many-copies`) and `content-hidden`.
-fn rules_issues(
-    db: &dyn salsa::Database,
-    character: CharacterInput,
-    acts: &crate::activation::Activations,
-) -> Vec<RankedIssue> {
-    let ruleset = character.ruleset(db).ruleset(db);
-    let mut out = Vec::new();
-    let copies: Vec<crate::input::CopyInput> = character
-        .features(db)
-        .iter()
-        .chain(character.inventory(db).iter())
-        .copied()
-        .collect();
-    // constraint-failed: each constraint whose check is false; with `copies`, once per copy of the
-    // query's type it fails on, `self` and `item` that copy's (decisions.md, "Constraints").
-    for (id, constraint) in ruleset.constraints.iter() {
-        let pack = constraint.pack.as_str();
-        let mut runs: Vec<(Bindings<'_>, Option<String>)> = Vec::new();
-        match &constraint.decl.copies {
-            None => runs.push((Bindings::rules(pack), None)),
-            Some(query) => {
-                for copy in &copies {
-                    let of_type = ruleset.item(copy.item(db)).and_then(|e| e.type_name())
-                        == Some(query.r#type.as_str());
-                    if !of_type {
-                        continue;
-                    }
-                    let bindings = Bindings {
-                        pack,
-                        self_ref: SelfRef::Copy(*copy),
-                        item: Some(ItemKey::of_copy(db, *copy)),
-                        pick: None,
-                        entry: None,
-                        slot: None,
-                    };
-                    if let Some(w) = &query.r#where {
-                        let ctx = SheetContext::new(db, character, Mode::Sheet, bindings.clone());
-                        let holds = crate::formula::parse_in(ruleset, w.as_str())
-                            .and_then(|f| f.evaluate(&ctx));
-                        if holds != Ok(Value::Bool(true)) {
-                            continue;
-                        }
-                    }
-                    runs.push((bindings, Some(copy.id(db).clone())));
-                }
-            }
-        }
-        for (bindings, entry) in runs {
-            let ctx = SheetContext::new(db, character, Mode::Sheet, bindings);
-            let holds = crate::formula::parse_in(ruleset, constraint.decl.check.as_str())
-                .and_then(|f| f.evaluate(&ctx));
-            if holds == Ok(Value::Bool(true)) {
-                continue;
-            }
-            let mut data = Map::new();
-            for (key, formula) in constraint.decl.data.iter() {
-                let value = crate::formula::parse_in(ruleset, formula.as_str())
-                    .and_then(|f| f.evaluate(&ctx))
-                    .map(|v| v.to_json())
-                    .unwrap_or(Json::Null);
-                data.insert(key.to_owned(), value);
-            }
-            if let Some(entry) = entry {
-                data.insert("entry".into(), entry.into());
-            }
-            out.push((
-                0,
-                kind_rank("constraint-failed"),
-                json!({ "code": "constraint-failed", "id": id, "source": { "type": "rules", "id": id }, "data": data }),
-            ));
-        }
-    }
-    // too-many-copies: by type in ruleset order, the type's `max` first, then its items' `perItem`
-    // in the order of their first copy.
-    for (type_name, decl) in ruleset.content_types.iter() {
-        let Some(limits) = &decl.decl.copies else {
-            continue;
-        };
-        let of_type: Vec<&String> = copies
-            .iter()
-            .map(|c| c.item(db))
-            .filter(|item| ruleset.item(item).and_then(|e| e.type_name()) == Some(type_name))
-            .collect();
-        let mut issue = |id: &str, data: Json| {
-            out.push((
-                0,
-                kind_rank("too-many-copies"),
-                json!({ "code": "too-many-copies", "id": id, "source": { "type": "rules", "id": id }, "data": data }),
-            ));
-        };
-        if let Some(max) = limits.max
-            && of_type.len() > max as usize
-        {
-            issue(
-                type_name,
-                json!({ "type": type_name, "max": max, "count": of_type.len() }),
-            );
-        }
-        if let Some(per_item) = limits.per_item {
-            let mut seen: Vec<&String> = Vec::new();
-            for item in &of_type {
-                if seen.contains(item) {
-                    continue;
-                }
-                seen.push(item);
-                let count = of_type.iter().filter(|i| *i == item).count();
-                if count > per_item as usize {
-                    issue(
-                        item,
-                        json!({ "item": item, "perItem": per_item, "count": count }),
-                    );
-                }
-            }
-        }
-    }
-    // content-hidden: owned or picked hidden content, on its own activation.
-    for (i, a) in acts.list.iter().enumerate() {
-        if !matches!(
-            a.via,
-            crate::activation::Via::Copy | crate::activation::Via::Pick
-        ) {
-            continue;
-        }
-        if ruleset.item(&a.item).is_some_and(|e| e.hidden) {
-            out.push((
-                i + 1,
-                kind_rank("content-hidden"),
-                json!({
-                    "code": "content-hidden",
-                    "id": a.item,
-                    "source": activation_source(a).to_json(),
-                    "data": { "item": a.item },
-                }),
-            ));
-        }
-    }
-    out
-}
-
-/// An activation named as a source: `{ type, id, entry? }`.
-pub fn activation_source(a: &Activation) -> Source {
-    Source {
-        kind: if a.via == crate::activation::Via::Template {
-            SourceKind::Template
-        } else {
-            SourceKind::Item
-        },
-        id: a.item.to_string(),
-        entry: a.entry.as_deref().map(str::to_owned),
-    }
-}
-
-/// `prerequisite-not-met` for each false prerequisite of active holder content not waived, as
-/// `(activation rank, kind rank, issue)`.
-fn activation_issues(
-    db: &dyn salsa::Database,
-    character: CharacterInput,
-    list: &[Activation],
-) -> Vec<RankedIssue> {
-    let ruleset = character.ruleset(db).ruleset(db);
-    let mut out = Vec::new();
-    for (i, a) in list.iter().enumerate() {
-        if a.applied || a.waived {
-            continue;
-        }
-        let Some(entry) = ruleset.item(&a.item) else {
-            continue;
-        };
-        let pack = entry.pack_of("prerequisites");
-        for prerequisite in &entry.item.prerequisites {
-            let bindings = Bindings::activation(db, character, pack, a);
-            let ctx = SheetContext::new(db, character, Mode::Sheet, bindings);
-            let holds = crate::formula::parse_in(ruleset, prerequisite.check.as_str())
-                .ok()
-                .and_then(|f| f.evaluate(&ctx as &dyn Context).ok());
-            if holds != Some(Value::Bool(true)) {
-                out.push((
-                    i + 1,
-                    kind_rank("prerequisite-not-met"),
-                    json!({
-                        "code": "prerequisite-not-met",
-                        "id": format!("{}/{}", a.item, prerequisite.id),
-                        "source": activation_source(a).to_json(),
-                        "data": {},
-                    }),
-                ));
-            }
-        }
-    }
-    out
 }

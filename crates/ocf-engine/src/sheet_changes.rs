@@ -4,7 +4,7 @@
 //!
 //! The session keeps the sheet it last reported as the memos' own `Arc`s ([`Parts`]): its fields
 //! as a three-level tree whose nodes are memos that re-run only when something under them changed
-//! ([`crate::sheet::field_tree`]). Telling what changed compares the two trees by pointer, so it
+//! ([`crate::db::field_tree`]). Telling what changed compares the two trees by pointer, so it
 //! visits the sections (one per 2 048 fields), the groups of the sections that changed, their
 //! chunks that changed, and the fields of those: its cost follows what the edit changed, not the
 //! sheet's size.
@@ -13,8 +13,8 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value as Json};
 
-use crate::field::FieldValue;
-use crate::sheet::{CHUNK, FieldParts, GROUP, Parts, Rest, SECTION};
+use crate::db::{FieldValue, Rest};
+use crate::sheet::{CHUNK, FieldParts, GROUP, Parts, SECTION};
 
 /// One field whose value changed: its ID and everything computeSheet reports of it now.
 #[derive(Debug, Clone, PartialEq)]

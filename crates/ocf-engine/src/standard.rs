@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use crate::db::CopyInput;
 use ocf_model::{Character, CopyEntry, Ruleset};
 use serde_json::{Value as Json, json};
 
@@ -157,7 +158,7 @@ pub fn needs_rounds(ruleset: &Ruleset) -> bool {
 
 /// The database the rounds activate on, and the character in it, kept from one round to the next so
 /// that a round recomputes only what the copies and templates the last round added reach.
-type Scratch = Option<(crate::db::Database, crate::input::CharacterInput)>;
+type Scratch = Option<(crate::db::Database, crate::db::CharacterInput)>;
 
 /// One activation round over `character` as it stands (EC, "Standard copies"): the items active,
 /// in activation order, and each kept template whose `when` holds with the items its copy query
@@ -179,8 +180,8 @@ fn active_round(
         }
         None => {
             let db = crate::db::Database::default();
-            let rules = crate::input::RulesetInput::load(&db, ruleset.clone());
-            let input = crate::input::CharacterInput::load_as_is(
+            let rules = crate::db::RulesetInput::load(&db, ruleset.clone());
+            let input = crate::db::CharacterInput::load_as_is(
                 &db,
                 rules,
                 character,
@@ -192,7 +193,7 @@ fn active_round(
             (&*db, *input)
         }
     };
-    let activations = crate::activation::activations(db, input);
+    let activations = crate::db::activations(db, input);
     let mut items = Vec::new();
     let mut kept = Vec::new();
     for activation in &activations.list {
@@ -211,7 +212,9 @@ fn active_round(
                 .features(db)
                 .iter()
                 .chain(input.inventory(db).iter())
-                .filter(|copy| copy_matches(db, input, **copy, &keep.copies, pack))
+                .filter(|copy| {
+                    crate::activation::copy_matches(db, input, **copy, &keep.copies, pack)
+                })
                 .map(|copy| copy.id(db).clone())
                 .collect();
             kept.push((keep.template.as_str().to_owned(), matches));
@@ -224,10 +227,10 @@ fn active_round(
 /// and its templates set when they differ.
 fn sync_copies(
     db: &mut crate::db::Database,
-    input: crate::input::CharacterInput,
+    input: crate::db::CharacterInput,
     character: &Character,
 ) {
-    use crate::input::{CopyInput, CopyList};
+    use crate::input::CopyList;
     use salsa::Setter;
     for (list, entries) in [
         (CopyList::Features, &character.features),
@@ -268,37 +271,4 @@ fn sync_copies(
             };
         }
     }
-}
-
-/// Whether a copy is of `query`'s type and its `where` holds, with `self` the copy and `item` its
-/// item (an activation condition: input fields only).
-pub(crate) fn copy_matches(
-    db: &dyn salsa::Database,
-    character: crate::input::CharacterInput,
-    copy: crate::input::CopyInput,
-    query: &ocf_model::Query,
-    pack: &str,
-) -> bool {
-    use crate::context::{Bindings, Mode, SelfRef, SheetContext};
-    let ruleset = character.ruleset(db).ruleset(db);
-    let of_type = ruleset
-        .item(copy.item(db))
-        .and_then(|e| e.type_name())
-        .is_some_and(|t| t == query.r#type.as_str());
-    let Some(text) = &query.r#where else {
-        return of_type;
-    };
-    if !of_type {
-        return false;
-    }
-    let Ok(formula) = crate::formula::parse_in(ruleset, text.as_str()) else {
-        return false;
-    };
-    let bindings = Bindings {
-        self_ref: SelfRef::Copy(copy),
-        item: Some(crate::view::ItemKey::of_copy(db, copy)),
-        ..Bindings::rules(pack)
-    };
-    let ctx = SheetContext::new(db, character, Mode::Activation, bindings);
-    matches!(formula.evaluate(&ctx), Ok(ocf_formula::Value::Bool(true)))
 }

@@ -5,7 +5,7 @@
 //! any depth (EC, computeSheet "Effects"). A field none of them can name never has an instance,
 //! whatever the character: its value needs no look at the character's effects, and so doesn't
 //! depend on them ([`crate::effects::has_instances`]). The fields that can have some share the
-//! effect masks among themselves ([`crate::effects::fields_with_instances`]), 8 to a mask.
+//! effect masks among themselves ([`crate::db::fields_with_instances`]), 8 to a mask.
 //!
 //! The set is a superset, worked out from what is written, not from who holds what:
 //!
@@ -13,7 +13,7 @@
 //!   pack in scope, or the qualified ID as written), so every field with that qualified ID or
 //!   that local name is counted, whichever pack the effect stands in;
 //! - `target: { fields: { where } }` can reach any field of its kind (`set` fields for a `grant`,
-//!   `integer` and `decimal` ones otherwise, as [`crate::effects::matching_fields`] filters them),
+//!   `integer` and `decimal` ones otherwise, as [`crate::db::matching_fields`] filters them),
 //!   so all of them are counted: its `where` may read `pick` and `slot`, and a field with
 //!   computed tags is matched on each sheet.
 //!

@@ -4,10 +4,17 @@
 
 use std::sync::Arc;
 
+use ocf_dice::value::DiceValue;
+use ocf_formula::Decimal;
 use ocf_formula::{Formula, MapContext, Root, Value};
-use ocf_model::{FieldType, Keyed, Literal, Ruleset, StateDecl};
+use ocf_model::{FieldDecl, FieldType, Keyed, Literal, Ruleset, StateDecl};
 
-use crate::input::{CharacterInput, CopyInput, RulesetInput};
+use crate::db::{
+    CharacterInput, CopyInput, FieldKey, RulesetInput, character_view, item_in_character,
+    item_parts, saved_handle,
+};
+/// Declared in the query map ([`crate::db`]); kept here for the crates above.
+pub use crate::db::{copy_self, item_view};
 
 /// The key of [`item_view`]: a content item with the templates applied on it, in order.
 #[salsa::interned(debug, revisions = usize::MAX)]
@@ -43,8 +50,10 @@ pub fn bare(id: &str) -> &str {
 ///
 /// Formula fields see `item` (the base item's literal fields) only: `character` is bound by
 /// [`item_in_character`], which the sheet's formulas read.
-#[salsa::tracked(returns(ref))]
-pub fn item_view<'db>(db: &'db dyn salsa::Database, key: ItemKey<'db>) -> Option<Value> {
+pub(crate) fn item_view_query<'db>(
+    db: &'db dyn salsa::Database,
+    key: ItemKey<'db>,
+) -> Option<Value> {
     let (members, pending) = item_parts(db, key).as_ref()?;
     let layers = |i: usize| {
         let base = item_view(db, key.layer(db, 0)).clone();
@@ -57,8 +66,7 @@ pub fn item_view<'db>(db: &'db dyn salsa::Database, key: ItemKey<'db>) -> Option
 /// `item` as the sheet's formulas and copy aggregates see it: formula item fields evaluated with
 /// `item` and `character` bound (EC, "Items and `item`"). An item without formula fields is
 /// [`item_view`], so it doesn't depend on the character's lists.
-#[salsa::tracked(returns(ref))]
-pub fn item_in_character<'db>(
+pub(crate) fn item_in_character_query<'db>(
     db: &'db dyn salsa::Database,
     character: CharacterInput,
     key: ItemKey<'db>,
@@ -99,11 +107,10 @@ impl<'db> ItemKey<'db> {
 
 /// Formula item fields' texts, by name, waiting for their context, with the place of the template
 /// that wrote each (`None`: the base item, its type's default or a template field's).
-type PendingFields = Vec<(String, String, Option<usize>)>;
+pub(crate) type PendingFields = Vec<(String, String, Option<usize>)>;
 
 /// The item's literal members (`id`, `type`, `tags` and literal fields) and its formula fields.
-#[salsa::tracked(returns(ref))]
-fn item_parts<'db>(
+pub(crate) fn item_parts_query<'db>(
     db: &'db dyn salsa::Database,
     key: ItemKey<'db>,
 ) -> Option<(Vec<(String, Value)>, PendingFields)> {
@@ -340,7 +347,7 @@ impl ocf_formula::Context for StateDefaults<'_> {
                 (id.contains(':') && ruleset.fields.get(id).is_some()).then(|| id.to_owned())
             })
             .ok_or_else(|| ocf_formula::ContextError::unknown(format!("no field `{id}`")))?;
-        crate::field::raw_input(self.db, self.character, &qualified)
+        raw_input(self.db, self.character, &qualified)
             .map(Some)
             .ok_or_else(|| {
                 ocf_formula::ContextError::new(
@@ -353,8 +360,11 @@ impl ocf_formula::Context for StateDefaults<'_> {
 
 /// A copy as `self` (EC, "Copies and `self`"): `id`, `equipped`, `quantity`, `templates` and its
 /// state keys.
-#[salsa::tracked(returns(ref))]
-pub fn copy_self(db: &dyn salsa::Database, character: CharacterInput, copy: CopyInput) -> Value {
+pub(crate) fn copy_self_query(
+    db: &dyn salsa::Database,
+    character: CharacterInput,
+    copy: CopyInput,
+) -> Value {
     let rules = copy.ruleset(db).ruleset(db);
     let templates = copy.templates(db);
     let item = copy_item(db, copy);
@@ -398,8 +408,7 @@ pub fn applied_self(ruleset: &Ruleset, entry: &ocf_model::AppliedEntry) -> Value
 
 /// `character` (EC, "`character`"): the file's `id`, `creating`, `inventory` and `features` as lists of copies
 /// `{ id, item, type, equipped, quantity, state }`, and the raw `applied` list.
-#[salsa::tracked(returns(ref))]
-pub fn character_view(db: &dyn salsa::Database, character: CharacterInput) -> Value {
+pub(crate) fn character_view_query(db: &dyn salsa::Database, character: CharacterInput) -> Value {
     let rules = character.ruleset(db).ruleset(db);
     let list = |copies: &Arc<Vec<CopyInput>>| {
         Value::list(
@@ -510,4 +519,61 @@ fn list_members(
         ("quantity", Value::Int(copy.quantity(db) as i64)),
         ("state", state),
     ]
+}
+
+/// An input field's raw value, as activation conditions read it: the saved value, else the
+/// default, else empty. `None` for a field that isn't an input.
+pub fn raw_input(
+    db: &dyn salsa::Database,
+    character: CharacterInput,
+    field: &str,
+) -> Option<Value> {
+    let decl = character.ruleset(db).ruleset(db).field(field)?;
+    if decl.decl.input != Some(true) {
+        return None;
+    }
+    let key = FieldKey::new(db, character, field);
+    let saved = saved_handle(db, key).and_then(|h| h.value(db).clone());
+    saved
+        .as_ref()
+        .and_then(|lit| literal_value(lit, Some(decl.decl.r#type)))
+        .or_else(|| default_value(&decl.decl))
+}
+
+/// A field's `default`, else the empty value of its type (EC: "No field type starts as `null`").
+pub(crate) fn default_value(decl: &FieldDecl) -> Option<Value> {
+    if let Some(default) = &decl.default {
+        return literal_value(default, Some(decl.r#type));
+    }
+    Some(match decl.r#type {
+        FieldType::Integer => Value::Int(0),
+        FieldType::Decimal => Value::Decimal(Decimal::ZERO),
+        FieldType::Boolean => Value::Bool(false),
+        FieldType::String | FieldType::Enum | FieldType::Id => Value::string(""),
+        FieldType::Set => Value::list(Vec::new()),
+        FieldType::Dice => Value::dice(DiceValue::flat(0)),
+    })
+}
+
+/// Whether the copy's content type, its item or one of its templates declares computed values.
+/// A copy without any asks no [`crate::db::computed_values`]: a memo and a key for each copy of a sheet
+/// cost a cold sheet of 100 copies 0.25 M instructions for nothing.
+pub fn declares_values(
+    db: &dyn salsa::Database,
+    character: CharacterInput,
+    copy: CopyInput,
+) -> bool {
+    let ruleset = character.ruleset(db).ruleset(db);
+    let Some(entry) = ruleset.item(copy.item(db)) else {
+        return false;
+    };
+    !entry.item.computed.is_empty()
+        || entry
+            .type_name()
+            .and_then(|t| ruleset.content_type(t))
+            .is_some_and(|t| !t.decl.computed.is_empty())
+        || copy
+            .templates(db)
+            .iter()
+            .any(|t| ruleset.item(t).is_some_and(|t| !t.item.computed.is_empty()))
 }

@@ -135,7 +135,7 @@ fn a_character_reopened_in_a_closed_ones_place_is_reported_whole() {
 /// whose readers are in the first section and in the last.
 #[test]
 fn reports_across_the_trees_sections_give_the_sheet() {
-    use ocf_engine::synthetic::Synthetic;
+    use ocf_synthetic::Synthetic;
     let size = Synthetic::with_fields(5000).unwrap();
     let mut session = Session::shared(std::sync::Arc::new(size.ruleset()));
     let pc = session.open(&size.character(14), &[]);

@@ -7,7 +7,7 @@
 use ocf_engine::Session;
 use ocf_engine::changes::{Options, read_batch};
 use ocf_engine::input::CopyList;
-use ocf_engine::synthetic::Synthetic;
+use ocf_synthetic::Synthetic;
 use serde_json::json;
 
 /// How many cycles the tests run past their warm-up: enough for anything a cycle leaves behind to

@@ -18,15 +18,15 @@ use std::collections::BTreeMap;
 use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::One;
-use ocf_dice::{DiceError, DiceFunction, DiceLimits, DiceTerm, DiceValue, FaceReason, FaceRequest};
+use ocf_dice::{DiceError, DiceFunction, DiceLimits, DiceTerm, FaceReason, FaceRequest};
 use ocf_dice::{Modifier, RollItem};
 
-use super::{MAX_CLASSES, too_large};
+use crate::branching::{MAX_CLASSES, Memo, dice_error, too_large};
 use crate::error::ActionError;
 use crate::roll::build::Built;
 use crate::roll::classify;
 use crate::roll::rolling::{self, Rolled};
-use crate::steps::{Frame, Run, StepAt, Stop};
+use crate::run::{Frame, Run, StepAt, Stop};
 
 /// What the rest of the action reads of one roll step's result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -144,10 +144,6 @@ fn simple(term: &DiceTerm) -> bool {
     })
 }
 
-fn dice_error(e: DiceError) -> ActionError {
-    ActionError::new(e.code(), format!("{e:?}"))
-}
-
 fn unsupported(why: &str) -> ActionError {
     ActionError::new("unsupported-distribution", why.to_owned())
 }
@@ -171,7 +167,7 @@ fn item_classes(
     term: &DiceTerm,
     index: usize,
     faces: bool,
-    memo: &mut super::Memo,
+    memo: &mut Memo,
 ) -> Result<Vec<ItemClass>, ActionError> {
     if !item.given.is_empty() {
         return Err(unsupported(
@@ -387,11 +383,4 @@ pub(crate) fn roll<'db>(
         .expect("odds::classes::roll runs with a branching");
     let i = branch.choose(&probabilities, &at.path)?;
     Ok(rolled.swap_remove(i).1)
-}
-
-/// A dice value's exact distribution, as the odds take it: the probability of the rolls the
-/// roller would stop with `safety-limit-exceeded` is left out (`truncated`).
-pub(crate) fn term_distribution(term: &DiceTerm) -> Result<ocf_dice::Distribution, ActionError> {
-    let value = DiceValue::from_term(term.clone());
-    ocf_dice::distribution(&value, &DiceLimits::default()).map_err(dice_error)
 }

@@ -7,8 +7,8 @@ use serde_json::{Value as Json, json};
 
 use super::{Handoffs, Odds, odds};
 use crate::error::ActionError;
+use crate::run::Limits;
 use crate::state::StartInput;
-use crate::steps::Limits;
 
 /// How deep handoffs may hand off in turn (as `ocf act`'s).
 const MAX_DEPTH: usize = 8;

@@ -24,32 +24,17 @@ use std::collections::{BTreeMap, HashMap};
 use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::{One, Signed, ToPrimitive, Zero};
-use ocf_dice::{DiceError, DiceFunction, DiceTerm, FaceRequest};
+use ocf_dice::{DiceError, DiceFunction, FaceRequest};
 use ocf_engine::input::CharacterInput;
 use serde_json::{Value as Json, json};
 
+use crate::branching::{Branch, Memo, too_large};
 use crate::error::ActionError;
-use crate::state::{Answer, StartInput, Then};
-use crate::steps::{Limits, Run, Stop};
+use crate::run::Limits;
+use crate::state::{StartInput, Then};
 
 /// The most runs (combinations of outcome classes) one answer may take.
 pub const MAX_PATHS: usize = 5_000;
-/// The most outcome classes one roll may have.
-pub const MAX_CLASSES: usize = 5_000;
-
-pub(crate) fn too_large(message: String) -> ActionError {
-    ActionError::new("distribution-too-large", message)
-}
-
-/// What the runtime asks of the odds while an action runs (`Checkpoints::odds`).
-pub trait Branch {
-    /// Picks one of the classes (their probabilities given) at the step `path`.
-    fn choose(&mut self, probabilities: &[BigRational], path: &str) -> Result<usize, ActionError>;
-    /// The outcomes of a handoff's run (`needs` is the pause the runtime would give), with their
-    /// probabilities.
-    fn handoff(&mut self, needs: &Json) -> Result<Vec<(BigRational, Json)>, ActionError>;
-    fn memo(&mut self) -> &mut Memo;
-}
 
 /// Answers a handoff for the odds: the participant's action (`needs.run`) worked out on its own
 /// character, as [`odds`] works it out ([`Odds::outcomes`]).
@@ -70,32 +55,6 @@ impl Handoffs for NoHandoffs {
                 needs["participant"]["id"].as_str().unwrap_or_default()
             ),
         ))
-    }
-}
-
-/// What the runs share: each term's distribution, each action's text, each handoff's outcomes.
-#[derive(Default)]
-pub struct Memo {
-    distributions: HashMap<String, ocf_dice::Distribution>,
-    texts: HashMap<String, std::sync::Arc<str>>,
-    handoffs: HashMap<String, Vec<(BigRational, Json)>>,
-}
-
-impl Memo {
-    fn distribution(&mut self, term: &DiceTerm) -> Result<&ocf_dice::Distribution, ActionError> {
-        let key = format!("{term:?}");
-        if !self.distributions.contains_key(&key) {
-            let d = classes::term_distribution(term)?;
-            self.distributions.insert(key.clone(), d);
-        }
-        Ok(&self.distributions[&key])
-    }
-
-    fn action_text(&mut self, id: &str, def: &ocf_model::Action) -> std::sync::Arc<str> {
-        self.texts
-            .entry(id.to_owned())
-            .or_insert_with(|| serde_json::to_string(def).unwrap_or_default().into())
-            .clone()
     }
 }
 
@@ -137,22 +96,6 @@ impl Branch for Paths<'_> {
     fn memo(&mut self) -> &mut Memo {
         self.memo
     }
-}
-
-/// The handoff's answer when the run works out the odds (else `None`: the runtime pauses).
-pub(crate) fn handoff(run: &mut Run<'_, '_>, needs: &Json) -> Result<Option<Answer>, Stop> {
-    let Some(branch) = run.checkpoints.odds.as_deref_mut() else {
-        return Ok(None);
-    };
-    let outcomes = branch.handoff(needs)?;
-    let probabilities: Vec<BigRational> = outcomes.iter().map(|(p, _)| p.clone()).collect();
-    let path = needs["step"].as_str().unwrap_or_default();
-    let i = branch.choose(&probabilities, path)?;
-    Ok(Some(Answer {
-        step: Some(path.to_owned()),
-        outcome: outcomes[i].1.as_object().cloned(),
-        ..Answer::default()
-    }))
 }
 
 /// A dice function that has no faces: the odds never roll (a random draw is not worked out).
@@ -411,7 +354,7 @@ pub fn odds(
             handoffs: &mut *handoffs,
         };
         let mut dice = NoDice;
-        let result = crate::on_deep_stack(|| {
+        let result = crate::run::on_deep_stack(|| {
             crate::run_call(
                 db,
                 character,

@@ -1,6 +1,10 @@
 //! Building the roll (EA "Building the roll" 1–8; DA "Roll modifiers", "Pool dice"): parts become
 //! items, roll effects add items, modify dice and bound the total, `set` replaces parts; then die
 //! steps, pool dice, empty pools, advantage, multiplied dice, rerolls and given faces, in order.
+//!
+//! Over 800 lines: [`build`] is one routine that walks the chapter's eight steps in order over
+//! one set of running lists (items, factors, counted effects), each step reading what the ones
+//! before it left; split by those steps is left for a later pass (issue 46).
 
 use ocf_dice::item::ItemSource;
 use ocf_dice::{DiceTerm, DiceValue, ItemKind, Modifier, RollItem};
@@ -11,7 +15,7 @@ use ocf_syntax::dice::{Compare, CompareOp, Die};
 
 use crate::context::{ActionContext, set_member};
 use crate::error::ActionError;
-use crate::steps::{Frame, Run, StepAt, eval_tags};
+use crate::run::{Frame, Run, StepAt, eval_tags};
 
 /// One roll item being built.
 #[derive(Debug, Clone)]

@@ -2,12 +2,13 @@
 //! result's members, the tallies, and the first band of the step's set whose `when` holds.
 
 use ocf_formula::{Root, Value};
-use ocf_model::{BandSet, Declared, Namespace, Op, Ruleset};
+use ocf_model::{Action, BandSet, Declared, Namespace, Op, Results, Ruleset};
 
 use super::build::Built;
 use super::rolling::Rolled;
 use crate::context::{ActionContext, set_member};
 use crate::error::ActionError;
+use crate::run::Frame;
 
 /// The band set `id` names, from `pack`: its qualified ID and declaration.
 pub fn band_set<'r>(
@@ -132,4 +133,27 @@ pub fn classify(
         std::sync::Arc::make_mut(m).remove("value");
     }
     Ok(result)
+}
+
+/// `undeclared-result`: a result the action's `results` doesn't list.
+pub fn check_result(ruleset: &Ruleset, frame: &Frame<'_>, result: &str) -> Result<(), ActionError> {
+    if declares_result(ruleset, frame.def, frame.pack, result) {
+        Ok(())
+    } else {
+        Err(ActionError::new(
+            "undeclared-result",
+            format!("the action doesn't declare `{result}`"),
+        )
+        .with("result", result))
+    }
+}
+
+/// Whether `def` (of `pack`) may finish with `result`: any when it declares no `results`.
+pub fn declares_result(ruleset: &Ruleset, def: &Action, pack: &str, result: &str) -> bool {
+    match &def.results {
+        None => true,
+        Some(Results::List(list)) => list.iter().any(|r| r == result),
+        Some(Results::Bands { bands }) => band_set(ruleset, pack, bands.as_str())
+            .is_some_and(|(_, set)| set.decl.bands.iter().any(|b| b.id == result)),
+    }
 }

@@ -10,7 +10,7 @@ use ocf_formula::Value;
 use serde_json::{Value as Json, json};
 
 use crate::context::member;
-use crate::steps::{Frame, Run, StepAt, Stop, eval_tags};
+use crate::run::{Frame, Run, StepAt, Stop, eval_tags};
 
 pub fn roll_step<'db>(
     run: &mut Run<'db, '_>,
@@ -83,7 +83,7 @@ pub fn roll_step<'db>(
     }
     for key in ["band", "bandSet", "bandValue"] {
         if let Some(v) = member(&result, key) {
-            entry.insert(key.into(), crate::steps::data_json(v));
+            entry.insert(key.into(), crate::run::data_json(v));
         }
     }
     if !built.advantage.is_empty() {
@@ -134,7 +134,7 @@ fn again<'db>(
     let per_run = match (&at.role, at.index) {
         (Some(role), Some(i))
             if frame.per_participant.iter().any(|p| {
-                p.root != crate::steps::each::Root::Flags && p.name == segs[0] && p.role == *role
+                p.root != crate::run::Root::Flags && p.name == segs[0] && p.role == *role
             }) =>
         {
             Some(i)
@@ -159,7 +159,7 @@ fn again<'db>(
     }
     for key in ["band", "bandSet", "bandValue"] {
         if let Some(v) = member(&result, key) {
-            entry.insert(key.into(), crate::steps::data_json(v));
+            entry.insert(key.into(), crate::run::data_json(v));
         }
     }
     entry.insert("summary".into(), summary);

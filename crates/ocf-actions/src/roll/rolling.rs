@@ -12,8 +12,8 @@ use serde_json::{Value as Json, json};
 use super::build::Built;
 use crate::checkpoint::Checkpoints;
 use crate::error::ActionError;
+use crate::run::Stop;
 use crate::state::Then;
-use crate::steps::Stop;
 
 /// A rolled roll, before it is classified.
 pub struct Rolled {

@@ -13,7 +13,7 @@ use ocf_syntax::ast::{AstNode, BinaryOp, Expr, LiteralKind, PrefixOp};
 use serde_json::{Value as Json, json};
 
 use crate::context::ActionContext;
-use crate::steps::{Frame, data_json};
+use crate::run::{Frame, data_json};
 
 pub fn summary(
     ruleset: &ocf_model::Ruleset,
@@ -159,7 +159,7 @@ fn print_list(out: &mut String, items: &[Node]) {
 
 /// A value's literal, as a passed-on change prints it; a map has none.
 fn literal(value: &Value) -> Option<String> {
-    crate::steps::changes::literal_text(value).ok()
+    crate::run::literal_text(value).ok()
 }
 
 /// The syntax tree of a band's condition or a set's `value`, parsed once per process: the texts

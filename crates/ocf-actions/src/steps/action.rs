@@ -8,9 +8,11 @@ use ocf_formula::Value;
 use ocf_model::Namespace;
 use serde_json::{Value as Json, json};
 
-use super::{Flow, Frame, Run, StepAt, Stop, eval_tags};
 use crate::error::ActionError;
 use crate::params::Given;
+use crate::run::{Flow, Frame, Run, StepAt, Stop, eval_tags};
+use crate::state::Answer;
+use num_rational::BigRational;
 
 pub fn run<'db>(
     run: &mut Run<'db, '_>,
@@ -159,7 +161,7 @@ pub fn run<'db>(
     let nested_participants =
         crate::participants::nested(found.def, &frame.participants, &run.views, participants)?;
     let prefix = format!("{}/", at.path);
-    let mut child = crate::make_frame(
+    let mut child = crate::run::make_frame(
         run,
         found,
         params,
@@ -305,7 +307,7 @@ fn handoff<'db>(
     let Some(answer) = run
         .checkpoints
         .take_answer()
-        .map_or_else(|| crate::odds::handoff(run, &needs), |a| Ok(Some(a)))?
+        .map_or_else(|| odds_handoff(run, &needs), |a| Ok(Some(a)))?
     else {
         return Err(Stop::Pause(needs));
     };
@@ -328,7 +330,12 @@ fn handoff<'db>(
     match outcome.get("result") {
         None => {}
         Some(Json::String(r)) => {
-            if !super::declares_result(run.ruleset, &used_action.decl, &used_action.pack, r) {
+            if !crate::roll::classify::declares_result(
+                run.ruleset,
+                &used_action.decl,
+                &used_action.pack,
+                r,
+            ) {
                 return Err(mismatch(format!(
                     "`{used_id}` doesn't declare the result `{r}`"
                 )));
@@ -362,9 +369,9 @@ fn passed_on(value: &Value) -> Json {
     match value {
         Value::Map(m) => match m.get("id") {
             Some(Value::String(id)) => json!(id.as_ref()),
-            _ => super::data_json(value),
+            _ => crate::run::data_json(value),
         },
-        other => super::data_json(other),
+        other => crate::run::data_json(other),
     }
 }
 
@@ -405,4 +412,20 @@ fn is_participant(participants: &Value, id: &str) -> bool {
         _ => false,
     }
     })
+}
+
+/// The handoff's answer when the run works out the odds (else `None`: the runtime pauses).
+fn odds_handoff(run: &mut Run<'_, '_>, needs: &Json) -> Result<Option<Answer>, Stop> {
+    let Some(branch) = run.checkpoints.odds.as_deref_mut() else {
+        return Ok(None);
+    };
+    let outcomes = branch.handoff(needs)?;
+    let probabilities: Vec<BigRational> = outcomes.iter().map(|(p, _)| p.clone()).collect();
+    let path = needs["step"].as_str().unwrap_or_default();
+    let i = branch.choose(&probabilities, path)?;
+    Ok(Some(Answer {
+        step: Some(path.to_owned()),
+        outcome: outcomes[i].1.as_object().cloned(),
+        ..Answer::default()
+    }))
 }

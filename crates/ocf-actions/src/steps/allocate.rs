@@ -15,9 +15,9 @@ use ocf_formula::{Root, Value};
 use ocf_model::{Change, Spend, StepRecommend};
 use serde_json::{Map, Value as Json, json};
 
-use super::{Flow, Frame, Run, StepAt, Stop, eval_tags};
 use crate::context::ActionContext;
 use crate::error::ActionError;
+use crate::run::{Flow, Frame, Run, StepAt, Stop, eval_tags};
 use crate::state::Then;
 
 /// One offered field.
@@ -234,7 +234,7 @@ fn offered<'db>(
                 ocf_engine::context::SelfRef::None,
                 None,
             );
-            let input = ocf_engine::field::raw_input(run.db, run.character, id);
+            let input = ocf_engine::view::raw_input(run.db, run.character, id);
             if let (Value::Int(max), Some(Value::Int(input))) = (c.eval(max.as_str())?, input) {
                 most = Some((max - input).max(0));
             }

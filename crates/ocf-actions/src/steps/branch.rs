@@ -1,8 +1,8 @@
 //! Branch steps (EA "Other steps"): the first case whose `when` holds, else `else`; its `flags`
 //! are evaluated and set, then its steps run at `<branch>/<step>`.
 
-use super::{Flow, Frame, Run, StepAt, Stop};
 use crate::context::set_member;
+use crate::run::{Flow, Frame, Run, StepAt, Stop};
 
 pub fn run<'db>(
     run: &mut Run<'db, '_>,

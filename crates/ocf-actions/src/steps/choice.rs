@@ -8,9 +8,10 @@ use ocf_formula::{Root, Value};
 use ocf_model::{EffectValue, Op, StepOptions, StepRecommend, StepSource, Target};
 use serde_json::{Value as Json, json};
 
-use super::{Flow, Frame, Run, StepAt, Stop, eval_tags};
+use super::pending::DONE;
 use crate::context::set_member;
 use crate::error::ActionError;
+use crate::run::{Flow, Frame, Run, StepAt, Stop, eval_tags};
 use crate::state::Then;
 
 /// One offered option.
@@ -25,9 +26,6 @@ struct Offer<'db> {
     /// content's context (EF "Options added to choice steps").
     instance: Option<&'db ocf_engine::effects::Instance>,
 }
-
-/// The reserved option that ends a repeated choice.
-pub const DONE: &str = "#done";
 
 pub fn run<'db>(
     run: &mut Run<'db, '_>,
@@ -78,7 +76,7 @@ pub fn run<'db>(
         if picks.len() as i64 >= most {
             break;
         }
-        super::count_pick(run, &at.path, picks.len())?;
+        crate::run::count_pick(run, &at.path, picks.len())?;
         // Each pick proposes its changes at once: the proposed sheet is built again.
         if !picks.is_empty() {
             run.rebuild(at)?;

@@ -7,8 +7,8 @@ use ocf_dice::{FaceReason, FaceRequest};
 use ocf_syntax::dice::Die;
 use serde_json::json;
 
-use super::{Frame, Run, StepAt, Stop};
 use crate::error::ActionError;
+use crate::run::{Frame, Run, StepAt, Stop};
 use crate::state::Then;
 
 /// Draws one of `among` (not empty): its index.

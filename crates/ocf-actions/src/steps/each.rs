@@ -12,28 +12,8 @@
 use ocf_formula::Value;
 use ocf_model::{Step, StepKind};
 
-use super::{Flow, Frame, Run, StepAt, Stop};
 use crate::context::{member, set_member};
-
-/// Which map a per-participant value lives in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Root {
-    Steps,
-    Flags,
-    Nested,
-}
-
-/// A step result or flag set per participant of `role`: `list` is the value the map holds
-/// outside the runs (null where a participant has none). A later step that replaces the map's
-/// value (a flag set without `each`) makes the record stale, so it is only used while the map
-/// still holds `list`.
-#[derive(Debug, Clone)]
-pub struct PerParticipant {
-    pub root: Root,
-    pub name: String,
-    pub role: String,
-    pub list: Value,
-}
+use crate::run::{Flow, Frame, PerParticipant, Root, Run, StepAt, Stop};
 
 /// Runs `step` once per participant of `role`, at `path[i]`.
 pub fn run_each<'db>(

@@ -10,9 +10,8 @@ use ocf_formula::{Root, Value};
 use ocf_model::StepRecommend;
 use serde_json::{Value as Json, json};
 
-use super::choice::DONE;
-use super::{Flow, Frame, Run, StepAt, Stop};
 use crate::error::ActionError;
+use crate::run::{Flow, Frame, Run, StepAt, Stop};
 use crate::state::Then;
 
 /// A pending choice asked: its path, `choice` (`{ path, owner, id }`), eligible options and its
@@ -35,7 +34,7 @@ pub fn run<'db>(
     let mut paths: Vec<Value> = Vec::new();
     let mut asked_any = false;
     loop {
-        super::count_pick(run, &at.path, picked.len())?;
+        crate::run::count_pick(run, &at.path, picked.len())?;
         let Some(asked) = next(run, at, entry.as_deref())? else {
             break;
         };
@@ -124,7 +123,7 @@ pub fn run<'db>(
             .expect("among the options");
         let path_value = Value::from_json(&asked.path).unwrap_or_default();
         // The choose, then the step's changes with `picked` `{ id, path }`.
-        let text = crate::steps::changes::literal_text(
+        let text = crate::run::literal_text(
             &Value::from_json(&literal_json(&literal)).unwrap_or_default(),
         )?;
         let choose = json!({ "type": "choose", "path": asked.path, "option": text });
@@ -212,3 +211,6 @@ fn next(
     }
     Ok(None)
 }
+
+/// The reserved option that ends a repeated choice.
+pub const DONE: &str = "#done";

@@ -66,7 +66,7 @@ fn slice<'t>(text: &'t str, expr: &Expr) -> &'t str {
 fn render(ctx: &ActionContext<'_>, text: &str, expr: &Expr) -> Result<String, ActionError> {
     if unit(expr) {
         let value = ctx.eval(slice(text, expr))?;
-        return super::changes::literal_text(&value);
+        return crate::run::literal_text(&value);
     }
     match expr {
         Expr::BinExpr(b) if matches!(b.op_kind(), Some(BinaryOp::And | BinaryOp::Or)) => {

@@ -4,8 +4,10 @@
 use ocf_model::{AppliedEntry, Change, Id, Keyed, Literal};
 use serde_json::{Map, Value as Json, json};
 
+use super::applier::{Applier, made_id};
+use super::batch::ChangeError;
+use super::eval::Scope;
 use super::targets::unknown_id;
-use super::{Applier, ChangeError, Scope, made_id};
 
 impl Applier<'_, '_> {
     /// `applyEffect`: an entry of `applied` for the content `source` gives; its ID given (unique,

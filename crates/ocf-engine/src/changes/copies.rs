@@ -6,8 +6,10 @@ use ocf_formula::Value;
 use ocf_model::{Change, ChangeType, Computed, CopyEntry, EntryRef, Id, Literal, Namespace};
 use serde_json::{Map, Value as Json, json};
 
+use super::applier::{Applier, made_id};
+use super::batch::ChangeError;
+use super::eval::Scope;
 use super::targets::{Target, unknown_id};
-use super::{Applier, ChangeError, Scope, made_id};
 
 impl Applier<'_, '_> {
     /// A content ID as a change gives it: qualified, or local in the change's pack.
@@ -456,7 +458,7 @@ impl Applier<'_, '_> {
             Target::Copy(id) => {
                 let copy = self.copy_input(id)?;
                 let c = self.input();
-                self.deep(move |db| crate::view::copy_self(db, c, copy).clone())
+                self.deep(move |db| crate::db::copy_self(db, c, copy).clone())
             }
             Target::Applied(i) => crate::view::applied_self(&self.ruleset, &self.file.applied[*i]),
             Target::Pick(at) => self.pick_self(at),

@@ -6,8 +6,7 @@
 use ocf_formula::{Context, ContextError, Root, Value};
 
 use crate::context::{Bindings, Mode, SelfRef, SheetContext};
-use crate::input::{CharacterInput, CopyInput};
-use crate::view::ItemKey;
+use crate::db::{CharacterInput, CopyInput, ItemKey};
 
 /// `self` as a change's formula sees it, owned so it can go to the session's worker thread.
 #[derive(Debug, Clone, Default)]

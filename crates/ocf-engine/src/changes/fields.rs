@@ -7,7 +7,9 @@ use ocf_formula::decimal::Millionths;
 use ocf_model::{Change, Computed, FieldType};
 use serde_json::{Map, Value as Json, json};
 
-use super::{Applier, ChangeError, Scope, type_mismatch};
+use super::applier::{Applier, type_mismatch};
+use super::batch::ChangeError;
+use super::eval::Scope;
 
 impl Applier<'_, '_> {
     /// The change's `field`: written or computed, qualified as a saved value's key is, an input
@@ -59,7 +61,7 @@ impl Applier<'_, '_> {
     pub fn raw(&self, field: &str) -> Value {
         let c = self.input();
         let field = field.to_owned();
-        self.deep(move |db| crate::field::raw_input(db, c, &field))
+        self.deep(move |db| crate::view::raw_input(db, c, &field))
             .unwrap_or(Value::Null)
     }
 

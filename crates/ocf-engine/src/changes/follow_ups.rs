@@ -13,7 +13,9 @@ use ocf_formula::{Root, Value};
 use ocf_model::{Formula, Id, StoredOffer};
 use serde_json::json;
 
-use super::{Applier, ChangeError, OwnedSelf, Scope, made_id};
+use super::applier::{Applier, made_id};
+use super::batch::ChangeError;
+use super::eval::{OwnedSelf, Scope};
 
 /// A follow-up with a trigger where it is declared: its qualified ID, the content that offers it
 /// (none for the rules'), the entry that is `self`, and what its formulas see.
@@ -32,7 +34,7 @@ struct Found {
     pack: String,
     on: Option<Formula>,
     becomes: Option<Formula>,
-    activation: crate::activation::Activation,
+    activation: crate::db::Activation,
 }
 
 /// The `becomes` conditions before the batch, by follow-up ID and entry.
@@ -81,8 +83,8 @@ fn triggers(applier: &Applier<'_, '_>) -> Vec<Trigger> {
     let found: Vec<Found> = applier.deep(move |db| {
         let ruleset = c.ruleset(db).ruleset(db);
         let mut found = Vec::new();
-        for a in &crate::activation::activations(db, c).list {
-            if a.via == crate::activation::Via::Template {
+        for a in &crate::db::activations(db, c).list {
+            if a.via == crate::db::Via::Template {
                 continue;
             }
             for d in crate::offers::declarations(ruleset, a) {

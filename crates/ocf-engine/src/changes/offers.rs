@@ -5,7 +5,9 @@
 use ocf_model::{Change, Id, Keyed, Literal, StoredOffer};
 use serde_json::{Map, Value as Json, json};
 
-use super::{Applier, ChangeError, Scope, made_id};
+use super::applier::{Applier, made_id};
+use super::batch::ChangeError;
+use super::eval::Scope;
 
 impl Applier<'_, '_> {
     /// A follow-up's qualified ID: one content or a content type declares (`<content>#<id>`,

@@ -9,28 +9,11 @@ use ocf_formula::Value;
 use ocf_model::{Change, EntryQuery, Literal, PickEntry, Picks};
 use serde_json::json;
 
+use super::applier::Applier;
+use super::batch::ChangeError;
+use super::eval::{OwnedSelf, Scope};
+use super::targets::PickAt;
 use super::targets::Target;
-use super::{Applier, ChangeError, OwnedSelf, Scope};
-
-/// One pick in the file: the copy whose tree holds it (none: the rules-level choices), the full
-/// path of its choice (choice keys alternating with picked options, the choice's key last), and
-/// its option.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PickAt {
-    pub entry: Option<String>,
-    pub path: Vec<String>,
-    pub option: Literal,
-}
-
-impl PickAt {
-    /// How records name the pick: `{ path: { entry?, choice }, option }`.
-    pub fn to_json(&self) -> serde_json::Value {
-        json!({
-            "path": crate::sheet::path_json(self.entry.as_deref(), &self.path),
-            "option": self.option,
-        })
-    }
-}
 
 impl Applier<'_, '_> {
     /// The picks a state change names: `pick: self` with the `path` and `option` the action
@@ -68,7 +51,7 @@ impl Applier<'_, '_> {
             .eval(option.as_str(), scope, &format!("{path}/option"))?
             .to_json();
         let data = json!({
-            "path": crate::sheet::path_json(entry.as_deref(), &segments),
+            "path": crate::report::path_json(entry.as_deref(), &segments),
             "option": option,
         });
         let Some(found) = self.find_choice(entry.as_deref(), &segments) else {
@@ -109,7 +92,7 @@ impl Applier<'_, '_> {
             Some(f) => {
                 let n = self.eval_int(f, scope, &format!("{path}/picks/limit"))?;
                 if n < 0 {
-                    return Err(super::type_mismatch(
+                    return Err(super::applier::type_mismatch(
                         &format!("{path}/picks/limit"),
                         "a limit of 0 or more",
                         &Value::Int(n),
@@ -178,7 +161,7 @@ impl Applier<'_, '_> {
             ),
             (
                 "path".to_owned(),
-                Value::from_json(&crate::sheet::path_json(at.entry.as_deref(), &at.path))
+                Value::from_json(&crate::report::path_json(at.entry.as_deref(), &at.path))
                     .unwrap_or(Value::Null),
             ),
         ];

@@ -6,8 +6,10 @@
 use ocf_model::{Change, ChoicePathSegments, Literal, PickEntry, Picks};
 use serde_json::{Map, Value as Json, json};
 
+use super::applier::Applier;
+use super::batch::ChangeError;
+use super::eval::Scope;
 use super::targets::Target;
-use super::{Applier, ChangeError, Scope};
 
 /// A choice as the sheet has it.
 pub(super) struct Found {
@@ -25,7 +27,7 @@ impl Applier<'_, '_> {
         let entry = entry.map(str::to_owned);
         let segments = segments.to_vec();
         self.deep(move |db| {
-            let acts = crate::activation::activations(db, c);
+            let acts = crate::db::activations(db, c);
             acts.choices
                 .iter()
                 .find(|r| {
@@ -77,12 +79,18 @@ impl Applier<'_, '_> {
                         .iter()
                         .map(|v| match v {
                             ocf_formula::Value::String(s) => Ok(s.to_string()),
-                            other => Err(super::type_mismatch(&at, "a path segment", other)),
+                            other => {
+                                Err(super::applier::type_mismatch(&at, "a path segment", other))
+                            }
                         })
                         .collect::<Result<_, _>>()?,
                     ocf_formula::Value::String(s) => vec![s.to_string()],
                     other => {
-                        return Err(super::type_mismatch(&at, "a list of path segments", &other));
+                        return Err(super::applier::type_mismatch(
+                            &at,
+                            "a list of path segments",
+                            &other,
+                        ));
                     }
                 }
             }
@@ -119,7 +127,7 @@ impl Applier<'_, '_> {
         segments: &[String],
         option: Literal,
     ) -> Result<Json, ChangeError> {
-        let data = json!({ "path": crate::sheet::path_json(entry, segments), "option": option });
+        let data = json!({ "path": crate::report::path_json(entry, segments), "option": option });
         let Some(found) = self.find_choice(entry, segments) else {
             return Err(
                 ChangeError::new("unknown-choice", at, "no such choice on the character")
@@ -154,7 +162,7 @@ impl Applier<'_, '_> {
             choices: Default::default(),
         });
         self.sync();
-        let wanted = crate::sheet::path_json(entry, &found.path);
+        let wanted = crate::report::path_json(entry, &found.path);
         let sheet = self.session.sheet_json(self.id).unwrap_or_default();
         let refused = sheet["issues"]
             .as_array()
@@ -208,7 +216,7 @@ impl Applier<'_, '_> {
         scope: &Scope,
     ) -> Result<Map<String, Json>, ChangeError> {
         let (entry, segments) = self.choice_path(change, scope, path)?;
-        let data = json!({ "path": crate::sheet::path_json(entry.as_deref(), &segments) });
+        let data = json!({ "path": crate::report::path_json(entry.as_deref(), &segments) });
         let Some(found) = self.find_choice(entry.as_deref(), &segments) else {
             return Err(ChangeError::new(
                 "unknown-choice",

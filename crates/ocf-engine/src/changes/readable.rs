@@ -6,7 +6,7 @@
 use ocf_load::build::ReadLimits;
 use serde_json::{Value as Json, json};
 
-use super::ChangeError;
+use super::batch::ChangeError;
 
 /// Checks a value a change writes as it is (`setExtension`'s `data`) at `depth` containers below
 /// the file's root map (`/extensions/<namespace>`: 2): its nesting and its size as JSON text.

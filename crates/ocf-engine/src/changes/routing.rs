@@ -13,12 +13,13 @@ use ocf_formula::{Root, Value};
 use ocf_model::{ChangeType, EffectValue, Op, Recommend, Rounding, StackPolicy, Target};
 use serde_json::{Value as Json, json};
 
+use super::MAX_OVERFLOW_CHAIN;
+use super::applier::{Applier, type_mismatch};
+use super::batch::{Adjustment, ChangeError};
+use super::eval::{OwnedSelf, Scope};
 use super::fields::{add, clamp, millionths};
 use super::situational::Selected;
-use super::{
-    Adjustment, Applier, ChangeError, MAX_OVERFLOW_CHAIN, OwnedSelf, Scope, type_mismatch,
-};
-use crate::effects::Instance;
+use crate::db::Instance;
 
 /// An adjust after its incoming-change effects.
 pub struct Routed {
@@ -76,7 +77,7 @@ impl Applier<'_, '_> {
     ) -> Vec<Arc<Instance>> {
         let c = self.input();
         let mut all: Vec<Arc<Instance>> = self.deep(move |db| {
-            crate::effects::effect_instances(db, c)
+            crate::db::effect_instances(db, c)
                 .list
                 .iter()
                 .filter(|i| matches!(i.effect.target, Target::Incoming { .. }))
@@ -219,7 +220,7 @@ impl Applier<'_, '_> {
             json!({
                 "source": c.instance.source.to_json(),
                 "id": c.instance.option_id,
-                "op": crate::sheet::op_name(c.instance.effect.op),
+                "op": crate::report::op_name(c.instance.effect.op),
                 "value": value.to_json(),
             })
         };

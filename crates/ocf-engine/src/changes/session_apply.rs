@@ -3,7 +3,9 @@
 
 use ocf_model::{Change, Character};
 
-use super::{Applied, Applier, ChangeError, Options};
+use super::Options;
+use super::applier::Applier;
+use super::batch::{Applied, ChangeError};
 use crate::session::{CharacterId, Session};
 
 impl Session {

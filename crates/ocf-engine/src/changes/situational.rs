@@ -12,7 +12,9 @@ use ocf_formula::Value;
 use ocf_model::{Change, FieldType, Namespace};
 use serde_json::json;
 
-use super::{Applier, ChangeError, Scope};
+use super::applier::Applier;
+use super::batch::ChangeError;
+use super::eval::Scope;
 
 /// The situational values an adjust's effects see, and the choices it selects.
 #[derive(Debug, Clone, Default)]

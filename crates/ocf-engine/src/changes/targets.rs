@@ -4,11 +4,14 @@
 //! "Changes to copies by query", "Changes to applied entries by query").
 
 use ocf_formula::Value;
-use ocf_model::{Change, EntryQuery, EntryRef, Formula, Query};
+use ocf_model::{Change, EntryQuery, EntryRef, Formula, Literal, Query};
 use serde_json::json;
 
-use super::{Applier, ChangeError, OwnedSelf, Scope, type_mismatch};
-use crate::input::{CopyInput, CopyList};
+use super::applier::{Applier, type_mismatch};
+use super::batch::ChangeError;
+use super::eval::{OwnedSelf, Scope};
+use crate::db::CopyInput;
+use crate::input::CopyList;
 
 /// An entry a change works on.
 #[derive(Debug, Clone, PartialEq)]
@@ -18,7 +21,7 @@ pub enum Target {
     /// An entry of `applied`, by its index.
     Applied(usize),
     /// A pick (`pick: self` with its path and option, or `picks` by query).
-    Pick(super::pick_state::PickAt),
+    Pick(PickAt),
 }
 
 impl Applier<'_, '_> {
@@ -285,4 +288,24 @@ pub fn unknown_id(path: &str, id: &str) -> ChangeError {
         format!("the character has no entry `{id}`"),
     )
     .with_data(json!({ "id": id }))
+}
+
+/// One pick in the file: the copy whose tree holds it (none: the rules-level choices), the full
+/// path of its choice (choice keys alternating with picked options, the choice's key last), and
+/// its option.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PickAt {
+    pub entry: Option<String>,
+    pub path: Vec<String>,
+    pub option: Literal,
+}
+
+impl PickAt {
+    /// How records name the pick: `{ path: { entry?, choice }, option }`.
+    pub fn to_json(&self) -> serde_json::Value {
+        json!({
+            "path": crate::report::path_json(self.entry.as_deref(), &self.path),
+            "option": self.option,
+        })
+    }
 }

@@ -236,10 +236,10 @@ fn takeable(recommended: Option<Literal>, options: &[ListedOption]) -> Option<Li
 fn untried(
     session: &Session,
     id: CharacterId,
-    input: crate::input::CharacterInput,
-    acts: &Arc<crate::activation::Activations>,
+    input: crate::db::CharacterInput,
+    acts: &Arc<crate::db::Activations>,
     index: usize,
-    record: &crate::activation::ChoiceRecord,
+    record: &crate::db::ChoiceRecord,
     options: Vec<Literal>,
 ) -> Result<Vec<ListedOption>, EditError> {
     let acts = acts.clone();
@@ -272,7 +272,7 @@ fn untried(
 
 /// An option's `kind` and the text key of its name.
 fn kind_and_name(
-    record: &crate::activation::ChoiceRecord,
+    record: &crate::db::ChoiceRecord,
     option: &Literal,
 ) -> (&'static str, Option<String>) {
     let kind = match &record.decl.options {
@@ -302,7 +302,7 @@ fn list(
     path: &ChoicePath,
     base_file: &Character,
     (base, base_issues): (&Sheet, &[Json]),
-    (record, ruleset): (&crate::activation::ChoiceRecord, &ocf_model::Ruleset),
+    (record, ruleset): (&crate::db::ChoiceRecord, &ocf_model::Ruleset),
     (options, picks): (Vec<Literal>, &[Literal]),
     choice_path: &Json,
     direct: &mut Option<Trials>,
@@ -497,7 +497,7 @@ fn diff(base: &Sheet, base_issues: &[Json], trial: &Trial, about: &About) -> (Ve
 }
 
 /// A field's value as listOptions shows it: `{ value }`, or `{ error }`.
-fn shown(field: &crate::field::FieldValue) -> Json {
+fn shown(field: &crate::db::FieldValue) -> Json {
     match (&field.value, &field.error) {
         (_, Some(error)) => json!({ "error": error.code.as_str() }),
         (Some(value), None) => json!({ "value": value.to_json() }),
@@ -512,7 +512,7 @@ fn trial_file(
     id: CharacterId,
     base: &Character,
     path: &ChoicePath,
-    record: &crate::activation::ChoiceRecord,
+    record: &crate::db::ChoiceRecord,
     option: &Literal,
     ruleset: &ocf_model::Ruleset,
 ) -> Result<Character, OptionsError> {
@@ -559,7 +559,7 @@ fn trial_file(
 fn add_pick(
     tree: &mut ocf_model::Picks,
     path: &ChoicePath,
-    record: &crate::activation::ChoiceRecord,
+    record: &crate::db::ChoiceRecord,
     option: &Literal,
     ruleset: &ocf_model::Ruleset,
 ) -> Result<(), OptionsError> {

@@ -6,11 +6,9 @@
 //! choice) and the segments, choice keys alternating with picked options, the choice's key last,
 //! exactly as computeSheet's `choices` and `pending` name it (content options qualified).
 
+use crate::db::{Activations, CharacterInput};
 use ocf_model::{Literal, PickEntry, Picks};
 use serde_json::{Value as Json, json};
-
-use crate::activation::Activations;
-use crate::input::CharacterInput;
 
 /// A choice path with its segments written out.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,7 +19,7 @@ pub struct ChoicePath {
 
 impl ChoicePath {
     pub fn to_json(&self) -> Json {
-        crate::sheet::path_json(self.entry.as_deref(), &self.choice)
+        crate::report::path_json(self.entry.as_deref(), &self.choice)
     }
 
     /// Reads `{ entry?, choice: [..] }`.

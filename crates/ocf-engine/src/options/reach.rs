@@ -12,8 +12,7 @@ use std::sync::Arc;
 use ocf_formula::Value;
 use rustc_hash::FxHashMap;
 
-use crate::input::CharacterInput;
-use crate::links::Links;
+use crate::db::{CharacterInput, Links};
 use crate::reads::View;
 use crate::sheet::Sheet;
 
@@ -26,18 +25,18 @@ enum Seen {
 
 fn seen(db: &dyn salsa::Database, c: CharacterInput, view: View) -> Seen {
     match view {
-        View::Copy(copy) => Seen::Value(crate::view::copy_self(db, c, copy).clone()),
-        View::Character => Seen::Value(crate::view::character_view(db, c).clone()),
-        View::Links => Seen::Links(crate::links::links(db, c).clone()),
+        View::Copy(copy) => Seen::Value(crate::db::copy_self(db, c, copy).clone()),
+        View::Character => Seen::Value(crate::db::character_view(db, c).clone()),
+        View::Links => Seen::Links(crate::db::links(db, c).clone()),
     }
 }
 
 /// Whether `view` is now as it was `before`: compared where the view is, without a copy of it.
 fn still(db: &dyn salsa::Database, c: CharacterInput, view: View, before: &Seen) -> bool {
     match (view, before) {
-        (View::Copy(copy), Seen::Value(v)) => crate::view::copy_self(db, c, copy) == v,
-        (View::Character, Seen::Value(v)) => crate::view::character_view(db, c) == v,
-        (View::Links, Seen::Links(l)) => crate::links::links(db, c) == l,
+        (View::Copy(copy), Seen::Value(v)) => crate::db::copy_self(db, c, copy) == v,
+        (View::Character, Seen::Value(v)) => crate::db::character_view(db, c) == v,
+        (View::Links, Seen::Links(l)) => crate::db::links(db, c) == l,
         _ => false,
     }
 }

@@ -4,7 +4,7 @@
 //! so one new revision, and gives the fields whose effect instances that changes, compared with
 //! their instances before any pick. The caller reads again only the fields those can reach
 //! ([`super::reach`]), each from the character's effect index through its mask
-//! ([`crate::effects::fields_with_instances`]) and its own [`crate::effects::field_effects`]
+//! ([`crate::db::fields_with_instances`]) and its own [`crate::db::field_effects`]
 //! firewall; every other field keeps its base value, so no trial
 //! re-checks the memos of the whole sheet.
 //!
@@ -22,8 +22,9 @@ use std::sync::Arc;
 use ocf_model::Picks;
 use salsa::Setter;
 
-use crate::effects::{ByField, effect_instances};
-use crate::input::{CharacterInput, CopyInput, STRUCTURE};
+use crate::db::{CharacterInput, CopyInput, effect_instances};
+use crate::effects::ByField;
+use crate::input::STRUCTURE;
 use crate::session::{CharacterId, Session};
 
 /// Where the trials' picks go.

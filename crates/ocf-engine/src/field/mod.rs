@@ -6,6 +6,15 @@
 //! [`SheetContext`], which calls it, so salsa records exactly the fields each value read. A loop
 //! between fields is caught by salsa and every field on it gets [`field_cycle`]'s value,
 //! `circular-formula`; a field reading one of them gets the error through its formula.
+//!
+//! The value ([`Work`]) by the chapter's steps: [`base`] and grants, `set` and [`competing`]
+//! options, `add` and [`stacking`], `multiply` and [`rounding`], [`bounds`].
+
+mod base;
+mod bounds;
+mod competing;
+mod rounding;
+mod stacking;
 
 use std::sync::Arc;
 
@@ -18,9 +27,14 @@ use ocf_model::{
 };
 
 use crate::context::{Bindings, Mode, SelfRef, SheetContext, field_literal};
-use crate::effects::{Instance, Placed, Source, field_effects, has_instances};
-use crate::input::{CharacterInput, SavedValue};
-use crate::view::{ItemKey, applied_self};
+/// Declared in the query map ([`crate::db`]); kept here for the crates above.
+pub use crate::db::{CharacterInput, Instance, ItemKey, Placed, SavedValue, field_value};
+use crate::db::{field_effects, saved_handle};
+use crate::effects::{Source, has_instances};
+
+use crate::depth::{DepthGuard, STACK_RED_ZONE, STACK_SEGMENT};
+use crate::view::applied_self;
+use crate::view::default_value;
 
 /// A field of a character: the key of every per-field query.
 #[salsa::interned(debug, revisions = usize::MAX)]
@@ -28,7 +42,7 @@ pub struct FieldKey<'db> {
     #[returns(copy)]
     pub character: CharacterInput,
     /// The ruleset's own ID where the key comes from the character's table of keys
-    /// ([`crate::sheet::field_keys`]): shared, not copied.
+    /// ([`crate::db::field_keys`]): shared, not copied.
     #[returns(ref)]
     pub field: Arc<str>,
 }
@@ -143,7 +157,7 @@ pub struct FieldValue {
     pub competing: Vec<CompetingGroup>,
     /// Instances that stacking left out, by their place among the field's instances
     /// (`Instance::field_at`): a field's value doesn't read the instances' order in the whole
-    /// index ([`crate::effects::FieldInstances`]).
+    /// index ([`crate::db::FieldInstances`]).
     pub suppressed: Vec<usize>,
     pub out_of_range: Option<OutOfRange>,
     pub out_of_limits: Vec<OutOfLimits>,
@@ -172,23 +186,14 @@ impl FieldValue {
 }
 
 /// A field's value on the sheet.
-#[salsa::tracked(returns(ref), cycle_result = field_cycle)]
-pub fn field_value<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> Arc<FieldValue> {
+pub(crate) fn field_value_query<'db>(
+    db: &'db dyn salsa::Database,
+    key: FieldKey<'db>,
+) -> Arc<FieldValue> {
     // Each field computation may wait on the next, MAX_FIELD_DEPTH deep, on whatever thread reads:
     // a stack that runs low goes on in a segment of the heap instead of overflowing.
     stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || value_of(db, key))
 }
-
-/// How much stack a field computation may need before the next one starts: a debug build's frames
-/// are several times a release build's.
-pub(crate) const STACK_RED_ZONE: usize = if cfg!(debug_assertions) {
-    512 << 10
-} else {
-    128 << 10
-};
-
-/// How much stack is added at a time where it runs low.
-pub(crate) const STACK_SEGMENT: usize = 8 << 20;
 
 fn value_of<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> Arc<FieldValue> {
     // A derived character's value the given sheet has already (crate::derived).
@@ -220,7 +225,7 @@ fn compute_field<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> Field
     let character = key.character(db);
     // The character's table of keys holds its ruleset too: a value that reads it reads the
     // ruleset through it, not through two inputs of its own.
-    let table = crate::derived::none_in(db).then(|| crate::sheet::field_keys(db, character));
+    let table = crate::derived::none_in(db).then(|| crate::db::field_keys(db, character));
     let ruleset = match table {
         Some(table) => table.ruleset(),
         None => character.ruleset(db).ruleset(db),
@@ -268,36 +273,9 @@ thread_local! {
     static DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
-/// One level of a recursion counted on this thread, up to a limit (a field computation in
-/// progress, [`MAX_FIELD_DEPTH`] of them; a judgement of [`crate::derived`]).
-pub(crate) struct DepthGuard(&'static std::thread::LocalKey<std::cell::Cell<usize>>);
-
-impl DepthGuard {
-    /// Counts one more level of `counter`, unless `limit` are in progress.
-    pub(crate) fn enter(
-        counter: &'static std::thread::LocalKey<std::cell::Cell<usize>>,
-        limit: usize,
-    ) -> Option<DepthGuard> {
-        counter.with(|d| {
-            if d.get() >= limit {
-                None
-            } else {
-                d.set(d.get() + 1);
-                Some(DepthGuard(counter))
-            }
-        })
-    }
-}
-
-impl Drop for DepthGuard {
-    fn drop(&mut self) {
-        self.0.with(|d| d.set(d.get().saturating_sub(1)));
-    }
-}
-
 /// The value of every field on a loop (EC: "every field in the loop gets `error:
 /// circular-formula`").
-fn field_cycle<'db>(
+pub(crate) fn field_cycle<'db>(
     db: &'db dyn salsa::Database,
     _id: salsa::Id,
     key: FieldKey<'db>,
@@ -310,43 +288,11 @@ fn field_cycle<'db>(
 
 /// The handle of a field's saved value: a firewall over the character's map of handles, which
 /// changes only when a field nothing declared is saved.
-#[salsa::tracked]
-pub fn saved_handle<'db>(db: &'db dyn salsa::Database, key: FieldKey<'db>) -> Option<SavedValue> {
+pub(crate) fn saved_handle_query<'db>(
+    db: &'db dyn salsa::Database,
+    key: FieldKey<'db>,
+) -> Option<SavedValue> {
     key.character(db).saved(db).get(&**key.field(db)).copied()
-}
-
-/// An input field's raw value, as activation conditions read it: the saved value, else the
-/// default, else empty. `None` for a field that isn't an input.
-pub fn raw_input(
-    db: &dyn salsa::Database,
-    character: CharacterInput,
-    field: &str,
-) -> Option<Value> {
-    let decl = character.ruleset(db).ruleset(db).field(field)?;
-    if decl.decl.input != Some(true) {
-        return None;
-    }
-    let key = FieldKey::new(db, character, field);
-    let saved = saved_handle(db, key).and_then(|h| h.value(db).clone());
-    saved
-        .as_ref()
-        .and_then(|lit| field_literal(lit, decl.decl.r#type))
-        .or_else(|| default_value(&decl.decl))
-}
-
-/// A field's `default`, else the empty value of its type (EC: "No field type starts as `null`").
-fn default_value(decl: &FieldDecl) -> Option<Value> {
-    if let Some(default) = &decl.default {
-        return field_literal(default, decl.r#type);
-    }
-    Some(match decl.r#type {
-        FieldType::Integer => Value::Int(0),
-        FieldType::Decimal => Value::Decimal(Decimal::ZERO),
-        FieldType::Boolean => Value::Bool(false),
-        FieldType::String | FieldType::Enum | FieldType::Id => Value::string(""),
-        FieldType::Set => Value::list(Vec::new()),
-        FieldType::Dice => Value::dice(DiceValue::flat(0)),
-    })
 }
 
 /// For the execution log: the field of a per-field query's key.
@@ -372,7 +318,7 @@ struct Work<'a, 'db> {
     /// The field's place in the ruleset's fields.
     place: usize,
     /// The character's table of keys, where it may be used ([`SheetContext::with_keys`]).
-    table: Option<&'db crate::sheet::FieldTable<'db>>,
+    table: Option<&'db crate::db::FieldTable<'db>>,
     decl: &'db Declared<FieldDecl>,
     settings: &'db ocf_model::Settings,
     out: &'a mut FieldValue,
@@ -666,309 +612,6 @@ impl<'db> Work<'_, 'db> {
             self.step(Op::AtMost, best.value.clone(), &best.instance);
         }
         Ok(value)
-    }
-
-    /// The instances of `op` whose `when` holds, with their values, in instance order.
-    fn counted(&self, instances: &[&'db Placed], op: Op) -> Result<Vec<Counted>, FieldError> {
-        // Sized to the operation's instances: none, for most operations of a field.
-        let of_op = instances.iter().filter(|i| i.effect.op == op);
-        let mut counted = Vec::with_capacity(of_op.clone().count());
-        for instance in of_op {
-            if let Some(c) = self.count(instance)? {
-                counted.push(c);
-            }
-        }
-        Ok(counted)
-    }
-
-    /// An input field's base: its saved value checked against `min`/`max` (`out-of-range`, then
-    /// clamped), or its default.
-    fn input_base(&mut self, ctx: &SheetContext<'db>) -> Result<Value, FieldError> {
-        let saved = saved_handle(self.db, self.key).and_then(|h| h.value(self.db).clone());
-        let Some(literal) = saved else {
-            return Ok(default_value(&self.decl.decl).unwrap_or_default());
-        };
-        let value = field_literal(&literal, self.ty()).ok_or_else(|| {
-            FieldError::new(
-                ErrorCode::TypeMismatch,
-                format!("the saved value {literal} is not a {:?}", self.ty()),
-            )
-        })?;
-        let value = self.coerce(value)?;
-        let clamped = self.clamp(value.clone(), ctx)?;
-        if clamped != value {
-            self.out.out_of_range = Some(OutOfRange {
-                value,
-                bound: clamped.clone(),
-            });
-        }
-        Ok(clamped)
-    }
-
-    /// Clamps a number to the field's `min` and `max`.
-    fn clamp(&self, value: Value, ctx: &SheetContext<'db>) -> Result<Value, FieldError> {
-        let mut value = value;
-        if !matches!(value, Value::Int(_) | Value::Decimal(_)) {
-            return Ok(value);
-        }
-        if let Some(min) = &self.decl.decl.min {
-            let bound = self.eval(min.as_str(), ctx);
-            let bound = self.coerce(bound.map_err(|e| e.at(|| self.own_site("min")))?)?;
-            if compare(&value, &bound)? == std::cmp::Ordering::Less {
-                value = bound;
-            }
-        }
-        if let Some(max) = &self.decl.decl.max {
-            let bound = self.eval(max.as_str(), ctx);
-            let bound = self.coerce(bound.map_err(|e| e.at(|| self.own_site("max")))?)?;
-            if compare(&value, &bound)? == std::cmp::Ordering::Greater {
-                value = bound;
-            }
-        }
-        self.finish(value)
-    }
-
-    /// `out-of-limits`: each named limit the final value is outside of.
-    fn limits(&mut self, value: &Value, ctx: &SheetContext<'db>) -> Result<(), FieldError> {
-        for (name, limit) in self.decl.decl.limits.iter() {
-            for (bound, below) in [(&limit.min, true), (&limit.max, false)] {
-                let Some(bound) = bound else { continue };
-                let bound = self
-                    .eval(bound.as_str(), ctx)
-                    .map_err(|e| e.at(|| self.own_site(&format!("limits/{name}"))))?;
-                let outside = match compare(value, &bound)? {
-                    std::cmp::Ordering::Less => below,
-                    std::cmp::Ordering::Greater => !below,
-                    std::cmp::Ordering::Equal => false,
-                };
-                if outside {
-                    self.out.out_of_limits.push(OutOfLimits {
-                        limit: name.to_owned(),
-                        value: value.clone(),
-                        bound,
-                    });
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Evaluates an instance's `when`, then its value. `None` when `when` doesn't hold.
-    fn count(&self, instance: &'db Placed) -> Result<Option<Counted>, FieldError> {
-        let ctx = self.instance_context(instance);
-        if let Some(when) = &instance.effect.when {
-            let when = self
-                .eval(when.as_str(), &ctx)
-                .map_err(|e| e.at(|| self.effect_site(instance, "when")))?;
-            match when {
-                Value::Bool(true) => {}
-                Value::Bool(false) => return Ok(None),
-                other => {
-                    return Err(FieldError::new(
-                        ErrorCode::TypeMismatch,
-                        format!(
-                            "`when` of {} is a {}",
-                            instance.option_id,
-                            other.type_name()
-                        ),
-                    ));
-                }
-            }
-        }
-        let value = match &instance.effect.value {
-            Some(EffectValue::Formula(f)) => self
-                .eval(f.as_str(), &ctx)
-                .map_err(|e| e.at(|| self.effect_site(instance, "value")))?,
-            Some(EffectValue::Grant(grant)) => self
-                .grant_value(grant, &ctx)
-                .map_err(|e| e.at(|| self.effect_site(instance, "value")))?,
-            _ => return Ok(None),
-        };
-        Ok(Some(Counted {
-            instance: instance.clone(),
-            value,
-        }))
-    }
-
-    fn grant_value(
-        &self,
-        grant: &GrantValue,
-        ctx: &SheetContext<'db>,
-    ) -> Result<Value, FieldError> {
-        let rules = ctx.ruleset;
-        Ok(match grant {
-            GrantValue::Item { item } => Value::string(item.as_str()),
-            GrantValue::Tag { tag } => Value::string(tag.as_str()),
-            GrantValue::Field { field } => Value::string(field.as_str()),
-            GrantValue::Query { query } => {
-                let items = rules
-                    .query_result(
-                        query.r#type.as_str(),
-                        query.r#where.as_ref().map(|w| w.as_str()),
-                    )
-                    .unwrap_or_default();
-                Value::list(items.iter().map(|i| Value::string(i.as_str())).collect())
-            }
-            GrantValue::Formula { formula } => self.eval(formula.as_str(), ctx)?,
-        })
-    }
-
-    fn step(&mut self, op: Op, value: Value, instance: &Instance) {
-        self.out.breakdown.push(Step {
-            op,
-            value,
-            source: instance.source.clone(),
-        });
-    }
-
-    /// Stacking (EC, "Stacking"): instances with a `stackKey` are grouped by key (`source` meaning
-    /// the source content) and reduced by the key's policy. What counts keeps instance order.
-    fn stack(&mut self, op: Op, counted: Vec<Counted>) -> Result<Vec<Counted>, FieldError> {
-        // Most of a field's operations have no instance, or none with a stack key: nothing to
-        // group (each value computed asks this for all six operations).
-        if counted
-            .iter()
-            .all(|c| c.instance.effect.stack_key.is_none())
-        {
-            return Ok(counted);
-        }
-        let groups =
-            crate::effects::stack_groups(self.settings, counted.iter().map(|c| &*c.instance));
-        let mut keep = vec![true; counted.len()];
-        for crate::effects::StackGroup {
-            key: written,
-            policy,
-            members,
-        } in &groups
-        {
-            let chosen = match policy {
-                StackPolicy::AddAll => continue,
-                StackPolicy::HighestOnly => extreme(&counted, members, true)?,
-                StackPolicy::LowestOnly => extreme(&counted, members, false)?,
-                StackPolicy::PlayerChooses => {
-                    let group: Vec<&Counted> = members.iter().map(|&m| &counted[m]).collect();
-                    let recommended = extreme(&counted, members, true)?;
-                    self.record_group(op, Some(written.clone()), &group, members, recommended)
-                }
-            };
-            for &m in members {
-                if m != chosen {
-                    keep[m] = false;
-                    self.out.suppressed.push(counted[m].instance.field_at);
-                }
-            }
-        }
-        Ok(counted
-            .into_iter()
-            .zip(keep)
-            .filter_map(|(c, k)| k.then_some(c))
-            .collect())
-    }
-
-    /// Competing `set` options (EC, "Set"): one remaining applies; several are reported and the
-    /// player's pick, else the recommendation, applies.
-    fn compete(
-        &mut self,
-        op: Op,
-        stack_key: Option<String>,
-        counted: Vec<Counted>,
-    ) -> Result<Option<Counted>, FieldError> {
-        match counted.len() {
-            0 => return Ok(None),
-            1 => return Ok(counted.into_iter().next()),
-            _ => {}
-        }
-        let all: Vec<usize> = (0..counted.len()).collect();
-        let recommend = self
-            .decl
-            .decl
-            .recommend
-            .or(self.settings.competing.as_ref().and_then(|c| c.recommend))
-            .unwrap_or(Recommend::Highest);
-        let recommended = match recommend {
-            Recommend::Highest => extreme(&counted, &all, true)?,
-            Recommend::Lowest => extreme(&counted, &all, false)?,
-            Recommend::First => 0,
-            Recommend::Last => counted.len() - 1,
-        };
-        let group: Vec<&Counted> = counted.iter().collect();
-        let applied = self.record_group(op, stack_key, &group, &all, recommended);
-        Ok(counted.into_iter().nth(applied))
-    }
-
-    /// Reports a competing group and returns the index (into `members`' numbering) that applies:
-    /// the first option, in instance order, the input's `competing` lists, else `recommended`.
-    fn record_group(
-        &mut self,
-        op: Op,
-        stack_key: Option<String>,
-        group: &[&Counted],
-        members: &[usize],
-        recommended: usize,
-    ) -> usize {
-        let picks = self.character().competing(self.db);
-        let position = members.iter().position(|&m| m == recommended).unwrap_or(0);
-        let applied_pos = group
-            .iter()
-            .position(|c| picks.iter().any(|p| *p == c.instance.option_id))
-            .unwrap_or(position);
-        self.out.competing.push(CompetingGroup {
-            op,
-            stack_key,
-            options: group
-                .iter()
-                .map(|c| CompetingOption {
-                    id: c.instance.option_id.clone(),
-                    value: c.value.clone(),
-                    source: c.instance.source.clone(),
-                })
-                .collect(),
-            recommended: group[position].instance.option_id.clone(),
-            applied: group[applied_pos].instance.option_id.clone(),
-        });
-        members[applied_pos]
-    }
-
-    /// Checks a value against the field's type; an int widens for a decimal field and a whole
-    /// number for a dice field. An integer field keeps a decimal until the end.
-    fn coerce(&self, value: Value) -> Result<Value, FieldError> {
-        let ok = match (self.ty(), &value) {
-            (FieldType::Integer, Value::Int(_) | Value::Decimal(_)) => true,
-            (FieldType::Decimal, Value::Int(n)) => {
-                return Decimal::from_int(*n).map(Value::Decimal).map_err(arith);
-            }
-            (FieldType::Decimal, Value::Decimal(_)) => true,
-            (FieldType::Boolean, Value::Bool(_)) => true,
-            (FieldType::String | FieldType::Enum | FieldType::Id, Value::String(_)) => true,
-            (FieldType::Set, Value::List(_)) => true,
-            (FieldType::Dice, Value::Dice(_)) => true,
-            (FieldType::Dice, Value::Int(n)) => return Ok(Value::dice(DiceValue::flat(*n))),
-            _ => false,
-        };
-        if ok {
-            Ok(value)
-        } else {
-            Err(FieldError::new(
-                ErrorCode::TypeMismatch,
-                format!("a {} is not a {:?} value", value.type_name(), self.ty()),
-            ))
-        }
-    }
-
-    /// Rounds an integer field's decimal by the field's `rounding`, else the game's.
-    fn finish(&self, value: Value) -> Result<Value, FieldError> {
-        match (self.ty(), &value) {
-            (FieldType::Integer, Value::Decimal(d)) => {
-                let rounding = self
-                    .decl
-                    .decl
-                    .rounding
-                    .or(self.settings.rounding)
-                    .unwrap_or(Rounding::Floor);
-                Ok(Value::Int(round(*d, rounding)))
-            }
-            _ => Ok(value),
-        }
     }
 
     /// The field's tags: written, then those its `{ formula }` entries give, each once. Written
