@@ -63,11 +63,16 @@ fn the_fighter_reads_as_a_player_would_say_it() {
 
             Speed
               Speed 30
+              Size medium
 
             Proficiencies
               Thieves' tools +2 ○○
               Weapon proficiencies Martial weapons, Simple weapons
               Armor proficiencies Heavy armor, Light armor, Medium armor, Shields
+
+            Class Resources
+              Second Wind 1
+              Action Surge 1
 
             Classes
               Fighter
