@@ -17,39 +17,102 @@ use ocf_actions::{Answer, ContinueInput, Limits, StartInput, State};
 use ocf_dice::{DiceFunction, FaceReason, FaceRequest, OsDice, SeededDice};
 use serde_json::{Value as Json, json};
 
+/// What names one run of an action, shared by `ocf act` and `ocf odds`: the character, the
+/// action, its parameters, situational choices, participants and answers.
 #[derive(clap::Args)]
-pub struct ActArgs {
+pub struct CallArgs {
     /// The character file (YAML or JSON).
-    character: PathBuf,
+    pub(crate) character: PathBuf,
     /// The action's ID as the sheet lists it (`5e-srd-5.1:weapon-attack`).
-    action: String,
+    pub(crate) action: String,
     /// The copy (instance ID) the action runs on.
     #[arg(long)]
-    entry: Option<String>,
+    pub(crate) entry: Option<String>,
     /// The content the action comes from, for picked or granted content.
     #[arg(long)]
-    source: Option<String>,
+    pub(crate) source: Option<String>,
     /// A parameter, `name=value` (the value read as YAML: `dc=15`, `ability=dex`).
     #[arg(long = "param")]
-    params: Vec<String>,
+    pub(crate) params: Vec<String>,
     /// A situational choice, `id=value`.
     #[arg(long = "situational")]
-    situational: Vec<String>,
+    pub(crate) situational: Vec<String>,
     /// A participant, `role=CHARACTER` (repeat it for more, in order): a character file, whose
     /// view is read from its own computed sheet, or a JSON or YAML list of views `{ id, values }`.
     #[arg(long = "participant")]
-    participants: Vec<String>,
+    pub(crate) participants: Vec<String>,
+    /// A YAML or JSON list of answers, taken in order at each pause.
+    #[arg(long)]
+    pub(crate) answers: Option<PathBuf>,
+    #[arg(long = "pack")]
+    pub(crate) packs: Vec<PathBuf>,
+}
+
+impl CallArgs {
+    /// The startAction input these arguments name, the participants given as files opened in
+    /// `cast` (their views read from their own computed sheets), `--param`s the action doesn't
+    /// declare refused. The answers are read apart ([`CallArgs::answers`]).
+    pub(crate) fn start_input(&self, cast: &mut cast::Cast) -> Result<StartInput, String> {
+        let mut input = StartInput::default();
+        input.action.id = self.action.clone();
+        input.action.entry = self.entry.clone();
+        input.action.source = self.source.clone();
+        for p in &self.params {
+            let (k, v) = key_value(p)?;
+            input.params.insert(k, v);
+        }
+        for s in &self.situational {
+            let (k, v) = key_value(s)?;
+            input.situational.insert(k, v);
+        }
+        for p in &self.participants {
+            let (role, path) = p
+                .split_once('=')
+                .ok_or_else(|| format!("`{p}` is not `role=CHARACTER`"))?;
+            let path = PathBuf::from(path);
+            // A list is views as the app would pass them; anything else is a character file.
+            // Both are read within the character files' limits.
+            let views = match ocf_cli::character::read_data::<Json>(&path) {
+                Ok(Json::Array(views)) => views,
+                Ok(_) => {
+                    let member = cast.open(&path, &self.packs)?;
+                    vec![cast.view(member)?]
+                }
+                Err(problem) => return Err(problem_text(&problem)),
+            };
+            let list = input
+                .participants
+                .entry(role.to_owned())
+                .or_insert_with(|| Json::Array(Vec::new()));
+            if let Json::Array(list) = list {
+                list.extend(views);
+            }
+        }
+        check_params(cast, &input)?;
+        Ok(input)
+    }
+
+    /// The `--answers` file's answers, in order (none without the flag).
+    pub(crate) fn answers(&self) -> Result<Vec<Answer>, String> {
+        match &self.answers {
+            Some(path) => {
+                ocf_cli::character::read_data::<Vec<Answer>>(path).map_err(|p| problem_text(&p))
+            }
+            None => Ok(Vec::new()),
+        }
+    }
+}
+
+#[derive(clap::Args)]
+pub struct ActArgs {
+    #[command(flatten)]
+    call: CallArgs,
     /// Pause at every roll too (the default rolls by itself and pauses at choices).
     #[arg(long)]
     pause_dice: bool,
     /// Seeds the engine's dice, so a run can be repeated.
     #[arg(long)]
     seed: Option<u64>,
-    /// A YAML or JSON list of answers, taken in order at each pause.
-    #[arg(long)]
-    answers: Option<PathBuf>,
-    #[arg(long = "pack")]
-    packs: Vec<PathBuf>,
     /// Print the result as JSON.
     #[arg(long)]
     json: bool,
@@ -65,7 +128,7 @@ pub struct ActArgs {
 
 /// `name=value`, the value read as YAML. A number that isn't finite (`.nan`, `.inf`) has no JSON
 /// form and is refused, as the engine refuses it anywhere else.
-pub(crate) fn key_value(text: &str) -> Result<(String, Json), String> {
+fn key_value(text: &str) -> Result<(String, Json), String> {
     let (k, v) = text
         .split_once('=')
         .ok_or_else(|| format!("`{text}` is not `name=value`"))?;
@@ -123,12 +186,6 @@ fn check_params(cast: &cast::Cast, input: &StartInput) -> Result<(), String> {
     Ok(())
 }
 
-/// A YAML or JSON file (answers, a list of views) read within the character files' limits (size,
-/// nesting, a key twice), its problem as `file:line:col: code: message`.
-pub(crate) fn read_yaml(path: &std::path::Path) -> Result<Json, String> {
-    ocf_cli::character::read_data::<Json>(path).map_err(|p| problem_text(&p))
-}
-
 pub fn run(args: ActArgs) -> ExitCode {
     match act(args) {
         Ok(code) => code,
@@ -140,54 +197,14 @@ pub fn run(args: ActArgs) -> ExitCode {
 }
 
 fn act(args: ActArgs) -> Result<ExitCode, String> {
-    let mut cast = cast::Cast::new(&args.character, &args.packs)?;
+    let mut cast = cast::Cast::new(&args.call.character, &args.call.packs)?;
     words::set(cast.session(0).ruleset());
-    let mut input = StartInput::default();
-    input.action.id = args.action.clone();
-    input.action.entry = args.entry.clone();
-    input.action.source = args.source.clone();
-    for p in &args.params {
-        let (k, v) = key_value(p)?;
-        input.params.insert(k, v);
-    }
-    for s in &args.situational {
-        let (k, v) = key_value(s)?;
-        input.situational.insert(k, v);
-    }
-    for p in &args.participants {
-        let (role, path) = p
-            .split_once('=')
-            .ok_or_else(|| format!("`{p}` is not `role=CHARACTER`"))?;
-        let path = PathBuf::from(path);
-        // A list is views as the app would pass them; anything else is a character file. Both
-        // are read within the character files' limits.
-        let views = match ocf_cli::character::read_data::<Json>(&path) {
-            Ok(Json::Array(views)) => views,
-            Ok(_) => {
-                let member = cast.open(&path, &args.packs)?;
-                vec![cast.view(member)?]
-            }
-            Err(problem) => return Err(problem_text(&problem)),
-        };
-        let list = input
-            .participants
-            .entry(role.to_owned())
-            .or_insert_with(|| Json::Array(Vec::new()));
-        if let Json::Array(list) = list {
-            list.extend(views);
-        }
-    }
+    let mut input = args.call.start_input(&mut cast)?;
     if args.pause_dice {
         input.policy.dice = ocf_actions::Then::Pause;
     }
-    check_params(&cast, &input)?;
-    let mut answers: std::collections::VecDeque<Answer> = match &args.answers {
-        Some(path) => ocf_cli::character::read_data::<Vec<Answer>>(path)
-            .map_err(|p| problem_text(&p))?
-            .into(),
-        None => Default::default(),
-    };
-    let interactive = std::io::stdin().is_terminal() && args.answers.is_none();
+    let mut answers: std::collections::VecDeque<Answer> = args.call.answers()?.into();
+    let interactive = std::io::stdin().is_terminal() && args.call.answers.is_none();
     let mut dice: Box<dyn DiceFunction> = match args.seed {
         Some(seed) => Box::new(SeededDice::new(seed)),
         None => Box::new(OsDice::new()),

@@ -5,45 +5,19 @@
 //! as a character file has its view read from its own computed sheet, and a handoff to it is worked
 //! out on its own character, as `ocf act` runs it.
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use ocf_actions::odds::handoffs::Characters;
 use ocf_actions::odds::{Odds, SessionOdds};
-use ocf_actions::{Answer, StartInput};
 use serde_json::Value as Json;
 
+use crate::act::CallArgs;
 use crate::act::cast::Cast;
-use crate::act::{key_value, read_yaml};
 
 #[derive(clap::Args)]
 pub struct OddsArgs {
-    /// The character file (YAML or JSON).
-    character: PathBuf,
-    /// The action's ID as the sheet lists it (`5e-srd-5.1:weapon-attack`).
-    action: String,
-    /// The copy (instance ID) the action runs on.
-    #[arg(long)]
-    entry: Option<String>,
-    /// The content the action comes from, for picked or granted content.
-    #[arg(long)]
-    source: Option<String>,
-    /// A parameter, `name=value` (the value read as YAML).
-    #[arg(long = "param")]
-    params: Vec<String>,
-    /// A situational choice, `id=value`.
-    #[arg(long = "situational")]
-    situational: Vec<String>,
-    /// A participant, `role=CHARACTER` (repeat it for more, in order): a character file, or a
-    /// JSON or YAML list of views `{ id, values }`.
-    #[arg(long = "participant")]
-    participants: Vec<String>,
-    /// A YAML or JSON list of answers for the action's pauses (else choices take the recommended
-    /// option).
-    #[arg(long)]
-    answers: Option<PathBuf>,
-    #[arg(long = "pack")]
-    packs: Vec<PathBuf>,
+    #[command(flatten)]
+    call: CallArgs,
     /// Print the odds as JSON.
     #[arg(long)]
     json: bool,
@@ -77,44 +51,24 @@ pub fn run(args: OddsArgs) -> ExitCode {
     }
 }
 
+/// A refusal of the command line's own as `{code, message}`: the code its text starts with
+/// (`unknown-param: …`), else `invalid-input`.
 fn message(text: String) -> Json {
-    serde_json::json!({ "code": "invalid-input", "message": text })
+    let code = text
+        .split_once(": ")
+        .map(|(code, _)| code)
+        .filter(|c| !c.is_empty() && c.chars().all(|ch| ch.is_ascii_lowercase() || ch == '-'));
+    match code {
+        Some(code) => serde_json::json!({ "code": code, "message": text[code.len() + 2..] }),
+        None => serde_json::json!({ "code": "invalid-input", "message": text }),
+    }
 }
 
 fn odds(args: &OddsArgs) -> Result<Odds, Json> {
-    let mut cast = Cast::new(&args.character, &args.packs).map_err(message)?;
-    let mut input = StartInput::default();
-    input.action.id = args.action.clone();
-    input.action.entry = args.entry.clone();
-    input.action.source = args.source.clone();
-    for p in &args.params {
-        let (k, v) = key_value(p).map_err(message)?;
-        input.params.insert(k, v);
-    }
-    for s in &args.situational {
-        let (k, v) = key_value(s).map_err(message)?;
-        input.situational.insert(k, v);
-    }
-    let mut roles: Vec<(String, Vec<Result<Json, usize>>)> = Vec::new();
-    for p in &args.participants {
-        let (role, path) = p
-            .split_once('=')
-            .ok_or_else(|| message(format!("`{p}` is not `role=CHARACTER`")))?;
-        let path = PathBuf::from(path);
-        let entries: Vec<Result<Json, usize>> = match read_yaml(&path) {
-            Ok(Json::Array(views)) => views.into_iter().map(Ok).collect(),
-            _ => vec![Err(cast.open(&path, &args.packs).map_err(message)?)],
-        };
-        match roles.iter_mut().find(|(r, _)| r == role) {
-            Some((_, list)) => list.extend(entries),
-            None => roles.push((role.to_owned(), entries)),
-        }
-    }
-    if let Some(path) = &args.answers {
-        let answers: Vec<Answer> = serde_json::from_value(read_yaml(path).map_err(message)?)
-            .map_err(|e| message(format!("answers: {e}")))?;
-        input.answers = answers;
-    }
+    let call = &args.call;
+    let mut cast = Cast::new(&call.character, &call.packs).map_err(message)?;
+    let mut input = call.start_input(&mut cast).map_err(message)?;
+    input.answers = call.answers().map_err(message)?;
     let mut handoffs = Characters::new(
         cast.members
             .iter()
@@ -123,16 +77,6 @@ fn odds(args: &OddsArgs) -> Result<Odds, Json> {
             .map(|(i, m)| (m.id.clone(), cast.session(i), m.cid))
             .collect(),
     );
-    for (role, entries) in roles {
-        let mut views = Vec::new();
-        for entry in entries {
-            views.push(match entry {
-                Ok(view) => view,
-                Err(member) => cast.view(member).map_err(message)?,
-            });
-        }
-        input.participants.insert(role, Json::Array(views));
-    }
     let actor = &cast.members[0];
     cast.session(0)
         .odds(actor.cid, &input, &mut handoffs)

@@ -1,7 +1,7 @@
 //! `ocf act`, bounded and atomic: `--apply` writes nothing unless every character's batch applies;
 //! answers and participant view lists are read within the character files' limits, with coded
 //! errors; answers left over are `answer-mismatch`; a `--param` the action doesn't declare, or a
-//! number that isn't finite, is refused.
+//! number that isn't finite, is refused (by `ocf odds` too, which takes the same arguments).
 
 mod support;
 
@@ -51,9 +51,14 @@ actions:
 }
 
 fn act(dir: &Path, pc: &Path, action: &str, more: &[&str]) -> (String, i32) {
+    run("act", dir, pc, action, more)
+}
+
+/// `ocf COMMAND` (`act` or `odds`) on the pack's action.
+fn run(command: &str, dir: &Path, pc: &Path, action: &str, more: &[&str]) -> (String, i32) {
     let pack = dir.join("pack");
     let mut args = vec![
-        "act".to_owned(),
+        command.to_owned(),
         pc.display().to_string(),
         format!("atomic:{action}"),
         "--pack".to_owned(),
@@ -152,5 +157,18 @@ fn an_undeclared_or_non_finite_param_is_refused() {
     let (text, code) = act(&dir, &pc, "duel", &["--param", "dc=.nan"]);
     assert_eq!(code, 1, "{text}");
     assert!(text.contains("invalid-value"), "{text}");
+    // `ocf odds` takes the same arguments and refuses the same way, with the code in its JSON.
+    let (text, code) = run("odds", &dir, &pc, "rest", &["--param", "dc=3", "--json"]);
+    assert_eq!(code, 1, "{text}");
+    let error: serde_json::Value = serde_json::from_str(&text).expect(&text);
+    assert_eq!(error["error"]["code"], "unknown-param", "{text}");
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("`dc`") && m.contains("declares: none")),
+        "{text}"
+    );
+    let (text, code) = run("odds", &dir, &pc, "duel", &["--param", "dc=12"]);
+    assert_eq!(code, 0, "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }

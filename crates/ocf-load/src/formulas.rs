@@ -13,8 +13,8 @@ use std::rc::Rc;
 use ocf_formula::{Env, ErrorCode, Root, Ty};
 use ocf_model::{
     Action, Change, Choice, ChoiceOptions, ChoiceSource, Computed, ContentItem, ContentTypeDecl,
-    Effect, EffectValue, FieldType, FollowUp, Formula, GrantValue, PackRelease, PickCount, Query,
-    Step, StepOptions, StepRecommend, Target,
+    Effect, EffectValue, FieldType, FollowUp, Formula, GrantValue, Op, PackRelease, PickCount,
+    Query, Step, StepOptions, StepRecommend, Target,
 };
 use rustc_hash::FxHashMap;
 
@@ -41,6 +41,9 @@ pub struct FoundFormula {
     /// An activation condition (EC "Activation": grant and choice `when`, an immunity's `when` and
     /// query `where`), which may read input fields only.
     pub activation: bool,
+    /// An effect's `value` aimed at one field (`target: <field>`): the field as written and the
+    /// effect's op, so the value is checked against the field's type once fields are known.
+    pub target: Option<(String, Op)>,
 }
 
 /// What content formulas read: the copy, its item (and a template's `base`/`prior`), the character,
@@ -154,6 +157,15 @@ const BAND: &[Root] = &[
     Root::Character,
     Root::Links,
 ];
+
+/// Whether `self` is, where `roots` are bound, the copy (or applied entry) of the content item the
+/// formula is written in: its effects, choices, grants and computed values, incoming effects'
+/// `then`. Action steps are not (a choice step over copies binds `self` to each candidate copy).
+pub fn self_is_the_owner(roots: &'static [Root]) -> bool {
+    [CONTENT, EFFECT, ROLL_EFFECT, THEN]
+        .iter()
+        .any(|r| std::ptr::eq(*r, roots))
+}
 
 /// A field-set query's `where` (EF: "reads only `item` ... plus `pick`/`slot` in a choice's effects")
 /// and a content-only query's.
@@ -476,8 +488,12 @@ pub fn check_pack_with(
     let mut errors = Vec::new();
     let mut envs = Envs::new(fields);
     for found in collect_with(release, item_field_type) {
+        let expected = found
+            .expected
+            .clone()
+            .or_else(|| target_type(found.target.as_ref()?, fields));
         let checked = envs
-            .check(&found.text, found.roots, found.expected.as_ref())
+            .check(&found.text, found.roots, expected.as_ref())
             .and_then(|ty| {
                 if found.activation {
                     derived_read(&found.text, field_is_input)?;
@@ -485,6 +501,7 @@ pub fn check_pack_with(
                 Ok(ty)
             });
         if let Err(error) = checked {
+            let error = (error.0, aimed_at(&found, error.0, error.1));
             let path = match found.document {
                 Document::Rules => crate::error::rules_path(pack),
                 Document::Content(i) => crate::error::content_path(pack, i),
@@ -502,6 +519,38 @@ pub fn check_pack_with(
         }
     }
     errors
+}
+
+/// The type an effect's value must have for the one field it targets: a number for a numeric
+/// field's `set`, `add`, `multiply`, `atLeast` and `atMost`; the field's own type for a boolean's
+/// or a string's `set`. Other fields and ops (dice, lists, grants) are not narrowed here: the
+/// engine reads those values by their own rules. A string formula aimed at an integer field is
+/// then `type-mismatch`, as it would be on every sheet (EC step 5: formulas "type-check as in the
+/// build").
+pub fn target_type((field, op): &(String, Op), fields: &[(String, Ty)]) -> Option<Ty> {
+    let (_, ty) = fields.iter().find(|(id, _)| id == field)?;
+    match (ty, op) {
+        (Ty::Int | Ty::Decimal, Op::Set | Op::Add | Op::Multiply | Op::AtLeast | Op::AtMost) => {
+            Some(Ty::number())
+        }
+        (Ty::Bool | Ty::String, Op::Set) => Some(ty.clone()),
+        _ => None,
+    }
+}
+
+/// A `type-mismatch` of an effect value checked against its target field ([`target_type`]) says
+/// which field and op it was checked for.
+pub fn aimed_at(found: &FoundFormula, code: ErrorCode, message: String) -> String {
+    match (&found.target, found.expected.is_none(), code) {
+        (Some((field, op)), true, ErrorCode::TypeMismatch) => {
+            let op = serde_json::to_value(op)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default();
+            format!("the value of `{op}` on the field `{field}`: {message}")
+        }
+        _ => message,
+    }
 }
 
 /// EC "Activation": "A condition that reads a derived field is rejected by the build
@@ -580,6 +629,7 @@ impl Collector<'_> {
             roots,
             expected,
             activation: false,
+            target: None,
         });
     }
 
@@ -747,6 +797,9 @@ impl Collector<'_> {
         match &effect.value {
             Some(EffectValue::Formula(formula)) => {
                 self.push(&format!("{at}/value"), formula, roots, None);
+                if let (Target::Field(field), Some(found)) = (&effect.target, self.out.last_mut()) {
+                    found.target = Some((field.as_str().to_owned(), effect.op));
+                }
             }
             Some(EffectValue::Grant(GrantValue::Formula { formula })) => {
                 self.push(&format!("{at}/value/formula"), formula, EFFECT, None);

@@ -1,6 +1,7 @@
 //! The checker's misses found by the language server's authors (issue 41), as `ocf check` reports
-//! them: an enum item field's value with a typo, an unknown item field, a key written twice, and a
-//! pack checked against a dependency with errors.
+//! them: an enum item field's value with a typo, an unknown item field, a key written twice, a pack
+//! checked against a dependency with errors, a state key no declaration gives, and a string formula
+//! aimed at an integer field.
 
 use expect_test::expect;
 use ocf_load::build::{BuildOptions, Problem, build_files};
@@ -50,6 +51,37 @@ fn item_fields_are_checked_against_their_declarations() {
         content/items.yaml:3:21: type-mismatch: `uncomon` is not a value of the enum field `rarity` (one of "common", "uncommon", "rare"), did you mean `uncommon`? (suggestion "uncommon")
         content/items.yaml:7:5: unknown-key: unknown item field `rarty`: neither the item's content type nor `templateFields` declares it, did you mean `rarity`? (suggestion "rarity")
         content/items.yaml:11:13: unknown-key: unknown item field `wieght`: neither the item's content type nor `templateFields` declares it, did you mean `weight`? (suggestion "weight")
+    "#]]
+    .assert_eq(&lines(&report.problems));
+}
+
+#[test]
+fn self_keys_and_effect_values_are_checked() {
+    let report = build_files(
+        &files(&[
+            ("pack.yaml", MANIFEST),
+            (
+                "rules/types.yaml",
+                "fields:\n  load: { type: integer, default: 0 }\n  heavy: { type: boolean, default: false }\n  label: { type: string, default: '' }\ncontentTypes:\n  gear:\n    state:\n      attuned: { type: boolean, default: false }\n",
+            ),
+            (
+                "content/items.yaml",
+                concat!(
+                    "- id: ring\n  type: gear\n  effects:\n",
+                    "    - { target: load, op: add, value: '1', when: self.atuned }\n",
+                    "    - { target: load, op: set, value: \"'heavy'\", when: self.attuned }\n",
+                    "    - { target: heavy, op: set, value: '1 + 1' }\n",
+                    "    - { target: label, op: set, value: \"'ring'\" }\n",
+                    "    - { target: load, op: add, value: 'has(self.quantity) ? self.quantity : 0' }\n",
+                ),
+            ),
+        ]),
+        &BuildOptions::default(),
+    );
+    expect![[r#"
+        content/items.yaml:4:50: unknown-name: `self.atuned`: no content type or item of the pack or its dependencies declares a state key or computed value `atuned`, so no copy ever has it, did you mean `attuned`? (suggestion "attuned")
+        content/items.yaml:5:40: formula-error: type-mismatch: the value of `set` on the field `load`: expected int | decimal, found string 
+        content/items.yaml:6:41: formula-error: type-mismatch: the value of `set` on the field `heavy`: expected bool, found int 
     "#]]
     .assert_eq(&lines(&report.problems));
 }

@@ -19,6 +19,7 @@ mod merge;
 mod names;
 mod plain;
 mod problem;
+mod self_keys;
 // Public for the language server (ocf-lsp), which reads one file at a time and lists what it uses.
 pub mod read;
 pub mod source;
@@ -334,6 +335,7 @@ fn build_parsed(
         // Item field values against their declarations, when every declaration is in sight.
         if pack_scope.rules_complete && scope.missing.is_empty() {
             item_fields::check(release, &dependencies, &placed, &mut problems);
+            self_keys::check(release, &dependencies, &placed, &mut problems);
         }
         types::TypeCheck {
             release,

@@ -57,11 +57,15 @@ impl TypeCheck<'_> {
             if !item_value && crate::parsed::parse(&found.text).is_err() {
                 continue;
             }
-            let Err((code, message)) =
-                envs.check(&found.text, found.roots, found.expected.as_ref())
+            let expected = found
+                .expected
+                .clone()
+                .or_else(|| formulas::target_type(found.target.as_ref()?, &fields));
+            let Err((code, message)) = envs.check(&found.text, found.roots, expected.as_ref())
             else {
                 continue;
             };
+            let message = formulas::aimed_at(&found, code, message);
             if code == ocf_formula::ErrorCode::UnknownName && self.names_incomplete {
                 continue;
             }
