@@ -38,6 +38,8 @@ const COMPLETE: &[&str] = &[
     "druid",
     "fighter",
     "monk",
+    "paladin",
+    "ranger",
     "rogue",
     "sorcerer",
     "warlock",
