@@ -69,6 +69,7 @@ fn the_fighter_reads_as_a_player_would_say_it() {
               Thieves' tools +2 ○○
               Weapon proficiencies Martial weapons, Simple weapons
               Armor proficiencies Heavy armor, Light armor, Medium armor, Shields
+              Languages Celestial, Common
 
             Class Resources
               Second Wind 1
