@@ -37,6 +37,9 @@ fn second_wind_heals_the_fighter_and_the_file_says_so() {
     assert!(text.contains("= 13"), "{text}");
     let healed = std::fs::read_to_string(&output).unwrap();
     assert!(healed.contains("5e-srd-5.1:hp.current: 33"), "{healed}");
-    assert!(healed.contains("secondWindUsed: true"), "{healed}");
+    assert!(
+        healed.contains("5e-srd-5.1:secondWind.spent: 1"),
+        "{healed}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

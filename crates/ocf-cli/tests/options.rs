@@ -44,17 +44,24 @@ fn the_fighters_ability_score_improvement() {
     ]);
     assert_eq!(code, 0, "{out}");
     expect![[r#"
-        {"entry":"fighter","choice":["asi-1"]}: pick 1..1, picked [plus-two]
+        {"entry":"fighter","choice":["asi-1"]}: pick 1..1, picked [5e-srd-5.1:improvements.plus-two]
 
         eligible:
-          plus-two (+2 to one ability score)  [inline]  (picked)
-          plus-one-each (+1 to two ability scores)  [inline]
+          5e-srd-5.1:feats.grappler (Grappler)  [content]
               5e-srd-5.1:abilities.str.score: 18 -> 16
               5e-srd-5.1:abilities.str.mod: 4 -> 3
               5e-srd-5.1:saves.str.mod: 7 -> 6
               5e-srd-5.1:skills.athletics.mod: 7 -> 6
               5e-srd-5.1:load.capacity: 270 -> 240
-              opens {"entry":"fighter","choice":["asi-1","plus-one-each","abilities"]}
+          5e-srd-5.1:improvements.plus-two (+2 to one ability score)  [content]  (picked)
+          5e-srd-5.1:improvements.plus-one-each (+1 to two ability scores)  [content]
+              5e-srd-5.1:abilities.str.score: 18 -> 16
+              5e-srd-5.1:abilities.str.mod: 4 -> 3
+              5e-srd-5.1:saves.str.mod: 7 -> 6
+              5e-srd-5.1:skills.athletics.mod: 7 -> 6
+              5e-srd-5.1:load.capacity: 270 -> 240
+              opens {"entry":"fighter","choice":["asi-1","5e-srd-5.1:improvements.plus-one-each","first"]}
+              opens {"entry":"fighter","choice":["asi-1","5e-srd-5.1:improvements.plus-one-each","second"]}
     "#]]
     .assert_eq(&out);
 }

@@ -63,6 +63,11 @@ fn the_fighter_reads_as_a_player_would_say_it() {
               Thieves' tools +2 ○○
               Weapon proficiencies Martial weapons, Simple weapons
               Armor proficiencies Heavy armor, Light armor, Medium armor, Shields
+              Languages Celestial, Common
+
+            Class Resources
+              Second Wind 1
+              Action Surge 1
 
             Species
               Human
