@@ -14,9 +14,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use ocf_synthetic::Synthetic;
 use ocf_engine::{CharacterInput, Database, FieldKey, RulesetInput, Session, field_value};
 use ocf_model::{Character, Ruleset};
+use ocf_synthetic::Synthetic;
 use serde_json::json;
 
 #[derive(clap::Args)]

@@ -59,6 +59,9 @@ fn the_fighter_reads_as_a_player_would_say_it() {
               Attacks per Attack action 2
               Critical hit range 19
 
+            Speed
+              Size medium
+
             Proficiencies
               Thieves' tools +2 ○○
               Weapon proficiencies Martial weapons, Simple weapons
@@ -81,6 +84,7 @@ fn the_fighter_reads_as_a_player_would_say_it() {
               Action Surge
               Extra Attack
               Improved Critical
+              Shelter of the Faithful
         "#]],
     );
 }

@@ -18,11 +18,11 @@ use std::time::{Duration, Instant};
 
 use std::sync::Arc;
 
-use ocf_engine::synthetic::Synthetic;
 use ocf_service::Limits;
 use ocf_service::accounts::{self, Role};
 use ocf_service::rulesets::Rulesets;
 use ocf_service::store::SqliteStore;
+use ocf_synthetic::Synthetic;
 use serde_json::{Value, json};
 use support::*;
 
