@@ -255,6 +255,16 @@ fn every_srd_spell_casts_from_each_class_at_every_slot_with_its_published_figure
             input: session.character_input(id).unwrap(),
         };
         let dc = sheet["values"][format!("{PACK}:spellcasting.dc")]["value"].clone();
+        // The caster's highest spell slot at 20th level: 9th for a full caster, 5th for a paladin
+        // or ranger (half casters, once the pack holds their classes).
+        let highest = (1..=9)
+            .rev()
+            .find(|n| {
+                sheet["values"][format!("{PACK}:spellSlots.level{n}.max")]["value"]
+                    .as_i64()
+                    .is_some_and(|m| m > 0)
+            })
+            .unwrap_or(9);
         for s in &list {
             let sid = s["id"].as_str().unwrap();
             let level = s["level"].as_i64().unwrap();
@@ -268,7 +278,7 @@ fn every_srd_spell_casts_from_each_class_at_every_slot_with_its_published_figure
                 }
                 vec![Some(5)]
             } else {
-                (level..=9).map(Some).collect()
+                (level..=highest).map(Some).collect()
             };
             if s["ritual"] == true {
                 slots.push(None);
