@@ -44,6 +44,21 @@ impl<'a> ActionContext<'a> {
         }
     }
 
+    /// A new context binding what this one binds (its copy, item, roots and content entry), for a
+    /// formula evaluated once per element or part with one more root bound on it.
+    pub fn rebound(&self) -> ActionContext<'a> {
+        let mut c = ActionContext::new(
+            self.sheet.db,
+            self.sheet.character,
+            self.sheet.bindings.pack,
+            self.sheet.bindings.self_ref.clone(),
+            self.sheet.bindings.item,
+        );
+        c.roots = self.roots.clone();
+        c.content_entry = self.content_entry.clone();
+        c
+    }
+
     /// Binds (or rebinds) a root.
     pub fn bind(&mut self, root: Root, value: Value) {
         match self.roots.iter_mut().find(|(r, _)| *r == root) {

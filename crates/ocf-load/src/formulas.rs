@@ -487,11 +487,12 @@ pub fn check_pack_with(
     let pack = release.id.as_str();
     let mut errors = Vec::new();
     let mut envs = Envs::new(fields);
+    let types = field_types(fields);
     for found in collect_with(release, item_field_type) {
         let expected = found
             .expected
             .clone()
-            .or_else(|| target_type(found.target.as_ref()?, fields));
+            .or_else(|| target_type(found.target.as_ref()?, &types));
         let checked = envs
             .check(&found.text, found.roots, expected.as_ref())
             .and_then(|ty| {
@@ -521,14 +522,22 @@ pub fn check_pack_with(
     errors
 }
 
+/// The fields' types by ID, for [`target_type`]: found once per check, not by a scan per formula.
+pub type FieldTypes<'a> = FxHashMap<&'a str, &'a Ty>;
+
+/// [`FieldTypes`] of a list of visible fields.
+pub fn field_types(fields: &[(String, Ty)]) -> FieldTypes<'_> {
+    fields.iter().map(|(id, ty)| (id.as_str(), ty)).collect()
+}
+
 /// The type an effect's value must have for the one field it targets: a number for a numeric
 /// field's `set`, `add`, `multiply`, `atLeast` and `atMost`; the field's own type for a boolean's
 /// or a string's `set`. Other fields and ops (dice, lists, grants) are not narrowed here: the
 /// engine reads those values by their own rules. A string formula aimed at an integer field is
 /// then `type-mismatch`, as it would be on every sheet (EC step 5: formulas "type-check as in the
 /// build").
-pub fn target_type((field, op): &(String, Op), fields: &[(String, Ty)]) -> Option<Ty> {
-    let (_, ty) = fields.iter().find(|(id, _)| id == field)?;
+pub fn target_type((field, op): &(String, Op), fields: &FieldTypes<'_>) -> Option<Ty> {
+    let ty = *fields.get(field.as_str())?;
     match (ty, op) {
         (Ty::Int | Ty::Decimal, Op::Set | Op::Add | Op::Multiply | Op::AtLeast | Op::AtMost) => {
             Some(Ty::number())

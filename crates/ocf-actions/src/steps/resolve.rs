@@ -32,15 +32,7 @@ pub(crate) fn resolve_each(
     };
     let mut out = Vec::new();
     for x in elements {
-        let mut c = ActionContext::new(
-            ctx.sheet.db,
-            ctx.sheet.character,
-            ctx.sheet.bindings.pack,
-            ctx.sheet.bindings.self_ref.clone(),
-            ctx.sheet.bindings.item,
-        );
-        c.roots = ctx.roots.clone();
-        c.content_entry = ctx.content_entry.clone();
+        let mut c = ctx.rebound();
         if let Some(x) = x {
             c.bind(Root::X, x);
         }
@@ -331,15 +323,7 @@ pub(crate) fn resolve(
         .unwrap_or_else(|| "part.total".into());
     let mut changes = Vec::new();
     for (tag, total) in groups {
-        let mut c = ActionContext::new(
-            ctx.sheet.db,
-            ctx.sheet.character,
-            ctx.sheet.bindings.pack,
-            ctx.sheet.bindings.self_ref.clone(),
-            ctx.sheet.bindings.item,
-        );
-        c.roots = ctx.roots.clone();
-        c.content_entry = ctx.content_entry.clone();
+        let mut c = ctx.rebound();
         c.bind(
             Root::Part,
             Value::map([

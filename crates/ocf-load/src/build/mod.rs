@@ -335,7 +335,6 @@ fn build_parsed(
         // Item field values against their declarations, when every declaration is in sight.
         if pack_scope.rules_complete && scope.missing.is_empty() {
             item_fields::check(release, &dependencies, &placed, &mut problems);
-            self_keys::check(release, &dependencies, &placed, &mut problems);
         }
         types::TypeCheck {
             release,

@@ -38,6 +38,7 @@ impl TypeCheck<'_> {
         let fields = self.fields();
         let pack = self.release.id.as_str();
         let mut envs = formulas::Envs::new(&fields);
+        let types = formulas::field_types(&fields);
         // An `extends` parent found by ID in constant time: a search of the content per item
         // field was quadratic in the items.
         let by_id: FxHashMap<&str, &ContentItem> = self
@@ -49,7 +50,15 @@ impl TypeCheck<'_> {
             .collect();
         let item_field_type =
             |item: &ContentItem, name: &str| self.item_field_type(&by_id, item, name);
+        // `self.<key>` against every declared key, when every declaration is in sight.
+        let self_keys = (!self.names_incomplete)
+            .then(|| super::self_keys::SelfKeys::of(self.release, self.dependencies));
         for found in formulas::collect_with(self.release, &item_field_type) {
+            if let (Some(keys), Document::Content(index)) = (&self_keys, found.document)
+                && let Some(source) = self.content.get(index)
+            {
+                keys.check(&found, source, problems);
+            }
             // Syntax errors are reported, with their ranges, by the build's own parse, which does
             // not see item field values (their declaration says whether they are formulas).
             let item_value = matches!(found.document, Document::Content(_))
@@ -60,7 +69,7 @@ impl TypeCheck<'_> {
             let expected = found
                 .expected
                 .clone()
-                .or_else(|| formulas::target_type(found.target.as_ref()?, &fields));
+                .or_else(|| formulas::target_type(found.target.as_ref()?, &types));
             let Err((code, message)) = envs.check(&found.text, found.roots, expected.as_ref())
             else {
                 continue;
