@@ -409,7 +409,11 @@ impl<'a> Checker<'a> {
                 )),
                 (None, None) => SelfRef::None,
             };
-            bindings.item = Some(self.item_key(&a.item, a.templates.to_vec()));
+            bindings.item = Some(ItemKey::of_activation(
+                self.db,
+                self.character.ruleset(self.db),
+                a,
+            ));
         }
         bindings
     }
