@@ -39,6 +39,7 @@ pub mod session;
 pub mod sheet;
 pub mod sheet_call;
 pub mod sheet_changes;
+pub mod stacking;
 pub mod standard;
 pub mod targets;
 pub mod view;
