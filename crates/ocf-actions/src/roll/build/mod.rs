@@ -8,14 +8,23 @@
 
 use ocf_dice::item::ItemSource;
 use ocf_dice::{DiceTerm, DiceValue, ItemKind, Modifier, RollItem};
-use ocf_engine::effects::Instance;
-use ocf_formula::{Root, Value};
+
+use ocf_formula::Value;
 use ocf_model::{Advantage, Effect, EffectValue, Op, RollModifierKind, Target};
 use ocf_syntax::dice::{Compare, CompareOp, Die};
 
-use crate::context::{ActionContext, set_member};
+use crate::context::ActionContext;
 use crate::error::ActionError;
 use crate::run::{Frame, Run, StepAt, eval_tags};
+
+mod effects;
+mod parts;
+mod stacking;
+
+use effects::bind_roll_view;
+pub use effects::instance_ctx;
+use parts::carried_of;
+use stacking::{Member, group_key, member, stacked};
 
 /// One roll item being built.
 #[derive(Debug, Clone)]
@@ -53,98 +62,6 @@ pub struct Carried {
     pub source: ItemSource,
     /// Instance order, for the group's order with the roll's own effects.
     pub order: usize,
-}
-
-/// The keyed `add` instances that counted on the sheet for `field`, in the breakdown's order.
-fn carried_of(run: &Run<'_, '_>, field: &str, part: usize) -> Vec<Carried> {
-    let key = ocf_engine::FieldKey::new(run.db, run.character, field);
-    let value = ocf_engine::field_value(run.db, key);
-    let index = ocf_engine::effects::effect_instances(run.db, run.character);
-    let instances = index.by_field.get(field);
-    let mut out = Vec::new();
-    // Each counted `add` step of the breakdown is the next unsuppressed `add` instance of its
-    // source, in instance order.
-    let mut next = 0usize;
-    for step in value.breakdown.iter().filter(|s| s.op == Op::Add) {
-        let Some(found) = instances[next..].iter().position(|i| {
-            i.effect.op == Op::Add
-                && i.source == step.source
-                && !value.suppressed.contains(&i.field_at)
-        }) else {
-            continue;
-        };
-        let instance = &instances[next + found];
-        next += found + 1;
-        let Some(written) = &instance.effect.stack_key else {
-            continue;
-        };
-        let n = match &step.value {
-            Value::Int(n) => *n,
-            Value::Decimal(d) => d.floor(),
-            _ => continue,
-        };
-        out.push(Carried {
-            part,
-            key: written.clone(),
-            source_id: instance.source.id.clone(),
-            value: n,
-            source: source(instance.source.kind.as_str(), &instance.source.id),
-            order: instance.order,
-        });
-    }
-    out
-}
-
-/// A stack key as grouped: `source` groups each source apart.
-fn group_key(written: &str, source_id: &str) -> String {
-    if written == "source" {
-        format!("source={source_id}")
-    } else {
-        written.to_owned()
-    }
-}
-
-/// A member of a roll's stacking group: its key as written, its source ID, instance order and the
-/// value it compares by.
-struct Member<'k, V> {
-    key: Option<&'k str>,
-    source: &'k str,
-    order: usize,
-    value: V,
-}
-
-/// A counted roll effect as a stacking member, comparing by `value`.
-fn member<'k>(c: &'k Counted<'_>, value: i128) -> Member<'k, i128> {
-    Member {
-        key: c.effect.stack_key.as_deref(),
-        source: c.source.id.as_deref().unwrap_or_default(),
-        order: c.order,
-        value,
-    }
-}
-
-/// Which `members` count, stacked by key and policy as the sheet stacks (EA "Building the roll" 2,
-/// "by stack key as in the sheet"), each group in instance order.
-fn stacked<V: PartialOrd>(settings: &ocf_model::Settings, members: &[Member<'_, V>]) -> Vec<bool> {
-    let mut by_order: Vec<usize> = (0..members.len()).collect();
-    by_order.sort_by_key(|&m| members[m].order);
-    let counts = ocf_engine::effects::stack_counts(
-        settings,
-        by_order
-            .iter()
-            .map(|&m| (members[m].key, members[m].source)),
-        |a, b| {
-            members[by_order[a]]
-                .value
-                .partial_cmp(&members[by_order[b]].value)
-                .unwrap_or(std::cmp::Ordering::Equal)
-        },
-    );
-    let mut out = vec![true; members.len()];
-    for (n, &m) in by_order.iter().enumerate() {
-        out[m] = counts[n];
-    }
-    out
 }
 
 /// A counted roll effect, with its source and the context its formulas see.
@@ -185,61 +102,6 @@ fn source(kind: &str, id: &str) -> ItemSource {
         kind: kind.to_owned(),
         id: Some(id.to_owned()),
     }
-}
-
-/// What an effect's formulas see: the effect's own `item`, `self` and pack, the action's as
-/// `action.item`, `action.self` and `action.step`, and `roll` (`item`, `self`, `tags`).
-pub fn instance_ctx<'db>(
-    run: &Run<'db, '_>,
-    frame: &Frame<'db>,
-    at: &StepAt<'db>,
-    instance: &'db Instance,
-    tags: &[String],
-) -> ActionContext<'db> {
-    let self_ref = match (instance.copy, instance.applied_entry) {
-        (Some(copy), _) => ocf_engine::context::SelfRef::Copy(copy),
-        (None, Some(e)) => ocf_engine::context::SelfRef::Value(ocf_engine::view::applied_self(
-            run.ruleset,
-            &run.character.applied(run.db)[e],
-        )),
-        _ => ocf_engine::context::SelfRef::None,
-    };
-    let item = (!instance.item.is_empty()).then(|| {
-        ocf_engine::view::ItemKey::new(
-            run.db,
-            run.character.ruleset(run.db),
-            &*instance.item,
-            &instance.templates[..],
-        )
-    });
-    let base = run.ctx(frame, Some(at));
-    let mut ctx = ActionContext::new(run.db, run.character, &instance.pack, self_ref, item);
-    ctx.roots = base.roots.clone();
-    ctx.content_entry = Some(instance.source.entry.clone());
-    bind_roll_view(&mut ctx, frame, at, tags);
-    ctx
-}
-
-fn bind_roll_view(
-    ctx: &mut ActionContext<'_>,
-    frame: &Frame<'_>,
-    at: &StepAt<'_>,
-    tags: &[String],
-) {
-    let tag_values: Vec<Value> = tags.iter().map(|t| Value::string(t.as_str())).collect();
-    let mut roll = frame.action_base.clone();
-    set_member(&mut roll, "tags", Value::list(tag_values.clone()));
-    ctx.bind(Root::Roll, roll);
-    let mut action = frame.action_base.clone();
-    set_member(
-        &mut action,
-        "step",
-        Value::map([
-            ("id", Value::string(at.step.id.as_str())),
-            ("tags", Value::list(tag_values)),
-        ]),
-    );
-    ctx.bind(Root::Action, action);
 }
 
 fn dice_items(value: &Value, what: &str) -> Result<DiceValue, ActionError> {
