@@ -1,10 +1,93 @@
-//! Building the roll, roll effects (EA "Building the roll" 2): what a roll effect's formulas see.
+//! Building the roll, roll effects (EA "Building the roll" 2): the candidates (the active
+//! instances on rolls whose tags match the step's, then the selected situational choices'
+//! effects) whose `when` holds, and what their formulas see.
 
 use ocf_engine::effects::Instance;
 use ocf_formula::{Root, Value};
 
+use ocf_model::Target;
+
+use super::{Counted, source};
 use crate::context::{ActionContext, set_member};
+use crate::error::ActionError;
 use crate::run::{Frame, Run, StepAt};
+
+/// 2. The roll effects: the active instances aimed at the step's tags (one `from: self` only on
+/// its own copy's rolls), then the selected situational choices' effects, each whose `when`
+/// holds, with the context its formulas see.
+pub(super) fn roll_effects<'db>(
+    run: &Run<'db, '_>,
+    frame: &Frame<'db>,
+    at: &StepAt<'db>,
+    tags: &[String],
+) -> Result<Vec<Counted<'db>>, ActionError> {
+    let index = ocf_engine::effects::effect_instances(run.db, run.character);
+    let mut counted: Vec<Counted<'db>> = Vec::new();
+    let matches = |targets: &[ocf_model::Tag]| {
+        targets
+            .iter()
+            .any(|t| tags.iter().any(|s| ocf_model::tag_matches(t.as_str(), s)))
+    };
+    for instance in &index.list {
+        let Target::Rolls { rolls, from, .. } = &instance.effect.target else {
+            continue;
+        };
+        if !matches(rolls) {
+            continue;
+        }
+        if *from == Some(ocf_model::From::Self_) && instance.source.entry != frame.entry {
+            continue;
+        }
+        let ctx = instance_ctx(run, frame, at, instance, tags);
+        if let Some(when) = &instance.effect.when
+            && !ctx.condition(when.as_str())?
+        {
+            continue;
+        }
+        counted.push(Counted {
+            effect: &instance.effect,
+            source: source(instance.source.kind.as_str(), &instance.source.id),
+            ctx,
+            order: instance.order,
+        });
+    }
+    for qualified in &frame.selected {
+        let Some(decl) = run.ruleset.situational.get(qualified) else {
+            continue;
+        };
+        for effect in &decl.decl.effects {
+            let Target::Rolls { rolls, .. } = &effect.target else {
+                continue;
+            };
+            if !matches(rolls) {
+                continue;
+            }
+            let base = run.ctx(frame, Some(at));
+            let mut ctx = ActionContext::new(
+                run.db,
+                run.character,
+                &decl.pack,
+                ocf_engine::context::SelfRef::None,
+                None,
+            );
+            ctx.roots = base.roots.clone();
+            bind_roll_view(&mut ctx, frame, at, tags);
+            if let Some(when) = &effect.when
+                && !ctx.condition(when.as_str())?
+            {
+                continue;
+            }
+            counted.push(Counted {
+                effect,
+                source: source("situational", qualified),
+                ctx,
+                order: usize::MAX,
+            });
+        }
+    }
+
+    Ok(counted)
+}
 
 /// What an effect's formulas see: the effect's own `item`, `self` and pack, the action's as
 /// `action.item`, `action.self` and `action.step`, and `roll` (`item`, `self`, `tags`).
