@@ -8,7 +8,7 @@ use ocf_dice::item::ItemSource;
 use ocf_model::{Advantage, RollModifierKind, Target};
 use ocf_syntax::dice::{Compare, CompareOp, Die};
 
-use super::{Counted, Counting, Factor, Item, Part, arg_int, int_of, items_of};
+use super::items::{Counted, Counting, Factor, Item, Part, arg_int, int_of, items_of};
 use crate::error::ActionError;
 
 /// Whether a counted modifier reaches `item`: it names no `parts`, or the item's part has a tag

@@ -7,7 +7,7 @@ use ocf_formula::{Root, Value};
 
 use ocf_model::Target;
 
-use super::{Counted, source};
+use super::items::{Counted, source};
 use crate::context::{ActionContext, set_member};
 use crate::error::ActionError;
 use crate::run::{Frame, Run, StepAt};

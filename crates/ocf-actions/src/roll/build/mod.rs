@@ -1,177 +1,25 @@
-//! Building the roll (EA "Building the roll" 1–8; DA "Roll modifiers", "Pool dice"): parts become
-//! items, roll effects add items, modify dice and bound the total, `set` replaces parts; then die
-//! steps, pool dice, empty pools, advantage, multiplied dice, rerolls and given faces, in order.
-//!
-//! Over 800 lines: [`build`] is one routine that walks the chapter's eight steps in order over
-//! one set of running lists (items, factors, counted effects), each step reading what the ones
-//! before it left; split by those steps is left for a later pass (issue 46).
+//! Building the roll (EA "Building the roll" 1–8; DA "Roll modifiers", "Pool dice"), step by step,
+//! each a routine of the module named after it: [`parts`] (1), the roll [`effects`] (2's
+//! candidates), what they do once [`stacking`] by key (2a replaced parts, `add` effects with the
+//! parts' carried instances, modifiers, bounds and tallies), then the [`dice`] (2b die steps, 3
+//! pool dice, 4 empty pools, 5 advantage, 6 multiplied dice, 7 rerolls, minimum faces and
+//! explosions, 8 given faces). What they hand each other is in [`items`].
 
-use ocf_dice::item::ItemSource;
-use ocf_dice::{DiceTerm, DiceValue, ItemKind, RollItem};
 use ocf_formula::Value;
-use ocf_model::{Effect, Op, RollModifierKind};
 
-use crate::context::ActionContext;
 use crate::error::ActionError;
 use crate::run::{Frame, Run, StepAt};
 
 mod dice;
 mod effects;
+mod items;
 mod parts;
 mod stacking;
 
 pub use effects::instance_ctx;
-use parts::{Parts, carried_of};
-
-/// One roll item being built.
-#[derive(Debug, Clone)]
-pub struct Item {
-    pub item: RollItem,
-    /// A dice item's dice, as they will be rolled.
-    pub term: Option<DiceTerm>,
-    /// The part it came from (`None`: added by an effect).
-    pub part: Option<usize>,
-    /// Faces given by `setFaces`, rolled first.
-    pub given: Vec<i64>,
-    /// Pool dice added: how many initial dice the item had before, and each added die's source.
-    pub pool: Option<(u32, Vec<ItemSource>)>,
-}
-
-/// One part as built.
-#[derive(Debug, Clone)]
-pub struct Part {
-    pub tags: Vec<String>,
-    pub multiplied: bool,
-    pub if_empty: Option<DiceValue>,
-    pub is_dice: bool,
-}
-
-/// A field instance a part carries (EA "Building the roll" 1): an `add` with a `stackKey` that
-/// counted on the sheet, kept for the roll's stacking in step 2.
-#[derive(Debug, Clone)]
-pub struct Carried {
-    pub part: usize,
-    /// The key as written (`source` is each source's own group).
-    pub key: String,
-    /// The instance's source ID, which a `source` key groups by.
-    pub source_id: String,
-    pub value: i64,
-    pub source: ItemSource,
-    /// Instance order, for the group's order with the roll's own effects.
-    pub order: usize,
-}
-
-/// A counted roll effect, with its source and the context its formulas see.
-pub struct Counted<'a> {
-    pub effect: &'a Effect,
-    pub source: ItemSource,
-    pub ctx: ActionContext<'a>,
-    /// Instance order; situational choices' effects come after every instance.
-    pub order: usize,
-}
-
-/// A counted `multiply` roll modifier: its factor, exact and as reported, and the effect's own
-/// `rounding` (EA "Rolling", Multiply: "by the effect's `rounding`, else `settings.rounding`").
-pub struct Factor {
-    pub exact: ocf_formula::decimal::Millionths,
-    pub reported: f64,
-    pub rounding: Option<ocf_model::Rounding>,
-}
-
-pub struct Built<'a> {
-    pub items: Vec<Item>,
-    pub parts: Vec<Part>,
-    pub tags: Vec<String>,
-    pub empty: bool,
-    /// `multiply` factors in effect order.
-    pub multiply: Vec<Factor>,
-    /// Counted `atLeast` / `atMost` effects on the total: op, value, source.
-    pub bounds: Vec<(Op, i64, ItemSource)>,
-    /// Roll tally effects: tally name, op, value.
-    pub tallies: Vec<(String, Op, i64)>,
-    /// Every advantage and disadvantage source, cancelled ones included, for the log.
-    pub advantage: Vec<(String, ItemSource)>,
-    pub _marker: std::marker::PhantomData<&'a ()>,
-}
-
-fn source(kind: &str, id: &str) -> ItemSource {
-    ItemSource {
-        kind: kind.to_owned(),
-        id: Some(id.to_owned()),
-    }
-}
-
-fn dice_items(value: &Value, what: &str) -> Result<DiceValue, ActionError> {
-    match value {
-        Value::Dice(d) => Ok((**d).clone()),
-        Value::Int(n) => Ok(DiceValue::flat(*n)),
-        Value::Decimal(d) => Ok(DiceValue::flat(d.floor())),
-        other => Err(ActionError::new(
-            "type-mismatch",
-            format!("{what} gives a {}, not dice or a number", other.type_name()),
-        )),
-    }
-}
-
-fn new_dice_item(term: &DiceTerm, src: &ItemSource, tags: &[String], multiplied: bool) -> Item {
-    let mut item = RollItem::flat(0);
-    item.kind = ItemKind::Dice;
-    item.count = Some(term.count);
-    item.sides = Some(term.die.into());
-    item.source = Some(src.clone());
-    item.tags = (!tags.is_empty()).then(|| tags.to_vec());
-    item.multiplied = (!multiplied).then_some(false);
-    Item {
-        item,
-        term: Some(term.clone()),
-        part: None,
-        given: Vec::new(),
-        pool: None,
-    }
-}
-
-fn new_flat_item(value: i64, src: &ItemSource, tags: &[String], multiplied: bool) -> Item {
-    let mut item = RollItem::flat(value);
-    item.source = Some(src.clone());
-    item.tags = (!tags.is_empty()).then(|| tags.to_vec());
-    item.multiplied = (!multiplied).then_some(false);
-    Item {
-        item,
-        term: None,
-        part: None,
-        given: Vec::new(),
-        pool: None,
-    }
-}
-
-/// The items of a dice value: one per term, then its flat part when non-zero.
-fn items_of(dice: &DiceValue, src: &ItemSource, tags: &[String], multiplied: bool) -> Vec<Item> {
-    let mut out: Vec<Item> = dice
-        .terms
-        .iter()
-        .map(|t| new_dice_item(t, src, tags, multiplied))
-        .collect();
-    if dice.flat != 0 {
-        out.push(new_flat_item(dice.flat, src, tags, multiplied));
-    }
-    out
-}
-
-/// The field a formula names when it is a single field reference (`abilities.str.mod`).
-fn single_field(ctx: &ActionContext<'_>, text: &str) -> Option<String> {
-    let t = text.trim();
-    let plain = !t.is_empty()
-        && t.chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '_' || c == '-' || c == ':')
-        && t.chars().next().is_some_and(|c| c.is_ascii_alphabetic());
-    if !plain || ocf_formula::Root::from_name(t.split('.').next().unwrap_or("")).is_some() {
-        return None;
-    }
-    ctx.sheet.resolve(t).map(|field| field.to_string())
-}
-
-/// A counted roll modifier: its effect, the modifier, and the number it stacks by.
-type Counting<'c, 'db> = (&'c Counted<'db>, &'c ocf_model::RollModifier, i128);
+use items::source;
+pub use items::{Built, Carried, Counted, Factor, Item, Part, int_of};
+use parts::Parts;
 
 /// Builds a roll step's items by the chapter's steps, each reading what the ones before it left.
 pub fn build<'db>(
@@ -232,44 +80,4 @@ pub fn build<'db>(
         advantage,
         _marker: std::marker::PhantomData,
     })
-}
-
-/// A roll modifier's argument (`factor`, `steps` or `count`), evaluated; none when it fails.
-fn arg(c: &Counted<'_>, m: &ocf_model::RollModifier) -> Option<Value> {
-    let f = match m.kind {
-        RollModifierKind::Multiply | RollModifierKind::MultiplyDice => m.factor.as_ref(),
-        RollModifierKind::StepDie => m.steps.as_ref(),
-        _ => m.count.as_ref(),
-    };
-    f.and_then(|f| c.ctx.eval(f.as_str()).ok())
-}
-
-/// [`arg`] as an integer, floored; 0 when it fails.
-fn arg_int(c: &Counted<'_>, m: &ocf_model::RollModifier) -> i64 {
-    arg(c, m)
-        .and_then(|v| v.as_decimal())
-        .map_or(0, |d| d.floor())
-}
-
-/// The die and modifiers of a computed-count dice formula (`(params.rating.value)d6kh1`), as a
-/// term of 0 dice.
-fn zero_term(text: &str) -> Option<DiceTerm> {
-    use ocf_syntax::ast::Expr;
-    let parse = ocf_syntax::parse(text);
-    let Some(Expr::ComputedDice(d)) = parse.root().expr() else {
-        return None;
-    };
-    let n = d.notation()?;
-    Some(DiceTerm::new(0, n.die, n.modifiers))
-}
-
-pub fn int_of(value: &Value) -> Result<i64, ActionError> {
-    match value {
-        Value::Int(n) => Ok(*n),
-        Value::Decimal(d) => Ok(d.floor()),
-        other => Err(ActionError::new(
-            "type-mismatch",
-            format!("expected a number, got a {}", other.type_name()),
-        )),
-    }
 }

@@ -6,7 +6,7 @@ use ocf_model::Op;
 
 use ocf_dice::item::ItemSource;
 
-use super::{
+use super::items::{
     Carried, Item, Part, dice_items, items_of, new_flat_item, single_field, source, zero_term,
 };
 use crate::context::ActionContext;

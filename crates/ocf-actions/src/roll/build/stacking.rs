@@ -9,10 +9,10 @@ use ocf_dice::item::ItemSource;
 use ocf_formula::Value;
 use ocf_model::{EffectValue, Op, RollModifierKind, Target};
 
-use super::{
-    Carried, Counted, Counting, Item, Part, arg, carried_of, dice_items, int_of, items_of,
-    single_field, source,
+use super::items::{
+    Carried, Counted, Counting, Item, Part, arg, dice_items, int_of, items_of, single_field, source,
 };
+use super::parts::carried_of;
 use crate::error::ActionError;
 use crate::run::{Run, eval_tags};
 
