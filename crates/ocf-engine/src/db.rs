@@ -35,7 +35,8 @@ use ocf_model::Character;
 pub use crate::activation::{Activation, Activations, ChoicePick, ChoiceRecord, Via};
 pub use crate::computed::Computed;
 pub use crate::effects::{
-    ActivationKey, EffectIndex, FieldInstances, FieldsWhere, Instance, MaskKey, Placed,
+    ActivationKey, EffectIndex, FieldInstances, FieldsWhere, Instance, MaskKey, Placed, Source,
+    SourceKind,
 };
 pub use crate::field::{FieldKey, FieldValue};
 pub use crate::input::{CharacterInput, CopyInput, RulesetInput, SavedValue};

@@ -18,12 +18,12 @@ mod per_field;
 
 /// Stacking groups, kept here for the crates above ([`crate::stacking`]).
 pub use crate::stacking::{StackGroup, stack_counts, stack_groups_of};
+/// Kept here for the crates above ([`crate::targets`]).
+pub use crate::targets::FIELDS_PER_MASK;
+pub use on_fields::FieldsWhere;
 pub(crate) use on_fields::matching_fields_query;
-pub use on_fields::{FieldsWhere, stands_on_tags};
-pub use per_field::{FIELDS_PER_MASK, FieldInstances, MaskKey};
-pub(crate) use per_field::{
-    field_effects_query, fields_with_instances_query, has_instances, same_in_place,
-};
+pub use per_field::{FieldInstances, MaskKey};
+pub(crate) use per_field::{field_effects_query, fields_with_instances_query, same_in_place};
 
 /// Declared in the query map ([`crate::db`]); kept here for the crates above.
 pub use crate::db::{

@@ -5,11 +5,7 @@
 use std::sync::Arc;
 
 use super::{CharacterInput, FieldKey, Placed, effect_instances};
-use crate::db::fields_with_instances;
-
-/// How many fields one [`fields_with_instances`] covers, by their place among the fields an effect
-/// can target ([`crate::targets`]).
-pub const FIELDS_PER_MASK: usize = 8;
+use crate::targets::FIELDS_PER_MASK;
 
 /// Which of the 8 targetable fields of the key's chunk (`chunk * 8 ..` among the fields an effect
 /// can target) have instances, a bit each (the `i`th field of the chunk, bit `i`): a firewall in
@@ -39,32 +35,6 @@ pub struct MaskKey<'db> {
     pub character: CharacterInput,
     #[returns(copy)]
     pub chunk: u32,
-}
-
-/// Whether the `place`th field of the character's ruleset has instances: never, when no effect
-/// can target it ([`crate::targets`]), else as its mask says ([`fields_with_instances`]), the
-/// mask's key from the character's table of keys when there is one.
-pub(crate) fn has_instances(
-    db: &dyn salsa::Database,
-    character: CharacterInput,
-    place: usize,
-    table: Option<&crate::db::FieldTable<'_>>,
-) -> bool {
-    let (slot, key) = match table {
-        Some(table) => match table.mask(place) {
-            Some(found) => found,
-            None => return false,
-        },
-        None => {
-            let targets = crate::formula::targets(character.ruleset(db).ruleset(db));
-            let Some(slot) = targets.slot(place) else {
-                return false;
-            };
-            let chunk = (slot / FIELDS_PER_MASK) as u32;
-            (slot, MaskKey::new(db, character, chunk))
-        }
-    };
-    fields_with_instances(db, key) & (1 << (slot % FIELDS_PER_MASK)) != 0
 }
 
 /// The instances on one field: a firewall between the whole index and the field's value.
