@@ -7,8 +7,9 @@
 //! between fields is caught by salsa and every field on it gets [`field_cycle`]'s value,
 //! `circular-formula`; a field reading one of them gets the error through its formula.
 //!
-//! The value ([`Work`]) by the chapter's steps: [`base`] and grants, `set` and [`competing`]
-//! options, `add` and [`stacking`], `multiply` and [`rounding`], [`bounds`].
+//! The value ([`Work`]) by the chapter's steps: its [`instances`] (those standing on it given its
+//! tags), [`base`] and grants, `set` and [`competing`] options, `add` and [`stacking`], `multiply`
+//! and [`rounding`], [`bounds`].
 
 mod base;
 mod bounds;
