@@ -31,7 +31,7 @@ fn part_matches(c: &Counted<'_>, item: &Item, parts: &[Part]) -> bool {
     })
 }
 
-/// 2b. Die steps: each dice item from a part moves along d4 … d12 by the sum of the counted
+/// Step 2b, die steps: each dice item from a part moves along d4 … d12 by the sum of the counted
 /// `stepDie` modifiers that reach it, stopping at the ends; other sizes stay.
 pub(super) fn die_steps(modifiers: &[Counting<'_, '_>], parts: &[Part], items: &mut [Item]) {
     for item in items.iter_mut().filter(|i| i.part.is_some()) {
@@ -57,8 +57,9 @@ pub(super) fn die_steps(modifiers: &[Counting<'_, '_>], parts: &[Part], items: &
     }
 }
 
-/// 3. Pool dice: each `poolDice` adds `count` dice to its part's first dice item (the part named by
-/// `part`, else the first dice part), each added die recording the effect as its face `source`.
+/// Step 3, pool dice: each `poolDice` adds `count` dice to its part's first dice item (the part
+/// named by `part`, else the first dice part), each added die recording the effect as its face
+/// `source`.
 pub(super) fn pool_dice(modifiers: &[Counting<'_, '_>], parts: &[Part], items: &mut [Item]) {
     for (c, m, _) in modifiers {
         if m.kind != RollModifierKind::PoolDice {
@@ -84,8 +85,8 @@ pub(super) fn pool_dice(modifiers: &[Counting<'_, '_>], parts: &[Part], items: &
     }
 }
 
-/// 4. Empty pools: a dice part whose first dice item has 0 dice takes its `ifEmpty` dice; whether
-/// one did (`empty`).
+/// Step 4, empty pools: a dice part whose first dice item has 0 dice takes its `ifEmpty` dice;
+/// whether one did (`empty`).
 pub(super) fn empty_pools(
     parts: &[Part],
     items: &mut Vec<Item>,
@@ -119,7 +120,7 @@ pub(super) fn empty_pools(
     empty
 }
 
-/// 5. Advantage and disadvantage, counted by source and applied by
+/// Step 5, advantage and disadvantage, counted by source and applied by
 /// `settings.rollModifiers.advantage`, on the main dice item; every source, for the log.
 pub(super) fn advantage(
     settings: &ocf_model::Settings,
@@ -204,7 +205,7 @@ pub(super) fn advantage(
     Ok(advantage)
 }
 
-/// 6. Multiplied dice: each `multiplyDice` multiplies the count of every dice item not marked
+/// Step 6, multiplied dice: each `multiplyDice` multiplies the count of every dice item not marked
 /// `multiplied: false`.
 pub(super) fn multiply_dice(modifiers: &[Counting<'_, '_>], items: &mut [Item]) {
     for (c, m, _) in modifiers {
@@ -224,8 +225,8 @@ pub(super) fn multiply_dice(modifiers: &[Counting<'_, '_>], items: &mut [Item]) 
     }
 }
 
-/// 7. Rerolls, minimum faces, explosions: each adds its dice modifier to every dice item without
-/// one of that type.
+/// Step 7, rerolls, minimum faces, explosions: each adds its dice modifier to every dice item
+/// without one of that type.
 pub(super) fn dice_modifiers(
     modifiers: &[Counting<'_, '_>],
     items: &mut [Item],
@@ -276,8 +277,8 @@ pub(super) fn dice_modifiers(
     Ok(())
 }
 
-/// 8. Given faces: the first counted `setFaces` on an item (the main dice item, or the first dice
-/// item of a part its `parts` match) gives it its first faces; one not on the die is
+/// Step 8, given faces: the first counted `setFaces` on an item (the main dice item, or the first
+/// dice item of a part its `parts` match) gives it its first faces; one not on the die is
 /// `invalid-face`.
 pub(super) fn given_faces(
     modifiers: &[Counting<'_, '_>],

@@ -12,8 +12,8 @@ use crate::context::{ActionContext, set_member};
 use crate::error::ActionError;
 use crate::run::{Frame, Run, StepAt};
 
-/// 2. The roll effects: the active instances aimed at the step's tags (one `from: self` only on
-/// its own copy's rolls), then the selected situational choices' effects, each whose `when`
+/// Step 2, the roll effects: the active instances aimed at the step's tags (one `from: self` only
+/// on its own copy's rolls), then the selected situational choices' effects, each whose `when`
 /// holds, with the context its formulas see.
 pub(super) fn roll_effects<'db>(
     run: &Run<'db, '_>,

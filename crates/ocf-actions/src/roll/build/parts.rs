@@ -20,7 +20,7 @@ pub(super) struct Parts {
     pub carried: Vec<Carried>,
 }
 
-/// 1. Parts: each part whose `when` holds becomes roll items, a `dice` part its dice and flat
+/// Step 1, parts: each part whose `when` holds becomes roll items, a `dice` part its dice and flat
 /// part, a `value` part a flat item, a `field` part the field's value, with the part's `source`
 /// (else the field a single-field part reads, else `default_source`) and evaluated `tags`; a part
 /// that reads a field carries its keyed `add` instances ([`carried_of`]).

@@ -16,9 +16,9 @@ use super::parts::carried_of;
 use crate::error::ActionError;
 use crate::run::{Run, eval_tags};
 
-/// 2a. Replaced parts: for each part, of the counted `set` effects whose `parts` tags match its
-/// tags, the one `settings.competing.recommend` names (default `highest`, by value) replaces the
-/// part's items with its value's items, its first listing the replaced ones in `replaces`.
+/// Step 2a, replaced parts: for each part, of the counted `set` effects whose `parts` tags match
+/// its tags, the one `settings.competing.recommend` names (default `highest`, by value) replaces
+/// the part's items with its value's items, its first listing the replaced ones in `replaces`.
 pub(super) fn replace_parts(
     run: &Run<'_, '_>,
     counted: &[Counted<'_>],
