@@ -415,3 +415,11 @@ pub fn field_view_with_tags(
 pub fn field_literal(literal: &ocf_model::Literal, ty: ocf_model::FieldType) -> Option<Value> {
     literal_value(literal, Some(ty))
 }
+
+/// Whether a field's tags include a `{ formula }` entry (rules-and-fields.md, "Tags from a formula").
+pub(crate) fn has_computed_tags(decl: &ocf_model::Declared<ocf_model::FieldDecl>) -> bool {
+    decl.decl
+        .tags
+        .iter()
+        .any(|t| matches!(t, ocf_model::Computed::Formula { .. }))
+}

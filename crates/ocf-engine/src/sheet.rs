@@ -121,7 +121,7 @@ pub(crate) fn shared_effects_query(
             }
             let key = crate::db::FieldKey::new(db, character, &**field);
             let tags = &crate::db::field_value(db, key).tags;
-            crate::effects::stands_on_tags(ruleset, instance, tags)
+            crate::field::stands_on_tags(ruleset, instance, tags)
         })
         .cloned()
         .collect()
