@@ -12,8 +12,8 @@
 //! EC "Field values" and EF "Fixed order" in [`field`] (with [`stacking`] for EF "Stacking" and
 //! [`depth`] for EF "Loops"); EC "Pending choices and issues" in [`choices`], [`option_trials`],
 //! [`offers`], [`issues`] and [`report`]; EC computeSheet "Actions" in [`actions`]; EC "Computed
-//! values" in [`computed`]; computeSheet's output in [`sheet`], [`sheet_changes`] and
-//! [`sheet_call`]; listOptions in [`options`] (its trials are derived characters, [`derived`]);
+//! values" in [`computed`]; computeSheet's output in [`sheet`] (its remembered parts in [`sheet_parts`]),
+//! [`sheet_changes`] and [`sheet_call`]; listOptions in [`options`] (its trials are derived characters, [`derived`]);
 //! applyChanges in [`changes`]; the long-running front in [`session`].
 
 pub mod actions;
@@ -42,6 +42,7 @@ pub mod session;
 pub mod sheet;
 pub mod sheet_call;
 pub mod sheet_changes;
+pub mod sheet_parts;
 pub mod stacking;
 pub mod standard;
 pub mod targets;

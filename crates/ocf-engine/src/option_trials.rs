@@ -2,25 +2,26 @@
 //! `requiresOption` choice "has no eligible option not yet picked, as `listOptions` lists them
 //! ... listOptions' trial sheet for an option reports it with the option's prerequisites").
 //!
-//! The judged part of the sheet ([`crate::sheet::Judged`]) is a query, which can't make a trial
+//! The judged part of the sheet ([`crate::sheet_parts::Judged`]) is a query, which can't make a trial
 //! edit. It settles what the sheet as it is can ([`crate::choices`]: an option whose pick adds no
 //! effect, grant or immunity has its trial sheet's fields) and lists each choice it can't as
 //! [`Unsettled`], its issue listed until a trial refutes it. Here, outside the queries, each
 //! such choice's options are tried in turn until one is eligible: the character with the pick
-//! made is derived from the sheet's ([`CharacterInput::with_picks`]), so the trial shares every
+//! made is derived from the sheet's ([`with_picks`]), so the trial shares every
 //! value the pick leaves as it was, as listOptions' trials reach only what the pick changes.
 //! A database keeps the settled part per character for the revision it was settled in, so a sheet
 //! read again makes no trial again.
 
 use std::sync::Arc;
 
-use ocf_model::{Literal, Namespace, PickEntry};
+use ocf_model::{Literal, Namespace, PickEntry, Picks};
 use rustc_hash::FxHashMap;
 use serde_json::Value as Json;
 
 use crate::choices::Unsettled;
 use crate::db::{CharacterInput, activations};
-use crate::sheet::{Judged, Rest};
+use crate::input::{CopyInput, STRUCTURE};
+use crate::sheet_parts::{Judged, Rest};
 
 /// What a database keeps of the settled parts: by character, the revision, the judged part as
 /// the query gave it and as settled, and the sheet's rest with it.
@@ -166,7 +167,7 @@ fn eligible(
         state: Default::default(),
         choices: Default::default(),
     });
-    let Some(trial) = character.with_picks(db, u.entry.as_deref(), Arc::new(tree)) else {
+    let Some(trial) = with_picks(character, db, u.entry.as_deref(), Arc::new(tree)) else {
         return false;
     };
     let acts = activations(db, trial);
@@ -178,4 +179,77 @@ fn eligible(
         return false;
     };
     crate::choices::eligible_on_trial(db, trial, acts, record, option)
+}
+
+/// `character` with one picks tree replaced: copy `entry`'s (the character's own for `None`) is
+/// `picks`. Derived from `character` in its database, so what the pick leaves as it was is
+/// shared ([`crate::derived`]): the trial of one pick that computeSheet's
+/// `no-eligible-option` asks for ([`eligible`]). Its inputs stay in `db` as
+/// long as `db` lives ([`crate::Database::derived`]). `None` when no copy is `entry`.
+fn with_picks(
+    character: CharacterInput,
+    db: &crate::Database,
+    entry: Option<&str>,
+    picks: Arc<Picks>,
+) -> Option<CharacterInput> {
+    let ruleset = character.ruleset(db);
+    let mut found = entry.is_none();
+    let mut swap = |list: &Arc<Vec<CopyInput>>| -> Arc<Vec<CopyInput>> {
+        let Some(entry) = entry else {
+            return list.clone();
+        };
+        if !list.iter().any(|c| c.id(db) == entry) {
+            return list.clone();
+        }
+        found = true;
+        let copies = list.iter().map(|c| {
+            if c.id(db) != entry {
+                return *c;
+            }
+            CopyInput::builder(
+                ruleset,
+                c.list(db),
+                c.id(db).clone(),
+                c.item(db).clone(),
+                c.equipped(db),
+                c.quantity(db),
+                c.state(db).clone(),
+                c.templates(db).clone(),
+                picks.clone(),
+            )
+            .durability(STRUCTURE)
+            .new(db)
+        });
+        Arc::new(copies.collect())
+    };
+    let features = swap(character.features(db));
+    let inventory = swap(character.inventory(db));
+    if !found {
+        return None;
+    }
+    let choices = match entry {
+        None => picks.clone(),
+        Some(_) => character.choices(db).clone(),
+    };
+    db.note_derived(2);
+    let trial = CharacterInput::builder(
+        ruleset,
+        character.id(db).clone(),
+        character.creating(db),
+        character.saved(db).clone(),
+        features,
+        inventory,
+        character.applied(db).clone(),
+        choices,
+        character.competing(db).clone(),
+        character.saved_links(db).clone(),
+        character.passed_links(db).clone(),
+        character.errors(db).clone(),
+        character.follow_ups(db).clone(),
+        character.kept(db).clone(),
+        Some(character),
+    )
+    .durability(STRUCTURE)
+    .new(db);
+    Some(trial)
 }

@@ -14,7 +14,8 @@ use crate::db::{
 use crate::issues::{activation_issues, rules_issues};
 pub use crate::report::activation_source;
 use crate::report::op_name;
-use crate::report::{RankedIssue, kind_rank, path_json};
+use crate::report::{kind_rank, path_json};
+pub(crate) use crate::sheet_parts::{Judged, Rest};
 
 /// A computed sheet: every field's value (shared with the database's memos: taking a sheet after
 /// an edit costs what the edit recomputed plus a few `Arc` clones), the effect instances, the
@@ -379,19 +380,6 @@ impl Parts {
     }
 }
 
-/// What the sheet judges: the issues, the applicable choices and the pending ones. Its own memo,
-/// apart from the rest, so that a listOptions trial, which compares only these and the fields,
-/// doesn't work out the copies, actions and offers of every pick.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Judged {
-    pub(crate) issues: Vec<RankedIssue>,
-    pub(crate) choices: Vec<Json>,
-    pub(crate) pending: Vec<Json>,
-    /// The `no-eligible-option` issues listed until trial sheets settle them
-    /// ([`crate::option_trials`]); empty once settled.
-    pub(crate) unsettled: Vec<crate::choices::Unsettled>,
-}
-
 pub(crate) fn sheet_judged_query(
     db: &dyn salsa::Database,
     character: CharacterInput,
@@ -427,18 +415,6 @@ pub(crate) fn sheet_judged_query(
         pending,
         unsettled,
     })
-}
-
-/// Everything of the sheet besides the field values: remembered, so a sheet read again after an
-/// edit that none of it read doesn't re-evaluate prerequisites, constraints and actions.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Rest {
-    pub(crate) judged: Arc<Judged>,
-    pub(crate) copies: Vec<(String, Vec<(String, Value)>)>,
-    pub(crate) copy_names: Vec<(String, String)>,
-    pub(crate) errors: Vec<Json>,
-    pub(crate) actions: Vec<crate::actions::Listed>,
-    pub(crate) offers: Vec<crate::offers::Offer>,
 }
 
 pub(crate) fn sheet_rest_query(db: &dyn salsa::Database, character: CharacterInput) -> Arc<Rest> {

@@ -287,6 +287,7 @@ pub const ENGINE_FLOORS: Floors<'static> = Floors {
         "load",
         "standard",
         "sheet",
+        "sheet_parts",
         "sheet_changes",
         "sheet_call",
         "changes",
