@@ -53,14 +53,78 @@ const DEVOTION: [(u32, [&str; 2]); 5] = [
 ];
 /// Circle of the Land: each land's spells at druid levels 3, 5, 7 and 9.
 const LANDS: [(&str, [[&str; 2]; 4]); 8] = [
-    ("arctic", [["hold-person", "spike-growth"], ["sleet-storm", "slow"], ["freedom-of-movement", "ice-storm"], ["commune-with-nature", "cone-of-cold"]]),
-    ("coast", [["mirror-image", "misty-step"], ["water-breathing", "water-walk"], ["control-water", "freedom-of-movement"], ["conjure-elemental", "scrying"]]),
-    ("desert", [["blur", "silence"], ["create-food-and-water", "protection-from-energy"], ["blight", "hallucinatory-terrain"], ["insect-plague", "wall-of-stone"]]),
-    ("forest", [["barkskin", "spider-climb"], ["call-lightning", "plant-growth"], ["divination", "freedom-of-movement"], ["commune-with-nature", "tree-stride"]]),
-    ("grassland", [["invisibility", "pass-without-trace"], ["daylight", "haste"], ["divination", "freedom-of-movement"], ["dream", "insect-plague"]]),
-    ("mountain", [["spider-climb", "spike-growth"], ["lightning-bolt", "meld-into-stone"], ["stone-shape", "stoneskin"], ["passwall", "wall-of-stone"]]),
-    ("swamp", [["darkness", "acid-arrow"], ["water-walk", "stinking-cloud"], ["freedom-of-movement", "locate-creature"], ["insect-plague", "scrying"]]),
-    ("underdark", [["spider-climb", "web"], ["gaseous-form", "stinking-cloud"], ["greater-invisibility", "stone-shape"], ["cloudkill", "insect-plague"]]),
+    (
+        "arctic",
+        [
+            ["hold-person", "spike-growth"],
+            ["sleet-storm", "slow"],
+            ["freedom-of-movement", "ice-storm"],
+            ["commune-with-nature", "cone-of-cold"],
+        ],
+    ),
+    (
+        "coast",
+        [
+            ["mirror-image", "misty-step"],
+            ["water-breathing", "water-walk"],
+            ["control-water", "freedom-of-movement"],
+            ["conjure-elemental", "scrying"],
+        ],
+    ),
+    (
+        "desert",
+        [
+            ["blur", "silence"],
+            ["create-food-and-water", "protection-from-energy"],
+            ["blight", "hallucinatory-terrain"],
+            ["insect-plague", "wall-of-stone"],
+        ],
+    ),
+    (
+        "forest",
+        [
+            ["barkskin", "spider-climb"],
+            ["call-lightning", "plant-growth"],
+            ["divination", "freedom-of-movement"],
+            ["commune-with-nature", "tree-stride"],
+        ],
+    ),
+    (
+        "grassland",
+        [
+            ["invisibility", "pass-without-trace"],
+            ["daylight", "haste"],
+            ["divination", "freedom-of-movement"],
+            ["dream", "insect-plague"],
+        ],
+    ),
+    (
+        "mountain",
+        [
+            ["spider-climb", "spike-growth"],
+            ["lightning-bolt", "meld-into-stone"],
+            ["stone-shape", "stoneskin"],
+            ["passwall", "wall-of-stone"],
+        ],
+    ),
+    (
+        "swamp",
+        [
+            ["darkness", "acid-arrow"],
+            ["water-walk", "stinking-cloud"],
+            ["freedom-of-movement", "locate-creature"],
+            ["insect-plague", "scrying"],
+        ],
+    ),
+    (
+        "underdark",
+        [
+            ["spider-climb", "web"],
+            ["gaseous-form", "stinking-cloud"],
+            ["greater-invisibility", "stone-shape"],
+            ["cloudkill", "insect-plague"],
+        ],
+    ),
 ];
 
 /// A character of `class` at `level` with its subclass picked (`subclass` choice and option,
@@ -182,8 +246,14 @@ impl Run<'_> {
             "participants": { "target": targets },
         }))
         .unwrap();
-        ocf_actions::start_action(self.db, self.input, &call, &mut Faces(faces), Limits::default())
-            .map_err(|e| e.code.to_string())
+        ocf_actions::start_action(
+            self.db,
+            self.input,
+            &call,
+            &mut Faces(faces),
+            Limits::default(),
+        )
+        .map_err(|e| e.code.to_string())
     }
 }
 
@@ -203,7 +273,8 @@ fn proposed(result: &Json, to: &str) -> Vec<Json> {
 #[test]
 fn a_fifth_level_life_cleric_casts_bless_and_cure_wounds_without_picking_them() {
     let ruleset = ruleset();
-    let text = std::fs::read_to_string(root().join("testdata/characters/srd-cleric-5.yaml")).unwrap();
+    let text =
+        std::fs::read_to_string(root().join("testdata/characters/srd-cleric-5.yaml")).unwrap();
     let cleric: ocf_model::Character = serde_yaml::from_str(&text).unwrap();
     assert!(
         !text.contains("spells-cleric"),
@@ -214,10 +285,20 @@ fn a_fifth_level_life_cleric_casts_bless_and_cure_wounds_without_picking_them() 
     let sheet = session.sheet_json(id).unwrap();
     assert_eq!(sheet["errors"], json!([]));
     let spells = held(&sheet);
-    for s in ["bless", "cure-wounds", "lesser-restoration", "spiritual-weapon", "beacon-of-hope", "revivify"] {
+    for s in [
+        "bless",
+        "cure-wounds",
+        "lesser-restoration",
+        "spiritual-weapon",
+        "beacon-of-hope",
+        "revivify",
+    ] {
         assert!(spells.contains(s), "{s} not held: {spells:?}");
     }
-    assert!(!spells.contains("death-ward"), "death ward is a 7th-level domain spell");
+    assert!(
+        !spells.contains("death-ward"),
+        "death ward is a 7th-level domain spell"
+    );
     assert_eq!(
         sheet["values"][format!("{PACK}:spellcasting.cleric.prepared")]["value"],
         json!(8)
@@ -228,7 +309,9 @@ fn a_fifth_level_life_cleric_casts_bless_and_cure_wounds_without_picking_them() 
     };
     let allies = json!([{ "id": "a" }, { "id": "b" }, { "id": "c" }]);
     // Bless from a 1st-level slot, on three allies: the slot is spent, each ally gets the spell.
-    let bless = run.cast("bless", 1, Some("cleric"), allies.clone(), vec![]).unwrap();
+    let bless = run
+        .cast("bless", 1, Some("cleric"), allies.clone(), vec![])
+        .unwrap();
     assert_eq!(bless["status"], "finished");
     assert_eq!(bless["outcome"]["result"], "cast");
     assert_eq!(
@@ -244,7 +327,13 @@ fn a_fifth_level_life_cleric_casts_bless_and_cure_wounds_without_picking_them() 
     // Cure Wounds from a 2nd-level slot: 2d8 (4 and 5) + Wisdom 3 + Disciple of Life's 2 + the
     // spell's level 2 = 16.
     let cure = run
-        .cast("cure-wounds", 2, Some("cleric"), json!([{ "id": "a" }]), vec![4, 5])
+        .cast(
+            "cure-wounds",
+            2,
+            Some("cleric"),
+            json!([{ "id": "a" }]),
+            vec![4, 5],
+        )
         .unwrap();
     assert_eq!(cure["outcome"]["result"], "cast");
     let heal = proposed(&cure, "a");
@@ -252,11 +341,25 @@ fn a_fifth_level_life_cleric_casts_bless_and_cure_wounds_without_picking_them() 
     assert_eq!(heal[0]["by"], json!(16), "{cure}");
     // A domain spell of a level not reached, and a cleric spell not picked, are not held.
     assert_eq!(
-        run.cast("death-ward", 3, Some("cleric"), json!([{ "id": "a" }]), vec![]).unwrap_err(),
+        run.cast(
+            "death-ward",
+            3,
+            Some("cleric"),
+            json!([{ "id": "a" }]),
+            vec![]
+        )
+        .unwrap_err(),
         "unknown-action"
     );
     assert_eq!(
-        run.cast("guiding-bolt", 1, Some("cleric"), json!([{ "id": "a" }]), vec![]).unwrap_err(),
+        run.cast(
+            "guiding-bolt",
+            1,
+            Some("cleric"),
+            json!([{ "id": "a" }]),
+            vec![]
+        )
+        .unwrap_err(),
         "unknown-action"
     );
 }
@@ -346,7 +449,12 @@ fn subclass_riders_reach_the_cast_spells_rolls() {
     assert_eq!(total(&r, "cast/healing"), json!(14), "{r}");
     // Empowered Evocation (Evocation 10th): Fire Bolt at 10th level, 2d10 (1 and 1) + 3 Int.
     let evocation = json!({ "tradition": [{ "option": format!("{PACK}:subclasses.evocation") }] });
-    let wizard = caster("wizard", 10, evocation, json!({ "cantrips-wizard": ["fire-bolt"] }));
+    let wizard = caster(
+        "wizard",
+        10,
+        evocation,
+        json!({ "cantrips-wizard": ["fire-bolt"] }),
+    );
     let r = cast(wizard, "fire-bolt", None, vec![15, 1, 1]);
     assert_eq!(total(&r, "cast/damage[0]"), json!(5), "{r}");
     // Elemental Affinity (a red dragon's sorcerer, 6th): Fire Bolt 2d10 + 3 Cha; not Ray of Frost.
@@ -387,7 +495,12 @@ fn the_fiends_expanded_spells_join_the_warlock_choice() {
     let ruleset = ruleset();
     let mut session = ocf_engine::Session::new(ruleset.clone());
     let fiend = json!({ "patron": [{ "option": format!("{PACK}:subclasses.fiend") }] });
-    let c = caster("warlock", 5, fiend, json!({ "spells-warlock": ["fireball", "hellish-rebuke"] }));
+    let c = caster(
+        "warlock",
+        5,
+        fiend,
+        json!({ "spells-warlock": ["fireball", "hellish-rebuke"] }),
+    );
     let id = session.open(&c, &[]);
     let sheet = session.sheet_json(id).unwrap();
     assert_eq!(sheet["issues"], json!([]), "{}", sheet["issues"]);

@@ -658,7 +658,7 @@ fn the_5e_pack_situational_choices_and_actions() {
     check(
         c.locations(&uses),
         expect![[r#"
-            5e-srd-5.1/rules/content-types.yaml 72:13-72:26
+            5e-srd-5.1/rules/content-types.yaml 79:13-79:26
         "#]],
     );
     let hover = c.at(
