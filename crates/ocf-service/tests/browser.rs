@@ -262,24 +262,36 @@ impl Driver {
         panic!("{css} kept being drawn anew");
     }
 
-    /// Clicks the first element matching `css` whose text contains `text`.
+    /// Clicks the first element matching `css` whose text contains `text`; found again if the
+    /// page drew it anew in between (a pushed change).
     fn click_text(&self, css: &str, text: &str) {
-        let index = self.until(
-            &format!("{css} with “{text}”"),
-            &format!(
-                "const i = [...document.querySelectorAll({css:?})].findIndex(e => e.textContent.includes({text:?})); return i < 0 ? null : i;"
-            ),
-        );
-        let found = self.call(
-            "POST",
-            "/elements",
-            json!({ "using": "css selector", "value": css }),
-        );
-        let element = found[index.as_u64().unwrap() as usize][ELEMENT]
-            .as_str()
-            .unwrap()
-            .to_owned();
-        self.call("POST", &format!("/element/{element}/click"), json!({}));
+        for _ in 0..20 {
+            let index = self.until(
+                &format!("{css} with “{text}”"),
+                &format!(
+                    "const i = [...document.querySelectorAll({css:?})].findIndex(e => e.textContent.includes({text:?})); return i < 0 ? null : i;"
+                ),
+            );
+            let found = self.call(
+                "POST",
+                "/elements",
+                json!({ "using": "css selector", "value": css }),
+            );
+            let Some(element) = found[index.as_u64().unwrap() as usize][ELEMENT].as_str() else {
+                continue;
+            };
+            let path = format!("/session/{}/element/{element}/click", self.session);
+            let (status, answer) = request(self.addr, "POST", &path, Some("{}"));
+            if status == 200 {
+                return;
+            }
+            assert!(
+                answer.to_string().contains("stale element"),
+                "click {css}: {answer}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        panic!("{css} kept being drawn anew");
     }
 
     /// The text of the first element matching `css`, once there is one.
