@@ -51,10 +51,7 @@ async fn odds(
         Some(batch) => ocf_engine::changes::read_batch(&batch).map_err(|e| {
             ApiError::many(
                 StatusCode::BAD_REQUEST,
-                vec![with_path(
-                    serde_json::to_value(e).unwrap_or_default(),
-                    "/trial",
-                )],
+                vec![trial_error(serde_json::to_value(e).unwrap_or_default())],
             )
         })?,
     };
@@ -65,7 +62,11 @@ async fn odds(
         // read, on the same ruleset.
         let ruleset = app.ruleset_of(&id)?;
         let mut others = Vec::new();
-        for view in input.participants.values().flat_map(|v| v.as_array().into_iter().flatten()) {
+        for view in input
+            .participants
+            .values()
+            .flat_map(|v| v.as_array().into_iter().flatten())
+        {
             let Some(other) = view["id"].as_str() else {
                 continue;
             };
@@ -88,6 +89,14 @@ async fn odds(
         app.odds(&id, &input, &trial, &others)
     })
     .await
+}
+
+/// A refusal of the trial batch, its path under `/trial` (the engine's `/changes/0/…`).
+fn trial_error(mut json: Value) -> Value {
+    if let Some(Value::String(path)) = json.get_mut("path") {
+        *path = format!("/trial{}", path.strip_prefix("/changes").unwrap_or(path));
+    }
+    with_path(json, "/trial")
 }
 
 fn with_path(mut json: Value, path: &str) -> Value {
@@ -139,7 +148,7 @@ impl App {
             let odds = match refused {
                 Some(error) => Err(ApiError::many(
                     StatusCode::UNPROCESSABLE_ENTITY,
-                    vec![with_path(error, "/trial")],
+                    vec![trial_error(error)],
                 )),
                 None => {
                     let shared: &ocf_engine::Session = session;

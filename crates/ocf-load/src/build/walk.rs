@@ -259,7 +259,9 @@ impl Walker {
                 w.reference_here(RefKind::Field, hint.field.as_str())
             });
             if let Some(spent) = &hint.spent {
-                w.at("spent", |w| w.reference_here(RefKind::Field, spent.as_str()));
+                w.at("spent", |w| {
+                    w.reference_here(RefKind::Field, spent.as_str())
+                });
             }
             if let Some(roll) = &hint.roll {
                 w.at("roll", |w| {
