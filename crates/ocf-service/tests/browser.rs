@@ -928,6 +928,10 @@ fn an_edit_of_the_generated_character_repaints_quickly() {
     );
     let rows = driver.script("return document.querySelectorAll('.row').length;");
     driver.click("#edit-mode");
+    driver.until(
+        "edit mode",
+        "return document.body.classList.contains('editing') || null;",
+    );
     let mut times = Vec::new();
     for value in [11, 12, 13, 14, 15] {
         driver.script("window.ocfLastRepaintMs = null; return true;");
