@@ -179,10 +179,18 @@ pub fn render(ruleset: &Ruleset, sheet: &Value, locale: &str) -> String {
             _ => {}
         }
         let of = hint.of.as_ref().and_then(|of| value_of(of.as_str()));
+        // A resource counted by a separate `spent` field: what is left of its maximum.
+        let left = hint
+            .spent
+            .as_ref()
+            .filter(|spent| spent.as_str() != field)
+            .and_then(|spent| value_of(spent.as_str()))
+            .and_then(|spent| Some((value.as_f64()?, spent.as_f64()?)))
+            .map(|(max, spent)| format!("{} / {}", number_text(max - spent), number_text(max)));
         let mut text = format!(
             "{} {}",
             texts.text(&keys::field(field, "name"), &[]),
-            shown(ruleset, &texts, hint, value, of)
+            left.unwrap_or_else(|| shown(ruleset, &texts, hint, value, of))
         );
         if let Some(beside) = &hint.beside
             && let Some(value) = value_of(beside.as_str())
@@ -201,6 +209,8 @@ pub fn render(ruleset: &Ruleset, sheet: &Value, locale: &str) -> String {
                     headline: None,
                     hidden: None,
                     roll: None,
+                    spent: None,
+                    title: None,
                 });
             if !(beside_hint.hidden == Some(Hidden::WhenDefault) && is_default(value)) {
                 text.push(' ');

@@ -69,8 +69,8 @@ fn the_fighter_reads_as_a_player_would_say_it() {
               Languages Celestial, Common
 
             Class Resources
-              Second Wind 1
-              Action Surge 1
+              Second Wind 1 / 1
+              Action Surge 1 / 1
 
             Species
               Human

@@ -132,6 +132,16 @@ pub struct FieldHint {
     /// skill's check, an action rating): a page rolls from the sheet without knowing the game.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub roll: Option<RollHint>,
+    /// A resource: the input field counting what is spent of it (qualified by loading). With a
+    /// number, the field is the resource's maximum and a sheet shows what is left (`value −
+    /// spent`) of it; a sheet offers to spend one (`spent` + 1) and regain one (`spent` − 1). A
+    /// boolean `spent` is one use, marked when spent (an armor box), and may be the field itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spent: Option<Id>,
+    /// The field holding the character's name (a string input): a sheet titles the character
+    /// with it when it is not blank, with the file's `id` otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<bool>,
 }
 
 /// A field hint's `roll`: a rules action (qualified at load) and the parameters it is given, as

@@ -307,6 +307,7 @@ impl<'v> Walk<'v> {
         self.reference("field", RefKind::Field, &mut hint.field);
         self.optional("of", RefKind::Field, &mut hint.of);
         self.optional("beside", RefKind::Field, &mut hint.beside);
+        self.optional("spent", RefKind::Field, &mut hint.spent);
         if let Some(roll) = &mut hint.roll {
             self.at("roll", |w| {
                 w.reference("action", RefKind::Action, &mut roll.action)

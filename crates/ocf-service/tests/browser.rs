@@ -262,24 +262,36 @@ impl Driver {
         panic!("{css} kept being drawn anew");
     }
 
-    /// Clicks the first element matching `css` whose text contains `text`.
+    /// Clicks the first element matching `css` whose text contains `text`; found again if the
+    /// page drew it anew in between (a pushed change).
     fn click_text(&self, css: &str, text: &str) {
-        let index = self.until(
-            &format!("{css} with “{text}”"),
-            &format!(
-                "const i = [...document.querySelectorAll({css:?})].findIndex(e => e.textContent.includes({text:?})); return i < 0 ? null : i;"
-            ),
-        );
-        let found = self.call(
-            "POST",
-            "/elements",
-            json!({ "using": "css selector", "value": css }),
-        );
-        let element = found[index.as_u64().unwrap() as usize][ELEMENT]
-            .as_str()
-            .unwrap()
-            .to_owned();
-        self.call("POST", &format!("/element/{element}/click"), json!({}));
+        for _ in 0..20 {
+            let index = self.until(
+                &format!("{css} with “{text}”"),
+                &format!(
+                    "const i = [...document.querySelectorAll({css:?})].findIndex(e => e.textContent.includes({text:?})); return i < 0 ? null : i;"
+                ),
+            );
+            let found = self.call(
+                "POST",
+                "/elements",
+                json!({ "using": "css selector", "value": css }),
+            );
+            let Some(element) = found[index.as_u64().unwrap() as usize][ELEMENT].as_str() else {
+                continue;
+            };
+            let path = format!("/session/{}/element/{element}/click", self.session);
+            let (status, answer) = request(self.addr, "POST", &path, Some("{}"));
+            if status == 200 {
+                return;
+            }
+            assert!(
+                answer.to_string().contains("stale element"),
+                "click {css}: {answer}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        panic!("{css} kept being drawn anew");
     }
 
     /// The text of the first element matching `css`, once there is one.
@@ -573,6 +585,9 @@ fn the_fighter_at_a_glance_edited_rolled_and_played_at_both_widths() {
             15
         );
         driver.script("subscribe(state.id); return true;");
+        // The character's name: the pack's `title` field, edited beside the title.
+        driver.type_into("#character-name-edit .edit-box", "Brother Aldric\u{E007}");
+        driver.until_text("#character-name", "Brother Aldric");
         driver.click("#edit-mode");
         driver.shot("fighter-edited", width);
 
@@ -601,7 +616,16 @@ fn the_fighter_at_a_glance_edited_rolled_and_played_at_both_widths() {
             "the attack form",
             "return document.getElementById('roll-dialog').open || null;",
         );
-        driver.script("const s = document.querySelector('#roll-fields select[name=target]'); s.value = 'brute'; return true;");
+        driver.script("const s = document.querySelector('#roll-fields select[name=target]'); s.value = 'brute'; s.dispatchEvent(new Event('change')); return true;");
+        // The odds before the roll, against the target: each result's chance and the expected
+        // damage to brute's hit points (issue 45).
+        let odds = driver.until_text("#roll-odds", "brute's Hit Points");
+        assert!(
+            odds.contains("% Hit") && odds.contains("% Miss") && odds.contains("expected"),
+            "{odds}"
+        );
+        driver.audit("the attack form with its odds");
+        driver.shot("fighter-attack-odds", width);
         driver.click("#roll-go");
         let card = driver.until(
             "the attack's verdict",
@@ -685,6 +709,25 @@ fn the_fighter_at_a_glance_edited_rolled_and_played_at_both_widths() {
         driver.click_text("#roll-card button", "Apply to me");
         driver.until("44 hit points", &is(&stat("Hit Points"), "44 / 44"));
 
+        // A resource: Second Wind, one use, spent and regained.
+        let wind = "5e-srd-5.1:secondWind.max";
+        assert_eq!(driver.until("Second Wind", &row(wind)), json!("1 / 1"));
+        driver.click(&format!("{} button.spend", row_css(wind)));
+        driver.until("Second Wind spent", &is(&row(wind), "0 / 1"));
+        assert_eq!(
+            driver.script(&format!(
+                "return document.querySelector('{} button.spend').disabled;",
+                row_css(wind)
+            )),
+            json!(true),
+            "none left to spend"
+        );
+        driver.fits("a resource spent");
+        driver.audit("a resource spent");
+        driver.shot("fighter-resource", width);
+        driver.click(&format!("{} button.regain", row_css(wind)));
+        driver.until("Second Wind regained", &is(&row(wind), "1 / 1"));
+
         // The inventory: the shield unequipped (AC 19 → 17), a dagger added by its name, removed.
         driver.click("#inventory li[data-entry=shield] input[type=checkbox]");
         driver.until("AC 17", &is(&stat("Armor Class"), "17"));
@@ -708,23 +751,67 @@ fn the_fighter_at_a_glance_edited_rolled_and_played_at_both_widths() {
             options.contains("Armor Class 17 → 16"),
             "shield off: {options}"
         );
+        // The attacks' odds before → after an option that changes them (Dueling's +2 damage with
+        // the longsword in one hand), against the target picked before.
+        let dueling = driver.until(
+            "the odds after Dueling",
+            "const c = document.querySelector('#option-list [data-option=dueling] .option-odds'); return c ? c.textContent : null;",
+        );
+        let dueling = dueling.as_str().unwrap();
+        assert!(
+            dueling.contains("against brute") && dueling.contains("→"),
+            "{dueling}"
+        );
         driver.fits("a choice's options");
         driver.audit("a choice's options");
         driver.shot("fighter-choice", width);
         driver.click_text("#option-list button", "Pick Archery");
         driver.until("AC 16 without Defense", &is(&stat("Armor Class"), "16"));
 
-        // Level up: the class's level raised by one; what it opens is a pending choice, made
-        // through its options.
+        // Level up: the class's level raised by one; the guide walks what it opens, each choice
+        // through its options, to the end.
         driver.click("#sheet button[data-raise=fighter]");
         driver.until_text("#character-summary", "Fighter 6");
-        driver.until_text("#choices", "(to choose)");
-        driver.click_text("#choices button", "Choose");
-        driver.until_text("#option-list", "Pick");
-        driver.fits("a level up's choice");
-        driver.audit("a level up's choice");
+        driver.until_text("#guide-title", "Level up: Fighter 6");
+        driver.until_text("#guide-options", "Pick");
+        driver.fits("a level up's guided choice");
+        driver.audit("a level up's guided choice");
         driver.shot("fighter-level-up", width);
+        pick_until_done(&driver);
+        driver.shot("fighter-level-up-done", width);
+        driver.click("#guide-close");
+
+        // A second class (multiclassing) from the classes group, its choices guided.
+        driver.script("const s = document.querySelector('[data-group=classes] .add-member select'); s.value = '5e-srd-5.1:classes.cleric'; return true;");
+        driver.click("[data-group=classes] .add-member button");
+        driver.until_text("#character-summary", "Cleric 1");
+        driver.until_text("#guide-title", "Cleric");
+        driver.fits("a second class");
+        driver.audit("a second class");
+        driver.shot("fighter-multiclass", width);
+        pick_until_done(&driver);
+        driver.click("#guide-close");
     }
+}
+
+/// Makes each choice the guide offers (its first eligible option) until it says it is done.
+fn pick_until_done(driver: &Driver) {
+    for _ in 0..12 {
+        let next = driver.until(
+            "the guide's next step",
+            "const p = document.getElementById('guide-progress').textContent; if (p.startsWith('Done')) return 'done'; \
+             const b = document.querySelector('#guide-options .option-card button.primary'); if (b) { window.ocfPicked = b; b.click(); return 'pick'; } \
+             const h = document.querySelector('#guide-options h3'); if (h && document.querySelectorAll('#guide-options .option-card').length) { window.ocfPicked = h; document.getElementById('guide-skip').click(); return 'skip'; } return null;",
+        );
+        if next == json!("done") {
+            return;
+        }
+        driver.until(
+            "the guide's step made",
+            "return window.ocfPicked && !window.ocfPicked.isConnected ? true : null;",
+        );
+    }
+    panic!("the guide never ended");
 }
 
 #[test]
@@ -763,12 +850,61 @@ fn the_scoundrel_gets_a_blades_sheet_from_the_same_page() {
         );
         let card = card.as_str().unwrap();
         assert!(
-            card.contains("Position") && card.contains("Effect"),
-            "{card}"
+            card.contains("Position: Risky") && card.contains("Effect: Standard"),
+            "the effect level in words: {card}"
         );
         driver.fits("an action roll");
         driver.audit("an action roll");
         driver.shot("scoundrel-action-roll", width);
+        // An armor box: a use, spent and regained.
+        let armor = "fitd-scoundrel:armor.normal";
+        assert_eq!(driver.until("Armor", &row(armor)), json!("☐"));
+        driver.click(&format!("{} button.spend", row_css(armor)));
+        driver.until("armor used", &is(&row(armor), "☑"));
+        driver.shot("scoundrel-armor", width);
+        driver.click(&format!("{} button.regain", row_css(armor)));
+        driver.until("armor back", &is(&row(armor), "☐"));
+    }
+}
+
+#[test]
+fn a_spell_with_a_save_shows_its_odds_and_the_target_rolls_its_own_save() {
+    let Some(driver) = Driver::start() else {
+        return;
+    };
+    for (width, height) in SIZES {
+        let addr = table(&format!("wizard-{width}"));
+        // A 5th-level wizard who knows Fireball, from the caster sample.
+        let mut wizard: Value = serde_yaml::from_str(
+            &std::fs::read_to_string(repo().join("testdata/characters/srd-wizard-5.yaml")).unwrap(),
+        )
+        .unwrap();
+        wizard["choices"]["5e-srd-5.1:spells-wizard"] =
+            json!([{ "option": "5e-srd-5.1:spells.fireball" }]);
+        let body = json!({ "id": "orrin", "character": wizard }).to_string();
+        let (status, answer) = request(addr, "POST", "/api/characters", Some(&body));
+        assert_eq!(status, 200, "{answer}");
+        driver.viewport(width, height);
+        driver.open(&format!("http://{addr}/?character=orrin"));
+        driver.click_text("#actions button", "Cast a Spell");
+        driver.until(
+            "the spell form",
+            "return document.getElementById('roll-dialog').open || null;",
+        );
+        driver.script("const f = document.getElementById('roll-fields'); f.querySelector('select[name=spell]').value = '5e-srd-5.1:spells.fireball'; const l = f.querySelector('input[name=slotLevel]'); l.value = '3'; l.dispatchEvent(new Event('change')); const t = f.querySelector('select[name=target]'); t.value = 'brute'; t.dispatchEvent(new Event('change')); return true;");
+        // The odds: brute's own Dexterity save against the wizard's DC, and the expected fire
+        // damage to brute's hit points (half on a save).
+        let odds = driver.until_text("#roll-odds", "brute's Hit Points");
+        assert!(odds.contains("brute (target)"), "{odds}");
+        driver.audit("a spell's form with its odds");
+        driver.shot("wizard-fireball-odds", width);
+        driver.click("#roll-go");
+        // The save is brute's own roll, made on its sheet; the card's damage goes to brute.
+        let card = driver.until_text("#roll-card .roll", "Apply to brute");
+        assert!(card.contains("brute"), "{card}");
+        driver.fits("a spell's roll card");
+        driver.audit("a spell's roll card");
+        driver.shot("wizard-fireball", width);
     }
 }
 
@@ -792,6 +928,10 @@ fn an_edit_of_the_generated_character_repaints_quickly() {
     );
     let rows = driver.script("return document.querySelectorAll('.row').length;");
     driver.click("#edit-mode");
+    driver.until(
+        "edit mode",
+        "return document.body.classList.contains('editing') || null;",
+    );
     let mut times = Vec::new();
     for value in [11, 12, 13, 14, 15] {
         driver.script("window.ocfLastRepaintMs = null; return true;");

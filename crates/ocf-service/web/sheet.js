@@ -303,6 +303,7 @@ function watch(field, redraw) {
 function renderSheet() {
   state.rows = new Map();
   renderIdentity();
+  if (titleHint()) watch(titleHint().field, renderIdentity);
   renderHeadline();
   const root = $("#sheet");
   root.replaceChildren();
@@ -316,10 +317,23 @@ function renderSheet() {
   renderInventory();
 }
 
+// The character's name: the field a hint marks `title`, when it is not blank; else the file's ID.
+function titleHint() { return state.hints.find((h) => h.title); }
 function renderIdentity() {
-  const name = state.id ? state.id.charAt(0).toUpperCase() + state.id.slice(1) : "";
+  const hint = titleHint();
+  const named = hint && valueOf(hint.field);
+  const name = typeof named === "string" && named.trim() ? named.trim()
+    : state.id ? state.id.charAt(0).toUpperCase() + state.id.slice(1) : "";
   $("#character-name").textContent = name;
   document.title = `${name} · ocf sheet`;
+  // The name's box, drawn again only when its saved value changed (a pushed sheet leaves it be).
+  const box = $("#character-name-edit");
+  const base = hint && state.sheet.values[hint.field] ? JSON.stringify(state.sheet.values[hint.field].base ?? null) : "";
+  if (!hint || !state.inputs[hint.field]) box.replaceChildren();
+  else if (box.dataset.base !== base || !box.children.length) {
+    box.dataset.base = base;
+    box.replaceChildren(editor(hint.field, hint));
+  }
   const parts = [];
   for (const group of state.groups || []) {
     if (!group.headline || !group.type) continue;
@@ -356,10 +370,36 @@ function memberRow(group, member) {
     const refusal = el("p", { class: "refusal", role: "alert" });
     const label = `+1 ${member.name} (to ${numberText(member.number.value + 1)})`;
     li.append(" ", el("button", { type: "button", "data-raise": member.entry, text: "+1", "aria-label": label, title: label,
-      onclick: () => write(() => ({ method: "POST", path: api(state.id, "/changes"),
-        body: { changes: [{ type: "adjustState", entry: member.entry, key: member.number.key, by: 1 }] } }), refusal) }), refusal);
+      onclick: async () => {
+        const done = await write(() => ({ method: "POST", path: api(state.id, "/changes"),
+          body: { changes: [{ type: "adjustState", entry: member.entry, key: member.number.key, by: 1 }] } }), refusal);
+        if (done) startGuide(`Level up: ${itemName(member.item)} ${numberText(member.number.value + 1)}`);
+      } }), refusal);
   }
   return li;
+}
+
+// A headline content group whose members count levels (classes): another of its type added
+// (multiclassing), an addItem; what it opens is then made through the guided flow.
+function addMember(group, title) {
+  const held = new Set((state.sheet.activations || []).map((a) => a.item));
+  const [pack, local] = split(group.type);
+  const typeName = t(qualified(pack, `types.${local}.name`), { count: 1 }) ?? humanize(group.type);
+  const choices = Object.entries(state.info.items || {}).filter(([id, type]) => type === group.type && !held.has(id))
+    .map(([id]) => [itemName(id), id]).sort((a, b) => a[0].localeCompare(b[0]));
+  const refusal = el("p", { class: "refusal", role: "alert" });
+  const pick = el("select", { "aria-label": `${title}: another ${typeName.toLowerCase()}` }, choices.map(([name, id]) => el("option", { value: id, text: name })));
+  const add = el("button", { type: "button", "data-add-member": group.groupId, text: `Add ${typeName.toLowerCase()}`, onclick: async () => {
+    const id = pick.value;
+    // The new member counts from 1 under the key its fellows count by (a class's level).
+    const counted = members(group, true).find((m) => m.number);
+    const entry = { item: quote(id) };
+    if (counted) entry.state = { [counted.number.key]: "1" };
+    const done = await write(() => ({ method: "POST", path: api(state.id, "/changes"),
+      body: { changes: [{ type: "addItem", entry }] } }), refusal);
+    if (done) startGuide(`New ${typeName.toLowerCase()}: ${itemName(id)}`);
+  } });
+  return el("div", { class: "inline add-member" }, pick, add, refusal);
 }
 function fileEntry(id) {
   const file = state.file;
@@ -432,12 +472,16 @@ function renderGroup(group) {
   if (group.type && group.from === "applied") return appliedGroup(group, section, title);
   if (group.type) {
     const list = el("ul", { class: "members" });
+    const adding = el("div");
     const draw = () => {
-      list.replaceChildren(...members(group, true).map((member) => memberRow(group, member)));
+      const all = members(group, true);
+      list.replaceChildren(...all.map((member) => memberRow(group, member)));
       section.hidden = !list.children.length;
+      adding.replaceChildren();
+      if (group.headline && all.some((m) => m.number)) adding.append(addMember(group, title));
     };
     draw();
-    section.append(list);
+    section.append(list, adding);
     section.redrawMembers = draw;
     return section;
   }
@@ -454,6 +498,7 @@ function renderGroup(group) {
     watch(hint.field, draw);
     watch(hint.of, draw);
     watch(hint.beside, draw);
+    watch(hint.spent, draw);
   }
   groupVisibility(section);
   return section;
@@ -500,7 +545,13 @@ function renderRow(hint) {
     ? el("button", { type: "button", class: "name", text: name, title: `Roll ${name}`, onclick: () => rollFrom(hint) })
     : el("span", { class: "name", text: name });
   row.append(label);
-  if (value !== undefined) row.append(shown(hint, value, hint.of ? valueOf(hint.of) : undefined));
+  const used = hint.spent ? valueOf(hint.spent) : undefined;
+  if (value !== undefined && hint.spent && hint.spent !== field && typeof value === "number" && typeof used === "number") {
+    // A resource with a separate count of what is spent: what is left of its maximum.
+    const left = value - used;
+    row.append(el("span", { class: "value", text: `${numberText(left)} / ${numberText(value)}`, title: `${numberText(left)} left of ${numberText(value)}` }));
+  } else if (value !== undefined) row.append(shown(hint, value, hint.of ? valueOf(hint.of) : undefined));
+  if (value !== undefined && hint.spent && state.inputs[hint.spent]) row.append(spendControls(hint, value, used));
   if (hint.beside) {
     const besideValue = valueOf(hint.beside);
     const besideHint = state.hintOf.get(hint.beside) || { field: hint.beside };
@@ -514,6 +565,23 @@ function renderRow(hint) {
   if (state.inputs[field]) row.append(editor(field, hint));
   row.title = breakdown(field);
   return row;
+}
+
+// A resource's controls: spend one and regain one, through applyChanges on its `spent` field (a
+// count raised and lowered by one, or a use's box marked and cleared).
+function spendControls(hint, value, used) {
+  const name = fieldName(hint.field);
+  const refusal = el("p", { class: "refusal", role: "alert" });
+  const send = (change) => write(() => ({ method: "POST", path: api(state.id, "/changes"), body: { changes: [change] } }), refusal);
+  const box = typeof used === "boolean";
+  const left = hint.spent !== hint.field && typeof value === "number" && typeof used === "number" ? value - used : undefined;
+  const spend = el("button", { type: "button", class: "spend", text: "Spend", "aria-label": `Spend one: ${name}`,
+    disabled: box ? used === true : left !== undefined && left <= 0,
+    onclick: () => send(box ? { type: "set", field: hint.spent, value: "true" } : { type: "adjust", field: hint.spent, by: "1" }) });
+  const regain = el("button", { type: "button", class: "regain", text: "Regain", "aria-label": `Regain one: ${name}`,
+    disabled: box ? used !== true : !(typeof used === "number" && used > 0),
+    onclick: () => send(box ? { type: "set", field: hint.spent, value: "false" } : { type: "adjust", field: hint.spent, by: "-1" }) });
+  return el("span", { class: "resource" }, spend, regain, refusal);
 }
 
 // An input field's box: its saved value (the base effects start from), edited in place; a refusal
@@ -679,6 +747,14 @@ function prepare(action, fixed = {}, subject) {
         param.values.map((v) => el("option", { value: String(v), text: humanize(String(v)) })));
     } else if (param.type === "boolean") {
       control = el("input", { type: "checkbox", name });
+    } else if (param.type === "id" && param.of && param.of !== "field") {
+      // A content parameter (a spell): the character's own items of that type, else the type's.
+      const type = param.of.includes(":") ? param.of : qualified(split(action.id.split("#")[0])[0], param.of);
+      const own = [...new Set((state.sheet.activations || []).filter((a) => a.item && state.info.items[a.item] === type).map((a) => a.item))];
+      const ids = own.length ? own : Object.entries(state.info.items || {}).filter(([, ty]) => ty === type).map(([id]) => id);
+      const named = ids.map((id) => [itemName(id), id]).sort((a, b) => a[0].localeCompare(b[0]));
+      control = el("select", { name }, param.optional ? el("option", { value: "", text: "—" }) : null,
+        named.map(([text, id]) => el("option", { value: id, text })));
     } else if (param.type === "id" && param.of === "field") {
       const options = state.hints.filter((h) => h.roll && h.roll.params && Object.values(h.roll.params).length);
       control = el("select", { name }, options.map((h) => el("option", { value: h.field, text: fieldName(h.field) })));
@@ -722,9 +798,7 @@ function prepare(action, fixed = {}, subject) {
     fields.append(el("label", {}, dice, " I roll my own dice"));
   }
   const dialog = $("#roll-dialog");
-  $("#roll-form").onsubmit = async (event) => {
-    event.preventDefault();
-    $("#roll-card").replaceChildren(el("p", { text: "Rolling…" }));
+  const gather = async () => {
     const input = { action: { id: action.id }, subject };
     if (action.entry) input.action.entry = action.entry;
     if (action.source) input.action.source = action.source;
@@ -740,13 +814,34 @@ function prepare(action, fixed = {}, subject) {
         input.situational = input.situational || {};
         input.situational[name] = decl.type === "integer" ? Number(raw) : raw;
       } else if (raw) {
+        state.lastTarget = raw;
         participants[name] = [await participantView(raw, decl, action.id)];
       }
     }
     if (Object.keys(participants).length) input.participants = participants;
     if (dice.checked) input.policy = { dice: "pause" };
+    return input;
+  };
+  // The odds before the roll, worked out again as the target or the situation changes.
+  const shown = $("#roll-odds");
+  shown.textContent = "";
+  let asked = 0;
+  const ask = async () => {
+    const mine = ++asked;
+    try {
+      const input = await gather();
+      const words = await oddsFor(input);
+      if (mine === asked) shown.textContent = words ? `Odds: ${words}` : "";
+    } catch (_) { if (mine === asked) shown.textContent = ""; }
+  };
+  for (const [, , control] of controls) control.addEventListener("change", ask);
+  ask();
+  $("#roll-form").onsubmit = async (event) => {
+    event.preventDefault();
+    $("#roll-card").replaceChildren(el("p", { text: "Rolling…" }));
+    const input = await gather();
     dialog.close();
-    await start(input, participants);
+    await start(input);
   };
   $("#roll-cancel").onclick = () => dialog.close();
   if (typeof dialog.showModal === "function") dialog.showModal(); else dialog.setAttribute("open", "");
@@ -758,7 +853,8 @@ function prepare(action, fixed = {}, subject) {
 async function participantView(id, decl, actionId) {
   const sheet = await call("GET", api(id, "/sheet"));
   const [pack] = split(actionId.split("#")[0]);
-  const wanted = decl && decl.fields && typeof decl.fields === "object" && !Array.isArray(decl.fields) ? Object.keys(decl.fields) : [];
+  const wanted = decl && decl.fields && typeof decl.fields === "object" && !Array.isArray(decl.fields) ? Object.keys(decl.fields)
+    : decl ? [] : Object.keys(sheet.sheet.values || {});
   const values = {};
   for (const field of wanted) {
     const full = field.includes(":") ? field : qualified(pack, field);
@@ -819,7 +915,7 @@ function showResult(result, input) {
       box.append(el("p", { class: `verdict ${GOOD.has(outcome.result) ? "good" : BAD.has(outcome.result) ? "bad" : ""}`, text: word }));
     }
     for (const [key, value] of Object.entries(outcome.data || {})) {
-      box.append(el("p", { text: `${humanize(key)}: ${humanize(String(value))}` }));
+      box.append(el("p", { class: "data", text: `${dataName(actionId, key)}: ${dataValue(actionId, key, value)}` }));
     }
     box.append(proposals(result.proposedChanges || [], input));
   } else if (result.status === "paused") {
@@ -827,6 +923,30 @@ function showResult(result, input) {
   }
   card.replaceChildren(box);
   odds(input, box);
+}
+
+// An outcome's data by the situational choice of the same name in the action's pack (Blades'
+// position and effect): its name, a string value by its option's text, a whole number as the
+// level it counts to, the choice's listed value at that place (effect 2: Standard); else as
+// written (decisions.md, "The web sheet's resources, name and outcome words").
+function dataChoice(actionId, key) {
+  const [pack] = split(actionId.split("#")[0]);
+  const id = qualified(pack, key);
+  const decl = (state.info.situational || {})[id];
+  return decl ? { id, decl, pack } : null;
+}
+function dataName(actionId, key) {
+  const choice = dataChoice(actionId, key);
+  return (choice && t(qualified(choice.pack, `situational.${key}.name`))) ?? humanize(key);
+}
+function dataValue(actionId, key, value) {
+  const choice = dataChoice(actionId, key);
+  const values = (choice && choice.decl.values) || [];
+  let option = null;
+  if (typeof value === "string" && values.includes(value)) option = value;
+  else if (Number.isInteger(value) && value >= 0 && value < values.length) option = String(values[value]);
+  if (option !== null) return t(qualified(choice.pack, `situational.${key}.options.${option}.name`)) ?? humanize(option);
+  return typeof value === "string" ? humanize(value) : plain(value);
 }
 
 // A roll item's source by its name: a field's, an item's, a situational choice's.
@@ -878,6 +998,10 @@ function logEntry(entry, actionId) {
     if (items.some((item) => item.kind === "dice" && (item.tags || []).some((tag) => tag.startsWith("damage."))) && byType.size) {
       section.append(el("p", { class: "damage", text: [...byType].map(([tag, total]) => `${numberText(total)} ${tagName(pack, tag).toLowerCase()}`).join(", ") }));
     }
+  } else if (entry.kind === "handoff" && entry.outcome) {
+    const who = entry.participant && entry.participant.id;
+    const result = entry.outcome.result;
+    section.append(el("p", { text: `${name}: ${who}${result ? ` — ${humanize(result)}` : ""}` }));
   } else if (entry.picked !== undefined) {
     section.append(el("p", { text: `${name}: ${optionName(entry.picked, action, stepId)}` }));
   }
@@ -979,7 +1103,27 @@ function question(result, input) {
       refusal.textContent = error.errors && error.errors.length ? error.errors.map((e) => worded(e)).join(" ") : error.message;
     }
   };
-  if (needs.kind === "dice") {
+  if (needs.kind === "handoff") {
+    // A participant's own roll (a target's saving throw): run on its stored character, its
+    // outcome given back to this action.
+    const who = needs.participant && needs.participant.id;
+    const run = needs.run || {};
+    set.append(el("p", { text: `${who} rolls ${actionName(run.action || "")} on their own sheet…` }));
+    (async () => {
+      try {
+        const participants = {};
+        for (const [role, ids] of Object.entries(run.participants || {})) {
+          participants[role] = await Promise.all((ids || []).map((id) => participantView(id, null, run.action)));
+          for (const view of participants[role]) delete view.revision;
+        }
+        const theirs = await call("POST", api(who, "/actions"), { action: { id: run.action }, params: run.params || {}, participants });
+        if (theirs.result.status !== "finished") throw new Error(`${who}'s roll needs its player: open ${who}'s sheet to make it`);
+        await go({ outcome: theirs.result.outcome || {} });
+      } catch (error) {
+        refusal.textContent = error.errors && error.errors.length ? error.errors.map((e) => worded(e)).join(" ") : error.message;
+      }
+    })();
+  } else if (needs.kind === "dice") {
     const count = needs.count || (needs.dice && needs.dice.count) || 1;
     const sides = needs.sides || (needs.dice && needs.dice.sides);
     const boxes = [];
@@ -1006,16 +1150,48 @@ function question(result, input) {
   return form;
 }
 
-// The odds of the action before any die (issue 45's route), on the card when the route answers.
+// The odds of an action before any die (issue 45's route): each result's chance by its name, most
+// likely first, each participant's own (a target's save), and the mean of each numeric change
+// (`65 % Hit · 10 % Critical hit · 25 % Miss · brute's Hit Points −7.1 expected`). `trial`: the
+// changes a choice's option would make, for the odds after it. Null when the route gives none.
+const percent = (p) => `${Math.round(Number(p) * 1000) / 10} %`;
+async function oddsFor(input, trial) {
+  const parts = await oddsPartsFor(input, trial);
+  return parts.length ? parts.join(" · ") : null;
+}
+async function oddsPartsFor(input, trial) {
+  const body = stripRevisions(input);
+  delete body.policy;
+  if (trial) body.trial = trial;
+  const answer = await call("POST", api(state.id, "/odds"), body);
+  return oddsParts(input.action.id, answer.odds);
+}
+function oddsParts(actionId, odds) {
+  if (!odds) return [];
+  const parts = [];
+  const ranked = (results) => Object.entries(results || {}).filter(([r]) => r !== "").sort((a, b) => Number(b[1]) - Number(a[1]));
+  const results = ranked(odds.results);
+  if (results.length >= 2) parts.push(...results.map(([r, p]) => `${percent(p)} ${bandName(actionId, r)}`));
+  for (const [role, list] of Object.entries(odds.participants || {})) {
+    for (const entry of list) {
+      const theirs = ranked(entry.results);
+      if (theirs.length >= 2) parts.push(`${entry.id} (${humanize(role).toLowerCase()}): ${theirs.map(([r, p]) => `${percent(p)} ${humanize(r)}`).join(", ")}`);
+    }
+  }
+  for (const change of odds.changes || []) {
+    const mean = Number(change.mean);
+    if (!mean) continue;
+    const who = change.character && change.character !== state.id ? `${change.character}'s ` : "";
+    const sure = (change.distribution || []).length === 1;
+    const amount = sure ? numberText(Math.abs(mean)) : Math.abs(mean).toFixed(1);
+    parts.push(`${who}${fieldName(change.field)} ${mean < 0 ? "−" : "+"}${amount}${sure ? "" : " expected"}`);
+  }
+  return parts;
+}
 async function odds(input, box) {
   try {
-    const body = stripRevisions(input);
-    delete body.policy;
-    const answer = await call("POST", api(state.id, "/odds"), body);
-    const results = answer.odds && answer.odds.results;
-    if (!results || Object.keys(results).length < 2) return;
-    const words = Object.entries(results).map(([result, p]) => `${bandName(input.action.id, result)} ${Math.round(Number(p) * 1000) / 10}%`);
-    box.append(el("p", { class: "odds", text: `Odds before the roll: ${words.join(", ")}` }));
+    const words = await oddsFor(input);
+    if (words) box.append(el("p", { class: "odds", text: `Odds before the roll: ${words}` }));
   } catch (_) { /* no odds for this action */ }
 }
 
@@ -1141,10 +1317,10 @@ function renderChoices() {
     list.append(el("li", {}, el("span", { text: `${prompt}${choice.pending ? " (to choose)" : ""}${picks ? `: ${picks}` : ""} ` }), button));
   }
   $("#choices").hidden = !list.children.length;
+  $("#guide-start").hidden = !pending.length;
 }
 
-async function listOptions(choice, prompt) {
-  const box = $("#option-list");
+async function listOptions(choice, prompt, box = $("#option-list")) {
   box.replaceChildren(el("p", { text: "Listing the options…" }));
   try {
     const answer = await call("POST", api(state.id, "/options"), { path: choice.path });
@@ -1164,33 +1340,125 @@ async function listOptions(choice, prompt) {
       }
       const changes = ((option.changes && option.changes.values) || []).map((v) => `${fieldName(v.field)} ${plain(v.before && v.before.value)} → ${plain(v.after && v.after.value)}`);
       if (changes.length) card.append(el("p", { class: "would", text: `Picking it: ${changes.join("; ")}` }));
+      // Roll effects change no field (Dueling's +2 damage): every option that may be picked is
+      // tried for the attacks' odds.
+      if (option.eligible && !option.picked) card.dataset.trial = "yes";
       if (option.eligible && !option.picked) {
         const refusal = el("p", { class: "refusal", role: "alert" });
-        card.append(el("button", { type: "button", class: "primary", text: `Pick ${name}`, onclick: () => choose(listed, id, refusal) }), refusal);
+        card.append(el("button", { type: "button", class: "primary", text: `Pick ${name}`, onclick: () => choose(listed, id, refusal, box) }), refusal);
       }
       cards.push(card);
     }
-    box.replaceChildren(heading, ...cards, el("button", { type: "button", text: "Close", onclick: () => box.replaceChildren() }));
+    const close = box.id === "option-list" ? el("button", { type: "button", text: "Close", onclick: () => box.replaceChildren() }) : null;
+    box.replaceChildren(heading, ...cards, ...(close ? [close] : []));
     heading.focus();
+    optionOdds(listed, cards);
   } catch (error) {
     box.replaceChildren(el("p", { class: "refusal", text: error.message }));
   }
 }
 
-// Picks `option` with applyChanges: in a full choice the last pick gives way, as listOptions'
+// The changes that pick `option`: in a full choice the last pick gives way, as listOptions'
 // trial made it.
-async function choose(listed, option, refusal) {
-  const done = await write(() => {
-    const changes = [];
-    const picks = listed.picks || [];
-    if (listed.max !== undefined && picks.length >= listed.max && picks.length) {
-      const last = picks[picks.length - 1];
-      changes.push({ type: "unchoose", path: listed.path, option: quote(typeof last === "string" ? last : last.option) });
-    }
-    changes.push({ type: "choose", path: listed.path, option: quote(option) });
-    return { method: "POST", path: api(state.id, "/changes"), body: { changes } };
-  }, refusal);
-  if (done) $("#option-list").replaceChildren();
+function pickChanges(listed, option) {
+  const changes = [];
+  const picks = listed.picks || [];
+  if (listed.max !== undefined && picks.length >= listed.max && picks.length) {
+    const last = picks[picks.length - 1];
+    changes.push({ type: "unchoose", path: listed.path, option: quote(typeof last === "string" ? last : last.option) });
+  }
+  changes.push({ type: "choose", path: listed.path, option: quote(option) });
+  return changes;
+}
+async function choose(listed, option, refusal, box = $("#option-list")) {
+  const done = await write(() => ({ method: "POST", path: api(state.id, "/changes"), body: { changes: pickChanges(listed, option) } }), refusal);
+  if (done) {
+    box.replaceChildren();
+    if (state.guided && box.id === "guide-options") { state.guided.made++; guideStep(); }
+  }
+}
+
+// The guided flow after a level up or a new class: every pending choice in order, each with its
+// options from listOptions (named, described, eligible or why not, what picking it changes, the
+// attacks' odds before → after); one may be skipped; at the end, the sheet's issues in words.
+function startGuide(title) {
+  state.guided = { title, skipped: new Set(), made: 0 };
+  $("#guide-title").textContent = title;
+  $("#guide").hidden = false;
+  guideStep();
+}
+function guideStep() {
+  const guided = state.guided;
+  if (!guided) return;
+  const pending = (state.sheet.pending || []).filter((p) => !guided.skipped.has(JSON.stringify(p.path)));
+  const progress = $("#guide-progress");
+  const issues = $("#guide-issues");
+  issues.replaceChildren(...(state.sheet.issues || []).map((issue) => el("li", { text: worded(issue, "issues") })));
+  $("#guide-issues-title").hidden = !issues.children.length;
+  if (!pending.length) {
+    const skipped = guided.skipped.size ? ` ${guided.skipped.size} left for later (under Choices).` : "";
+    progress.textContent = `Done: ${guided.made} ${guided.made === 1 ? "choice" : "choices"} made.${skipped}`;
+    $("#guide-options").replaceChildren();
+    $("#guide-skip").hidden = true;
+    $("#guide-close").textContent = "Close";
+    $("#guide-close").focus();
+    return;
+  }
+  const choice = { ...pending[0], pending: true };
+  progress.textContent = `Choice ${guided.made + guided.skipped.size + 1}: ${pending.length} still to make.`;
+  $("#guide-skip").hidden = false;
+  $("#guide-skip").onclick = () => { guided.skipped.add(JSON.stringify(choice.path)); guideStep(); };
+  $("#guide-close").textContent = "Finish later";
+  listOptions(choice, choicePrompt(choice), $("#guide-options"));
+}
+$("#guide-start").addEventListener("click", () => startGuide("Pending choices"));
+$("#guide-close").addEventListener("click", () => {
+  state.guided = null;
+  $("#guide").hidden = true;
+  $("#guide-options").replaceChildren();
+});
+
+// The character's attacks: its actions that take a participant and declare results (a weapon's
+// attack), those needing no parameter the player must give; a few, the first on the sheet.
+function attacks() {
+  return sheetActions().filter((action) => {
+    const declared = state.info.actions[action.id];
+    if (!declared || !declared.results || !Object.keys(declared.participants || {}).length) return false;
+    return Object.values(declared.params || {}).every((p) => p.optional || p.default !== undefined);
+  }).slice(0, 3);
+}
+// Against whom option odds are worked out: the target last picked in a roll form, else the first
+// other stored character.
+function referenceTarget() {
+  const others = state.characters.filter((c) => c.id !== state.id).map((c) => c.id);
+  return others.includes(state.lastTarget) ? state.lastTarget : others[0];
+}
+// On each option whose pick changes the sheet: each attack's odds now → after the pick (the
+// route's `trial`, listOptions' pick made on a copy), where they differ.
+async function optionOdds(listed, cards) {
+  const target = referenceTarget();
+  const trials = cards.filter((card) => card.dataset.trial).slice(0, 12);
+  if (!target || !trials.length) return;
+  for (const action of attacks()) {
+    try {
+      const declared = state.info.actions[action.id];
+      const [role, decl] = Object.entries(declared.participants)[0];
+      const input = { action: { id: action.id }, participants: { [role]: [await participantView(target, decl, action.id)] } };
+      if (action.entry) input.action.entry = action.entry;
+      if (action.source) input.action.source = action.source;
+      const before = await oddsPartsFor(input);
+      for (const card of trials) {
+        if (!card.isConnected) return;
+        const after = await oddsPartsFor(input, pickChanges(listed, card.dataset.option));
+        if (!after.length || after.join() === before.join()) continue;
+        // Only what changes, each part now → after, where the two list the same parts.
+        const changed = after.length === before.length
+          ? after.map((part, i) => (part === before[i] ? null : `${before[i]} → ${part}`)).filter(Boolean).join(" · ")
+          : `${before.join(" · ") || "—"} → ${after.join(" · ")}`;
+        card.append(el("p", { class: "odds option-odds", text: `${actionLabel(action)} against ${target}: ${changed}` }));
+      }
+    } catch (_) { /* no odds for this attack */ }
+  }
 }
 
 function renderIssues() {

@@ -258,6 +258,11 @@ impl Walker {
             w.at("field", |w| {
                 w.reference_here(RefKind::Field, hint.field.as_str())
             });
+            if let Some(spent) = &hint.spent {
+                w.at("spent", |w| {
+                    w.reference_here(RefKind::Field, spent.as_str())
+                });
+            }
             if let Some(roll) = &hint.roll {
                 w.at("roll", |w| {
                     w.at("action", |w| {
