@@ -8,7 +8,8 @@
 //! an edit with its retries: the figures of docs/perf.md. Bounded in count (`OCF_LOAD_CLIENTS`,
 //! `OCF_LOAD_EDITS`), not in time. `OCF_LOAD_SQLITE=synchronous=normal&group=off` (say) runs the
 //! SQLite store with another durability (docs/service.md, "Durability"); `OCF_LOAD_RUNS=sqlite`,
-//! `=postgres` or `=memory` runs only those. It also prints the memory per open character (the
+//! `=paced`, `=postgres` or `=memory` runs only those; the paced run offers `OCF_LOAD_RATE` edits
+//! a second (1 500) and measures the PUT's latency at that rate. It also prints the memory per open character (the
 //! service's resident memory with one character open, then with 100 more).
 
 #[path = "../tests/load/mod.rs"]
@@ -49,6 +50,24 @@ fn main() {
             print_report(&format!("SQLite, {name}"), clients, writers, edits, &report);
         }
     }
+    if runs.is_empty() || runs == "paced" {
+        // A load offered at a rate (1 500 edits/s by default, `OCF_LOAD_RATE`): each client edits
+        // its own character every `clients / rate` seconds. The closed loop above measures how
+        // many edits the service acknowledges; its latencies are that loop's queue (100 clients
+        // waiting on one another: Little's law gives a mean of clients / throughput). Here the
+        // latency is a PUT's own at that rate.
+        let rate = count("OCF_LOAD_RATE", 1500).max(1);
+        let pace = std::time::Duration::from_secs_f64(clients as f64 / rate as f64);
+        let server = load::Server::start(&dir.join("paced.sqlite3"), load::free_addr());
+        let report = load::run_on(vec![server], clients, 1, edits, None, Some(pace));
+        print_report(
+            &format!("SQLite, one writer per character, offered {rate} edits/s"),
+            clients,
+            1,
+            edits,
+            &report,
+        );
+    }
     if runs.is_empty() || runs == "memory" {
         // Memory per open character: the service's resident memory with one character open (its
         // ruleset made), then with `clients` more.
@@ -81,7 +100,7 @@ fn main() {
                 load::Server::start_on(&pg.url, load::free_addr()),
                 load::Server::start_on(&pg.url, load::free_addr()),
             ];
-            let report = load::run_on(servers, clients, writers, edits, None);
+            let report = load::run_on(servers, clients, writers, edits, None, None);
             print_report(
                 &format!("PostgreSQL, two instances, {name}"),
                 clients,

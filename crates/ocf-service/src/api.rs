@@ -78,7 +78,10 @@ pub fn router(app: Arc<App>) -> Router {
         )
         .route("/api/characters/{id}/close", post(close))
         .route("/api/characters/{id}/history", get(history))
-        .route("/api/characters/{id}/history/{revision}", get(revision_file))
+        .route(
+            "/api/characters/{id}/history/{revision}",
+            get(revision_file),
+        )
         .route("/api/characters/{id}/revert", post(revert))
         .route("/api/characters/{id}/undo", post(undo))
         .route("/api/characters/{id}/events", get(events))
@@ -428,9 +431,9 @@ async fn revision_file(
     Extension(who): Extension<Who>,
     Path((id, revision)): Path<(String, String)>,
 ) -> Answer {
-    let revision: u64 = revision.parse().map_err(|_| {
-        ApiError::bad_request("wrong-type", "a revision is a whole number", "")
-    })?;
+    let revision: u64 = revision
+        .parse()
+        .map_err(|_| ApiError::bad_request("wrong-type", "a revision is a whole number", ""))?;
     blocking(app, move |app| {
         app.authorize(&who, &id, Need::Read)?;
         app.revision_file(&id, revision)

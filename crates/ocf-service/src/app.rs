@@ -279,7 +279,12 @@ impl App {
             for (_, id) in idle.into_iter().take(excess.max(1)) {
                 closed.extend(open.remove(&id));
             }
-            tracing::info!(resident, ceiling, closed = closed.len(), "over the memory ceiling");
+            tracing::info!(
+                resident,
+                ceiling,
+                closed = closed.len(),
+                "over the memory ceiling"
+            );
         }
         while open.len() >= self.limits.max_open {
             let idle = open

@@ -53,7 +53,10 @@ fn every_write_is_kept_and_any_revision_is_read_reverted_to_or_undone() {
     // Any kept revision reads as the file it was.
     let (status, old) = request(addr, "GET", "/api/characters/aldric/history/2", None);
     assert_eq!(status, 200, "{old}");
-    assert_eq!((old["revision"].clone(), old["current"].clone()), (json!(2), json!(3)));
+    assert_eq!(
+        (old["revision"].clone(), old["current"].clone()),
+        (json!(2), json!(3))
+    );
     assert_eq!(old["character"]["values"]["5e-srd-5.1:hp.current"], 30);
     let (status, none) = request(addr, "GET", "/api/characters/aldric/history/9", None);
     assert_eq!((status, codes(&none)), (404, vec!["unknown-revision"]));
@@ -117,7 +120,10 @@ fn every_write_is_kept_and_any_revision_is_read_reverted_to_or_undone() {
     assert_eq!(status, 409, "{first}");
 
     // A deleted character's history goes with it.
-    assert_eq!(request(addr, "DELETE", "/api/characters/aldric", None).0, 200);
+    assert_eq!(
+        request(addr, "DELETE", "/api/characters/aldric", None).0,
+        200
+    );
     post_fighter(addr, "aldric");
     let (_, history) = request(addr, "GET", "/api/characters/aldric/history", None);
     assert_eq!(history["history"].as_array().unwrap().len(), 1);

@@ -207,10 +207,20 @@ fn postgres_keeps_each_write_in_the_history_with_its_author_within_the_bound() {
         store.create_noted("pc", "{}", None, &note("gm", "created")),
         Ok(1)
     );
-    assert_eq!(store.save_noted("pc", 1, "{\"a\":1}", &note("ann", "one")), Ok(2));
+    assert_eq!(
+        store.save_noted("pc", 1, "{\"a\":1}", &note("ann", "one")),
+        Ok(2)
+    );
     // A refused write makes no revision.
-    assert!(store.save_noted("pc", 1, "{}", &note("bob", "late")).is_err());
-    assert_eq!(store.save_noted("pc", 2, "{\"a\":2}", &note("bob", "two")), Ok(3));
+    assert!(
+        store
+            .save_noted("pc", 1, "{}", &note("bob", "late"))
+            .is_err()
+    );
+    assert_eq!(
+        store.save_noted("pc", 2, "{\"a\":2}", &note("bob", "two")),
+        Ok(3)
+    );
     let kept: Vec<(u64, Option<String>, String)> = store
         .history("pc")
         .unwrap()
@@ -224,7 +234,10 @@ fn postgres_keeps_each_write_in_the_history_with_its_author_within_the_bound() {
             (2, Some("ann".to_owned()), "one".to_owned())
         ]
     );
-    assert_eq!(store.load_revision("pc", 2).unwrap().unwrap().body, "{\"a\":1}");
+    assert_eq!(
+        store.load_revision("pc", 2).unwrap().unwrap().body,
+        "{\"a\":1}"
+    );
     assert_eq!(store.load_revision("pc", 1).unwrap(), None);
     assert_eq!(store.delete("pc"), Ok(true));
     assert!(store.history("pc").unwrap().is_empty());

@@ -169,18 +169,21 @@ pub fn run_shared(
     edits: usize,
     kill_after: Option<usize>,
 ) -> Report {
-    run_on(vec![server], clients, writers, edits, kill_after)
+    run_on(vec![server], clients, writers, edits, kill_after, None)
 }
 
 /// [`run_shared`] over several instances of the service on one store: client `i` sends every
 /// request to instance `i mod n` (so the writers of one character spread over them); the first
-/// instance is the one killed.
+/// instance is the one killed. With `pace`, each client starts an edit every `pace` (the clients
+/// staggered over it) rather than as soon as the last is acknowledged: a load offered at a rate
+/// (`clients / pace` edits a second), whose latencies are not the queue a closed loop builds.
 pub fn run_on(
     servers: Vec<Server>,
     clients: usize,
     writers: usize,
     edits: usize,
     kill_after: Option<usize>,
+    pace: Option<Duration>,
 ) -> Report {
     let characters = clients.div_ceil(writers);
     let fighter =
@@ -221,7 +224,13 @@ pub fn run_on(
                     }
                 }
                 let mut revision = read(addr, &id).1;
+                let begin =
+                    Instant::now() + pace.map_or(Duration::ZERO, |p| p * i as u32 / clients as u32);
                 for k in 1..=edits as i64 {
+                    if let Some(pace) = pace {
+                        let due = begin + pace * (k - 1) as u32;
+                        std::thread::sleep(due.saturating_duration_since(Instant::now()));
+                    }
                     let first = Instant::now();
                     loop {
                         let body = json!({ "revision": revision, "value": k }).to_string();

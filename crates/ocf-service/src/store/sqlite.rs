@@ -122,7 +122,11 @@ impl SqliteStore {
             .pragma_update(
                 None,
                 "synchronous",
-                if durability.full_sync { "FULL" } else { "NORMAL" },
+                if durability.full_sync {
+                    "FULL"
+                } else {
+                    "NORMAL"
+                },
             )
             .map_err(backend)?;
         connection
