@@ -1,5 +1,5 @@
 //! `ocf serve [--addr ADDR] [--packs DIR…] [--store URL] [--max-open N] [--public-url URL…]
-//! [--cors ORIGIN…] [--player-dice]`: the engine as a service
+//! [--cors ORIGIN…] [--player-dice] [--history N] [--history-days D] [--max-memory MIB]`: the engine as a service
 //! (crate `ocf-service`). Which ruleset a character computes on is decided here, as `ocf sheet`
 //! decides it: the `--packs` given, else each pin's `testdata/packs/<id>` folder.
 
@@ -43,6 +43,17 @@ pub struct Args {
     /// Characters open at once (the least recently used unwatched one is closed past it).
     #[arg(long, default_value_t = 1000)]
     max_open: usize,
+    /// Revisions of each character kept in its history (the newest; each write makes one).
+    #[arg(long, default_value_t = 100)]
+    history: u64,
+    /// Drop revisions older than this many days from a character's history as it is written (the
+    /// current revision is always kept); kept however old when not given.
+    #[arg(long = "history-days")]
+    history_days: Option<u64>,
+    /// A ceiling on the service's resident memory, in MiB: past it, opening a character first
+    /// closes the least recently used unwatched ones (they stay stored).
+    #[arg(long = "max-memory")]
+    max_memory: Option<u64>,
     /// Character files to store at start, each under its `id`, unless a character of that ID is
     /// stored already (then the stored one, with its edits, is kept).
     #[arg(long = "character")]
@@ -59,6 +70,13 @@ pub fn run(args: Args) -> ExitCode {
     };
     let limits = ocf_service::Limits {
         max_open: args.max_open.max(1),
+        history: ocf_service::store::Keep {
+            count: args.history.max(1),
+            max_age: args
+                .history_days
+                .map(|days| days.saturating_mul(86_400).min(i64::MAX as u64) as i64),
+        },
+        max_memory: args.max_memory.map(|mib| mib.saturating_mul(1 << 20)),
         ..Default::default()
     };
     let rulesets = PackRulesets::new(args.packs);
@@ -90,7 +108,7 @@ pub fn run(args: Args) -> ExitCode {
                 return ExitCode::FAILURE;
             }
         };
-        match app.create(None, file.character, None) {
+        match app.create(None, file.character, None, None) {
             Ok(made) => eprintln!(
                 "ocf serve: stored `{}` from {}",
                 made["id"].as_str().unwrap_or_default(),

@@ -14,6 +14,10 @@
 //! | `POST /api/characters/{id}/actions` `{ action, params?, situational?, policy?, participants?, answers?, seed? }` | startAction |
 //! | `POST /api/characters/{id}/actions/continue` `{ state, answer, seed? }` | continueAction |
 //! | `POST /api/characters/{id}/close` | closes it (it stays stored) |
+//! | `GET /api/characters/{id}/history` | `{ id, revision, history: [{ revision, author, what, at }] }`, newest first |
+//! | `GET /api/characters/{id}/history/{revision}` | `{ id, revision, current, character }`: the file at a kept revision |
+//! | `POST /api/characters/{id}/revert` `{ revision, to }` | makes revision `to`'s file current again, as a new write |
+//! | `POST /api/characters/{id}/undo` `{ revision }` | undoes the write that made `revision` (the current one), as a new write |
 //! | `DELETE /api/characters/{id}` | removes it, whatever its file's state |
 //! | `PUT /api/characters/{id}/ownership` `{ owner, shared }` | who owns it, whether it is shared (gamemaster) |
 //! | `GET /api/characters/{id}/events` | server-sent events: `sheet` first, then `changed` per edit |
@@ -73,6 +77,13 @@ pub fn router(app: Arc<App>) -> Router {
             post(continue_action),
         )
         .route("/api/characters/{id}/close", post(close))
+        .route("/api/characters/{id}/history", get(history))
+        .route(
+            "/api/characters/{id}/history/{revision}",
+            get(revision_file),
+        )
+        .route("/api/characters/{id}/revert", post(revert))
+        .route("/api/characters/{id}/undo", post(undo))
         .route("/api/characters/{id}/events", get(events))
         .merge(crate::odds::routes())
         .merge(crate::web::routes())
@@ -220,7 +231,7 @@ async fn create(
                 "/owner",
             ));
         }
-        app.create(id, character, owner.as_deref())
+        app.create(id, character, owner.as_deref(), who.name.as_deref())
     })
     .await
 }
@@ -312,7 +323,7 @@ async fn replace(
     let character = read_character(character, "/character")?;
     blocking(app, move |app| {
         app.authorize(&who, &id, Need::Write)?;
-        app.replace(&id, revision, character)
+        app.replace(&id, revision, character, who.name.as_deref())
     })
     .await
 }
@@ -365,7 +376,7 @@ async fn set_value(
     };
     blocking(app, move |app| {
         app.authorize(&who, &id, Need::Write)?;
-        app.set_value(&id, revision, &field, value)
+        app.set_value(&id, revision, &field, value, who.name.as_deref())
     })
     .await
 }
@@ -396,7 +407,85 @@ async fn apply(
     })?;
     blocking(app, move |app| {
         app.authorize(&who, &id, Need::Write)?;
-        app.apply(&id, revision, &changes, strict, seed)
+        app.apply(&id, revision, &changes, strict, seed, who.name.as_deref())
+    })
+    .await
+}
+
+#[tracing::instrument(name = "serve.history", level = "info", skip_all, fields(character = %id))]
+async fn history(
+    State(app): State<Arc<App>>,
+    Extension(who): Extension<Who>,
+    Path(id): Path<String>,
+) -> Answer {
+    blocking(app, move |app| {
+        app.authorize(&who, &id, Need::Read)?;
+        app.history(&id)
+    })
+    .await
+}
+
+#[tracing::instrument(name = "serve.revision", level = "info", skip_all, fields(character = %id))]
+async fn revision_file(
+    State(app): State<Arc<App>>,
+    Extension(who): Extension<Who>,
+    Path((id, revision)): Path<(String, String)>,
+) -> Answer {
+    let revision: u64 = revision
+        .parse()
+        .map_err(|_| ApiError::bad_request("wrong-type", "a revision is a whole number", ""))?;
+    blocking(app, move |app| {
+        app.authorize(&who, &id, Need::Read)?;
+        app.revision_file(&id, revision)
+    })
+    .await
+}
+
+#[tracing::instrument(name = "serve.revert", level = "info", skip_all, fields(character = %id))]
+async fn revert(
+    State(app): State<Arc<App>>,
+    Extension(who): Extension<Who>,
+    Path(id): Path<String>,
+    bytes: Result<Bytes, BytesRejection>,
+) -> Answer {
+    let body = body(bytes)?;
+    let revision = revision(&body)?;
+    let to = match body.get("to") {
+        Some(Value::Number(n)) if n.as_u64().is_some() => n.as_u64().unwrap_or_default(),
+        Some(_) => {
+            return Err(ApiError::bad_request(
+                "wrong-type",
+                "`to` is a whole number",
+                "/to",
+            ));
+        }
+        None => {
+            return Err(ApiError::bad_request(
+                "invalid-request",
+                "give the revision to revert `to`",
+                "/to",
+            ));
+        }
+    };
+    blocking(app, move |app| {
+        app.authorize(&who, &id, Need::Write)?;
+        app.revert(&id, revision, to, who.name.as_deref())
+    })
+    .await
+}
+
+#[tracing::instrument(name = "serve.undo", level = "info", skip_all, fields(character = %id))]
+async fn undo(
+    State(app): State<Arc<App>>,
+    Extension(who): Extension<Who>,
+    Path(id): Path<String>,
+    bytes: Result<Bytes, BytesRejection>,
+) -> Answer {
+    let body = body(bytes)?;
+    let revision = revision(&body)?;
+    blocking(app, move |app| {
+        app.authorize(&who, &id, Need::Write)?;
+        app.undo(&id, revision, who.name.as_deref())
     })
     .await
 }

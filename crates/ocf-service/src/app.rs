@@ -27,7 +27,7 @@ use crate::error::ApiError;
 use crate::guard::Settings;
 use crate::rulesets::Rulesets;
 use crate::states::Signer;
-use crate::store::{Ownership, Store};
+use crate::store::{Keep, Note, Ownership, Store};
 
 /// What the service bounds, so that no client can make it hold unbounded memory.
 #[derive(Debug, Clone)]
@@ -46,6 +46,12 @@ pub struct Limits {
     pub max_unknown_values: usize,
     /// Copies (features and inventory together), and applied entries, in a sent character.
     pub max_copies: usize,
+    /// How much of each character's history (its revisions) is kept.
+    pub history: Keep,
+    /// The process's resident memory, in bytes, past which opening a character first closes
+    /// least recently used unwatched ones (as many as the memory over the ceiling takes, at the
+    /// open characters' mean cost); none when `None`.
+    pub max_memory: Option<u64>,
 }
 
 impl Default for Limits {
@@ -57,6 +63,8 @@ impl Default for Limits {
             max_values: 10_000,
             max_unknown_values: 1_000,
             max_copies: 10_000,
+            history: Keep::default(),
+            max_memory: None,
         }
     }
 }
@@ -253,6 +261,31 @@ impl App {
             return Ok(slot.clone());
         }
         let mut closed = Vec::new();
+        // Over the memory ceiling: as many characters closed as the excess takes, each taken to
+        // cost the mean of the open ones (their memory is given back as their sessions drop).
+        if let Some(ceiling) = self.limits.max_memory
+            && let Some(resident) = resident_bytes()
+            && resident > ceiling
+            && !open.is_empty()
+        {
+            let each = (resident / open.len() as u64).max(1);
+            let excess = (resident - ceiling).div_ceil(each) as usize;
+            let mut idle: Vec<(u64, String)> = open
+                .iter()
+                .filter(|(_, s)| s.events.receiver_count() == 0)
+                .map(|(id, s)| (s.used.load(Ordering::Relaxed), id.clone()))
+                .collect();
+            idle.sort();
+            for (_, id) in idle.into_iter().take(excess.max(1)) {
+                closed.extend(open.remove(&id));
+            }
+            tracing::info!(
+                resident,
+                ceiling,
+                closed = closed.len(),
+                "over the memory ceiling"
+            );
+        }
         while open.len() >= self.limits.max_open {
             let idle = open
                 .iter()
@@ -344,6 +377,7 @@ impl App {
         id: Option<String>,
         character: Character,
         owner: Option<&str>,
+        author: Option<&str>,
     ) -> Result<Value, ApiError> {
         let id = id.unwrap_or_else(|| character.id.clone());
         self.check_id(&id)?;
@@ -357,7 +391,8 @@ impl App {
         let body = to_body(&character)?;
         // Room is made (or refused) before anything is stored: a refused create stores nothing.
         let slot = self.slot(&id)?;
-        if let Err(error) = self.store.create(&id, &body, owner) {
+        let note = self.note(author, "created".into());
+        if let Err(error) = self.store.create_noted(&id, &body, owner, &note) {
             if slot.lock().is_none() {
                 self.forget_slot(&id, &slot);
             }
@@ -519,12 +554,18 @@ impl App {
         revision: u64,
         field: &str,
         value: Option<Value>,
+        author: Option<&str>,
     ) -> Result<Value, ApiError> {
+        let what = match &value {
+            Some(value) => format!("set {field} to {value}"),
+            None => format!("cleared {field}"),
+        };
+        let note = self.note(author, what);
         // Only the edited value's own new errors refuse the edit: another field's saved value
         // that a moved bound now puts out of range is the sheet's `out-of-range` error, reported
         // and clamped (EC "Round and clamp"; decisions.md, issue 36).
         let own = |e: &Value| about_field(e, field);
-        self.write(id, revision, own, |session, cid| {
+        self.write(id, revision, &note, own, |session, cid| {
             session
                 .set_value(cid, field, value)
                 .map(|()| Value::Null)
@@ -541,6 +582,18 @@ impl App {
         id: &str,
         revision: u64,
         character: Character,
+        author: Option<&str>,
+    ) -> Result<Value, ApiError> {
+        let note = self.note(author, "replaced the file".into());
+        self.replace_noted(id, revision, character, &note)
+    }
+
+    fn replace_noted(
+        &self,
+        id: &str,
+        revision: u64,
+        character: Character,
+        note: &Note,
     ) -> Result<Value, ApiError> {
         let (key, ruleset) = self
             .rulesets
@@ -565,7 +618,9 @@ impl App {
             // for it before anything is stored).
             self.forget(id);
             self.slot(id)?;
-            let new_revision = self.store.save(id, revision, &to_body(&character)?)?;
+            let new_revision = self
+                .store
+                .save_noted(id, revision, &to_body(&character)?, note)?;
             return self.with_current(id, |c, events| {
                 let changes = diff(&json!({}), &c.sheet);
                 push(c, events, id, &changes);
@@ -575,6 +630,7 @@ impl App {
         self.write(
             id,
             revision,
+            note,
             |_| true,
             |session, cid| {
                 session
@@ -596,7 +652,16 @@ impl App {
         batch: &Value,
         strict: bool,
         seed: Option<u64>,
+        author: Option<&str>,
     ) -> Result<Value, ApiError> {
+        let count = batch.as_array().map_or(1, Vec::len);
+        let note = self.note(
+            author,
+            format!(
+                "applied {count} change{}",
+                if count == 1 { "" } else { "s" }
+            ),
+        );
         let changes = ocf_engine::changes::read_batch(batch).map_err(|e| {
             ApiError::many(
                 StatusCode::BAD_REQUEST,
@@ -608,6 +673,7 @@ impl App {
         self.write(
             id,
             revision,
+            &note,
             |_| false,
             |session, cid| {
                 let mut dice = dice(seed);
@@ -742,6 +808,90 @@ impl App {
         self.with_current(id, |c, _| read(&mut c.session, c.id, c.revision))
     }
 
+    /// What a write by `author` keeps in the history.
+    fn note(&self, author: Option<&str>, what: String) -> Note {
+        Note {
+            author: author.map(str::to_owned),
+            what,
+            keep: self.limits.history,
+        }
+    }
+
+    /// The character's kept revisions, newest first: `{ id, revision, history: [{ revision,
+    /// author, what, at }] }`, `at` in seconds since the Unix epoch.
+    pub fn history(&self, id: &str) -> Result<Value, ApiError> {
+        let current = self
+            .store
+            .revision(id)?
+            .ok_or_else(|| ApiError::not_found("character", id))?;
+        let history: Vec<Value> = self
+            .store
+            .history(id)?
+            .into_iter()
+            .map(|r| {
+                json!({ "revision": r.revision, "author": r.author, "what": r.what, "at": r.at })
+            })
+            .collect();
+        Ok(json!({ "id": id, "revision": current, "history": history }))
+    }
+
+    /// `{ id, revision, current, character }`: the file as it was at a kept `revision`
+    /// (`unknown-revision` 404 for one never made or no longer kept).
+    pub fn revision_file(&self, id: &str, revision: u64) -> Result<Value, ApiError> {
+        let current = self
+            .store
+            .revision(id)?
+            .ok_or_else(|| ApiError::not_found("character", id))?;
+        let stored = self.kept(id, revision)?;
+        let file: Value = serde_json::from_str(&stored.body)
+            .map_err(|e| ApiError::internal(format!("the stored revision does not read: {e}")))?;
+        Ok(json!({ "id": id, "revision": revision, "current": current, "character": file }))
+    }
+
+    fn kept(&self, id: &str, revision: u64) -> Result<crate::store::Stored, ApiError> {
+        self.store.load_revision(id, revision)?.ok_or_else(|| {
+            ApiError::new(
+                StatusCode::NOT_FOUND,
+                "unknown-revision",
+                format!("`{id}` keeps no revision {revision}"),
+                "",
+            )
+            .with("revision", revision)
+        })
+    }
+
+    /// Makes the file of the kept revision `to` the character's file again, as a new write made
+    /// against `revision` (nothing of the history is lost): `{ id, revision, changes }`.
+    pub fn revert(
+        &self,
+        id: &str,
+        revision: u64,
+        to: u64,
+        author: Option<&str>,
+    ) -> Result<Value, ApiError> {
+        let stored = self.kept(id, to)?;
+        let character = from_body(&stored.body)?;
+        let note = self.note(author, format!("reverted to revision {to}"));
+        self.replace_noted(id, revision, character, &note)
+    }
+
+    /// Undoes the last write, made against `revision` (the current one): the file of the revision
+    /// before it, as a new write. `nothing-to-undo` (409) at the first revision.
+    pub fn undo(&self, id: &str, revision: u64, author: Option<&str>) -> Result<Value, ApiError> {
+        if revision <= 1 {
+            return Err(ApiError::new(
+                StatusCode::CONFLICT,
+                "nothing-to-undo",
+                format!("revision {revision} of `{id}` is its first"),
+                "/revision",
+            ));
+        }
+        let stored = self.kept(id, revision - 1)?;
+        let character = from_body(&stored.body)?;
+        let note = self.note(author, format!("undid revision {revision}"));
+        self.replace_noted(id, revision, character, &note)
+    }
+
     /// Closes an open character (it stays stored); a character not open is left as it is.
     pub fn close(&self, id: &str) -> Result<Value, ApiError> {
         if self.store.revision(id)?.is_none() && !self.lock().contains_key(id) {
@@ -816,6 +966,9 @@ impl App {
             .rulesets
             .ruleset_for(&character)
             .map_err(|errors| ApiError::many(StatusCode::UNPROCESSABLE_ENTITY, errors))?;
+        // A file stored before the limits (or by another program) costs no more to open than a
+        // sent one may.
+        self.check_cost(&character, &ruleset)?;
         let mut session = Session::shared(ruleset.clone());
         let cid = session.open(&character, &[]);
         let sheet = sheet_json(&session, cid)?;
@@ -875,6 +1028,7 @@ impl App {
         &self,
         id: &str,
         revision: u64,
+        note: &Note,
         refuses: impl Fn(&Value) -> bool,
         edit: impl FnOnce(&mut Session, CharacterId) -> Result<Value, ApiError>,
     ) -> Result<Value, ApiError> {
@@ -912,7 +1066,7 @@ impl App {
                     return Err(ApiError::internal(e.to_string()));
                 }
             };
-            match self.store.save(id, revision, &body) {
+            match self.store.save_noted(id, revision, &body, note) {
                 Ok(new_revision) => {
                     let changes = diff(&c.sheet, &sheet);
                     c.sheet = sheet;
@@ -1062,6 +1216,14 @@ fn refused(errors: Vec<Value>) -> Vec<Value> {
             error
         })
         .collect()
+}
+
+/// The process's resident memory (`VmRSS` of `/proc/self/status`), where the system tells it.
+fn resident_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
 }
 
 /// A character not to be told from another by eye: invisible formatting characters (Unicode's

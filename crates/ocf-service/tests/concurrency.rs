@@ -65,7 +65,7 @@ fn a_character_held_by_a_long_request_holds_up_no_other() {
         Box::new(store),
         Limits::default(),
     ));
-    app.create(Some("free".into()), fighter("free"), None)
+    app.create(Some("free".into()), fighter("free"), None, None)
         .unwrap();
     // `held` is stored as it is (no lookup) and opened by its first read, which the gate stops.
     let body = serde_json::to_string(&fighter("held")).unwrap();
@@ -85,7 +85,7 @@ fn a_character_held_by_a_long_request_holds_up_no_other() {
             let sheet = app.sheet("free").unwrap();
             assert_eq!(sheet["revision"], 1);
             let edited = app
-                .set_value("free", 1, "hp.current", Some(json!(7)))
+                .set_value("free", 1, "hp.current", Some(json!(7)), None)
                 .unwrap();
             assert_eq!(edited["revision"], 2);
             let field = app.field("free", "hp.current").unwrap();
@@ -93,7 +93,7 @@ fn a_character_held_by_a_long_request_holds_up_no_other() {
             let (_, _events) = app.subscribe("free").unwrap();
             let listed = app.list(&ocf_service::accounts::Who::open()).unwrap();
             assert_eq!(listed.as_array().unwrap().len(), 2);
-            app.create(Some("other".into()), fighter("other"), None)
+            app.create(Some("other".into()), fighter("other"), None, None)
                 .unwrap();
             let _ = finished.send(());
         });

@@ -187,3 +187,58 @@ fn accounts_and_tokens_are_kept_in_postgres_and_a_service_with_them_asks_for_the
     let (status, _) = request_as(addr, &token, "GET", "/api/characters", None);
     assert_eq!(status, 401);
 }
+
+#[test]
+fn postgres_keeps_each_write_in_the_history_with_its_author_within_the_bound() {
+    use ocf_service::store::{Keep, Note};
+    let Some(server) = Postgres::start("history") else {
+        return;
+    };
+    let store = PostgresStore::open(&server.url).unwrap();
+    let note = |author: &str, what: &str| Note {
+        author: Some(author.to_owned()),
+        what: what.to_owned(),
+        keep: Keep {
+            count: 2,
+            max_age: None,
+        },
+    };
+    assert_eq!(
+        store.create_noted("pc", "{}", None, &note("gm", "created")),
+        Ok(1)
+    );
+    assert_eq!(
+        store.save_noted("pc", 1, "{\"a\":1}", &note("ann", "one")),
+        Ok(2)
+    );
+    // A refused write makes no revision.
+    assert!(
+        store
+            .save_noted("pc", 1, "{}", &note("bob", "late"))
+            .is_err()
+    );
+    assert_eq!(
+        store.save_noted("pc", 2, "{\"a\":2}", &note("bob", "two")),
+        Ok(3)
+    );
+    let kept: Vec<(u64, Option<String>, String)> = store
+        .history("pc")
+        .unwrap()
+        .into_iter()
+        .map(|r| (r.revision, r.author, r.what))
+        .collect();
+    assert_eq!(
+        kept,
+        [
+            (3, Some("bob".to_owned()), "two".to_owned()),
+            (2, Some("ann".to_owned()), "one".to_owned())
+        ]
+    );
+    assert_eq!(
+        store.load_revision("pc", 2).unwrap().unwrap().body,
+        "{\"a\":1}"
+    );
+    assert_eq!(store.load_revision("pc", 1).unwrap(), None);
+    assert_eq!(store.delete("pc"), Ok(true));
+    assert!(store.history("pc").unwrap().is_empty());
+}

@@ -1619,6 +1619,21 @@ $("#edit-mode").addEventListener("click", () => {
   for (const section of document.querySelectorAll(".group")) groupVisibility(section);
 });
 
+// Undo: the last change taken back as a new write (`POST …/undo`); made against the revision shown,
+// so a change made elsewhere meanwhile is not undone blindly (409: the sheet is brought up to date).
+$("#undo").addEventListener("click", async () => {
+  if (!state.id) return;
+  try {
+    const answer = await call("POST", api(state.id, "/undo"), { revision: state.revision });
+    if (answer.changes && answer.revision > state.revision) applyChanged({ ...answer.changes, revision: answer.revision });
+    else refreshFile();
+    status(`Undone · revision ${answer.revision}`);
+  } catch (error) {
+    if (error.status === 409) await open(state.id, true);
+    status(error.errors && error.errors.length ? error.errors.map((e) => worded(e)).join(" ") : error.message, true);
+  }
+});
+
 // Logging in: the service answers 401 until the browser holds a session cookie (HttpOnly, so this
 // script never sees it); the open service (no accounts, loopback) needs none.
 function showLogin() {

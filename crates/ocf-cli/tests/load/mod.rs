@@ -19,15 +19,20 @@ pub fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// `ocf serve` as a process of its own over a SQLite file.
+/// `ocf serve` as a process of its own over a store (a SQLite file by default).
 pub struct Server {
     child: Child,
     pub addr: SocketAddr,
-    store: PathBuf,
+    store: String,
 }
 
 impl Server {
     pub fn start(store: &Path, addr: SocketAddr) -> Server {
+        Server::start_on(&format!("sqlite:{}", store.display()), addr)
+    }
+
+    /// `ocf serve --store URL`.
+    pub fn start_on(store: &str, addr: SocketAddr) -> Server {
         let child = Command::new(env!("CARGO_BIN_EXE_ocf"))
             .args([
                 "serve",
@@ -36,8 +41,7 @@ impl Server {
                 "--packs",
                 "testdata/packs/5e-srd-5.1",
             ])
-            .arg("--store")
-            .arg(format!("sqlite:{}", store.display()))
+            .args(["--store", store])
             .current_dir(repo())
             .env_remove("RUST_LOG")
             .stdout(Stdio::null())
@@ -59,12 +63,20 @@ impl Server {
         }
     }
 
+    /// The process's resident memory in bytes (`VmRSS`), where the system tells it.
+    pub fn resident(&self) -> Option<u64> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).ok()?;
+        let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kib * 1024)
+    }
+
     /// Kills the process at once (no shutdown of its own) and starts it again on the same
     /// address and store.
     pub fn kill_and_restart(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
-        *self = Server::start(&self.store.clone(), self.addr);
+        *self = Server::start_on(&self.store.clone(), self.addr);
     }
 }
 
@@ -157,11 +169,29 @@ pub fn run_shared(
     edits: usize,
     kill_after: Option<usize>,
 ) -> Report {
+    run_on(vec![server], clients, writers, edits, kill_after, None)
+}
+
+/// [`run_shared`] over several instances of the service on one store: client `i` sends every
+/// request to instance `i mod n` (so the writers of one character spread over them); the first
+/// instance is the one killed. With `pace`, each client starts an edit every `pace` (the clients
+/// staggered over it) rather than as soon as the last is acknowledged: a load offered at a rate
+/// (`clients / pace` edits a second), whose latencies are not the queue a closed loop builds.
+pub fn run_on(
+    servers: Vec<Server>,
+    clients: usize,
+    writers: usize,
+    edits: usize,
+    kill_after: Option<usize>,
+    pace: Option<Duration>,
+) -> Report {
     let characters = clients.div_ceil(writers);
     let fighter =
         std::fs::read_to_string(repo().join("testdata/characters/fighter-5.yaml")).unwrap();
-    let addr = server.addr;
-    let server = Arc::new(Mutex::new(server));
+    let addrs: Vec<SocketAddr> = servers.iter().map(|s| s.addr).collect();
+    let mut servers = servers.into_iter();
+    let server = Arc::new(Mutex::new(servers.next().expect("an instance")));
+    let others: Vec<Server> = servers.collect();
     let acknowledged = Arc::new(AtomicUsize::new(0));
     let latencies = Arc::new(Mutex::new(Vec::new()));
     let attempts = Arc::new(Mutex::new(Vec::new()));
@@ -183,6 +213,7 @@ pub fn run_shared(
             let (acknowledged, latencies, recovered) =
                 (acknowledged.clone(), latencies.clone(), recovered.clone());
             let (attempts, conflicts) = (attempts.clone(), conflicts.clone());
+            let addr = addrs[i % addrs.len()];
             std::thread::spawn(move || {
                 let id = format!("load-{}", i / writers);
                 let create = json!({ "id": id, "character": fighter }).to_string();
@@ -193,7 +224,13 @@ pub fn run_shared(
                     }
                 }
                 let mut revision = read(addr, &id).1;
+                let begin =
+                    Instant::now() + pace.map_or(Duration::ZERO, |p| p * i as u32 / clients as u32);
                 for k in 1..=edits as i64 {
+                    if let Some(pace) = pace {
+                        let due = begin + pace * (k - 1) as u32;
+                        std::thread::sleep(due.saturating_duration_since(Instant::now()));
+                    }
                     let first = Instant::now();
                     loop {
                         let body = json!({ "revision": revision, "value": k }).to_string();
@@ -241,9 +278,10 @@ pub fn run_shared(
     }
     let elapsed = started.elapsed();
     let finals = (0..characters)
-        .map(|i| read(addr, &format!("load-{i}")))
+        .map(|i| read(addrs[0], &format!("load-{i}")))
         .collect();
     drop(server);
+    drop(others);
     Report {
         latencies: Arc::try_unwrap(latencies).unwrap().into_inner().unwrap(),
         attempts: Arc::try_unwrap(attempts).unwrap().into_inner().unwrap(),
@@ -251,6 +289,19 @@ pub fn run_shared(
         recovered: recovered.load(Ordering::SeqCst),
         finals,
         elapsed,
+    }
+}
+
+/// Stores (and so opens) `load-<i>` for each `i` in `ids`, one after another.
+pub fn create(addr: SocketAddr, ids: std::ops::Range<usize>) {
+    let fighter =
+        std::fs::read_to_string(repo().join("testdata/characters/fighter-5.yaml")).unwrap();
+    for i in ids {
+        let create = json!({ "id": format!("load-{i}"), "character": fighter }).to_string();
+        match request(addr, "POST", "/api/characters", &create) {
+            Some((200, _)) => {}
+            other => panic!("creating load-{i}: {other:?}"),
+        }
     }
 }
 

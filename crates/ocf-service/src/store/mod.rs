@@ -7,7 +7,7 @@ mod postgres;
 mod sqlite;
 
 pub use postgres::PostgresStore;
-pub use sqlite::SqliteStore;
+pub use sqlite::{Durability, SqliteStore};
 
 /// A stored character.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,6 +41,50 @@ impl std::fmt::Display for StoreError {
             StoreError::Backend(message) => f.write_str(message),
         }
     }
+}
+
+/// Who made a write and what it was, kept with the revision it makes in the character's history,
+/// and how much of that history to keep.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Note {
+    /// The user's name; `None` for the open service (no accounts) or the service itself.
+    pub author: Option<String>,
+    /// What the write did, in words (`set hp.current to 7`).
+    pub what: String,
+    pub keep: Keep,
+}
+
+/// How much of a character's history a write leaves: the newest `count` revisions, none older
+/// than `max_age` seconds (the current revision always).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Keep {
+    pub count: u64,
+    pub max_age: Option<i64>,
+}
+
+impl Default for Keep {
+    fn default() -> Keep {
+        Keep {
+            count: 100,
+            max_age: None,
+        }
+    }
+}
+
+impl Keep {
+    /// The oldest time (seconds since the epoch) a kept revision may have at `now`.
+    pub fn oldest(&self, now: i64) -> i64 {
+        self.max_age.map_or(i64::MIN, |age| now.saturating_sub(age))
+    }
+}
+
+/// A revision in a character's history: who made it, what it did, when (seconds since the epoch).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Revision {
+    pub revision: u64,
+    pub author: Option<String>,
+    pub what: String,
+    pub at: i64,
 }
 
 /// A stored character as listed: its ID, revision and who may see it.
@@ -92,14 +136,49 @@ pub trait Store: Send + Sync {
     fn load(&self, id: &str) -> Result<Option<Stored>, StoreError>;
     /// Only the revision of `id` (a cheap check that an open copy is current).
     fn revision(&self, id: &str) -> Result<Option<u64>, StoreError>;
-    /// Stores a new character at revision 1, owned by `owner`; `Exists` when the ID is taken.
-    fn create(&self, id: &str, body: &str, owner: Option<&str>) -> Result<u64, StoreError>;
-    /// Writes `body` over revision `expected`, giving the new revision; `Conflict` when the stored
+    /// Stores a new character at revision 1, owned by `owner`, `note` its history's first entry;
+    /// `Exists` when the ID is taken.
+    fn create_noted(
+        &self,
+        id: &str,
+        body: &str,
+        owner: Option<&str>,
+        note: &Note,
+    ) -> Result<u64, StoreError>;
+    /// Writes `body` over revision `expected`, giving the new revision, kept in the character's
+    /// history with `note` (older revisions past `note.keep` dropped); `Conflict` when the stored
     /// revision is another (nothing written).
-    fn save(&self, id: &str, expected: u64, body: &str) -> Result<u64, StoreError>;
+    fn save_noted(
+        &self,
+        id: &str,
+        expected: u64,
+        body: &str,
+        note: &Note,
+    ) -> Result<u64, StoreError>;
+    /// [`Store::create_noted`] with no author.
+    fn create(&self, id: &str, body: &str, owner: Option<&str>) -> Result<u64, StoreError> {
+        let note = Note {
+            what: "created".into(),
+            ..Note::default()
+        };
+        self.create_noted(id, body, owner, &note)
+    }
+    /// [`Store::save_noted`] with no author.
+    fn save(&self, id: &str, expected: u64, body: &str) -> Result<u64, StoreError> {
+        let note = Note {
+            what: "saved".into(),
+            ..Note::default()
+        };
+        self.save_noted(id, expected, body, &note)
+    }
+    /// The revisions kept of `id`, newest first (empty when none is, or there is no such
+    /// character).
+    fn history(&self, id: &str) -> Result<Vec<Revision>, StoreError>;
+    /// The file of `id` at `revision`, if that revision is kept.
+    fn load_revision(&self, id: &str, revision: u64) -> Result<Option<Stored>, StoreError>;
     /// Every stored character, by ID.
     fn list(&self) -> Result<Vec<Listed>, StoreError>;
-    /// Removes the character; `false` when there was none.
+    /// Removes the character and its history; `false` when there was none.
     fn delete(&self, id: &str) -> Result<bool, StoreError>;
     /// Who the character belongs to, if it is stored.
     fn ownership(&self, id: &str) -> Result<Option<Ownership>, StoreError>;
@@ -133,11 +212,16 @@ pub trait Store: Send + Sync {
     }
 }
 
-/// Opens the store a `--store` URL names: `sqlite:PATH` (the default is `sqlite:ocf.sqlite3`), or
-/// `postgres://…` / `postgresql://…`.
+/// Opens the store a `--store` URL names: `sqlite:PATH` (the default is `sqlite:ocf.sqlite3`;
+/// `?synchronous=normal`, `?group=off` change its [`Durability`]), or `postgres://…` /
+/// `postgresql://…`.
 pub fn open(url: &str) -> Result<Box<dyn Store>, StoreError> {
     if let Some(path) = url.strip_prefix("sqlite:") {
-        return Ok(Box::new(SqliteStore::open(path)?));
+        let (path, durability) = match path.split_once('?') {
+            Some((path, query)) => (path, Durability::parse(query)?),
+            None => (path, Durability::default()),
+        };
+        return Ok(Box::new(SqliteStore::open_with(path, durability)?));
     }
     if url.starts_with("postgres://") || url.starts_with("postgresql://") {
         return Ok(Box::new(PostgresStore::open(url)?));

@@ -14,7 +14,9 @@ use postgres::config::{Host, SslMode};
 use postgres::{Client, Config};
 use tokio_postgres_rustls::MakeRustlsConnect;
 
-use super::{Account, Credential, Listed, Ownership, Store, StoreError, Stored, now};
+use super::{
+    Account, Credential, Listed, Note, Ownership, Revision, Store, StoreError, Stored, now,
+};
 
 pub struct PostgresStore {
     config: Config,
@@ -125,6 +127,15 @@ impl PostgresStore {
                 CREATE TABLE IF NOT EXISTS ocf_settings (
                     name TEXT PRIMARY KEY NOT NULL,
                     value TEXT NOT NULL
+                );
+                CREATE TABLE IF NOT EXISTS ocf_revisions (
+                    id TEXT NOT NULL,
+                    revision BIGINT NOT NULL,
+                    body TEXT NOT NULL,
+                    author TEXT,
+                    what TEXT NOT NULL,
+                    at BIGINT NOT NULL,
+                    PRIMARY KEY (id, revision)
                 );",
             )
         })?;
@@ -184,32 +195,76 @@ impl Store for PostgresStore {
         Ok(row.map(|row| row.get::<_, i64>(0) as u64))
     }
 
-    fn create(&self, id: &str, body: &str, owner: Option<&str>) -> Result<u64, StoreError> {
+    fn create_noted(
+        &self,
+        id: &str,
+        body: &str,
+        owner: Option<&str>,
+        note: &Note,
+    ) -> Result<u64, StoreError> {
+        let at = now();
+        // The character and its history's first entry are one statement.
         let inserted = self.with(|c| {
-            c.execute(
-                "INSERT INTO ocf_characters (id, revision, body, owner) VALUES ($1, 1, $2, $3)
-                 ON CONFLICT (id) DO NOTHING",
-                &[&id, &body, &owner],
+            c.query(
+                "WITH made AS (
+                     INSERT INTO ocf_characters (id, revision, body, owner) VALUES ($1, 1, $2, $3)
+                     ON CONFLICT (id) DO NOTHING RETURNING id
+                 ), kept AS (
+                     INSERT INTO ocf_revisions (id, revision, body, author, what, at)
+                     SELECT id, 1, $2, $4, $5, $6 FROM made
+                     ON CONFLICT (id, revision) DO UPDATE SET body = excluded.body,
+                         author = excluded.author, what = excluded.what, at = excluded.at
+                 )
+                 SELECT id FROM made",
+                &[&id, &body, &owner, &note.author, &note.what, &at],
             )
         })?;
-        if inserted == 0 {
+        if inserted.is_empty() {
             return Err(StoreError::Exists(id.to_owned()));
         }
         Ok(1)
     }
 
-    fn save(&self, id: &str, expected: u64, body: &str) -> Result<u64, StoreError> {
+    fn save_noted(
+        &self,
+        id: &str,
+        expected: u64,
+        body: &str,
+        note: &Note,
+    ) -> Result<u64, StoreError> {
         let expected_i = expected as i64;
-        // The write and its notification to every listening instance are one statement: told at
-        // its commit, and only when it wrote.
+        let at = now();
+        let count = note.keep.count.min(i64::MAX as u64) as i64;
+        let oldest = note.keep.oldest(at);
+        // The write, its entry in the history (older ones past the bound dropped) and its
+        // notification to every listening instance are one statement: told at its commit, and
+        // only when it wrote.
         let updated = self.with(|c| {
             c.query(
                 "WITH written AS (
                      UPDATE ocf_characters SET body = $1, revision = revision + 1
-                     WHERE id = $2 AND revision = $3 RETURNING id
+                     WHERE id = $2 AND revision = $3 RETURNING id, revision
+                 ), kept AS (
+                     INSERT INTO ocf_revisions (id, revision, body, author, what, at)
+                     SELECT id, revision, $1, $4, $5, $6 FROM written
+                     ON CONFLICT (id, revision) DO UPDATE SET body = excluded.body,
+                         author = excluded.author, what = excluded.what, at = excluded.at
+                 ), dropped AS (
+                     DELETE FROM ocf_revisions r USING written w
+                     WHERE r.id = w.id AND r.revision < w.revision
+                       AND (r.revision <= w.revision - $7 OR r.at < $8)
                  )
                  SELECT pg_notify('ocf_changed', id) FROM written",
-                &[&body, &id, &expected_i],
+                &[
+                    &body,
+                    &id,
+                    &expected_i,
+                    &note.author,
+                    &note.what,
+                    &at,
+                    &count,
+                    &oldest,
+                ],
             )
         })?;
         if updated.len() == 1 {
@@ -221,6 +276,39 @@ impl Store for PostgresStore {
             given: expected,
             current: current.unwrap_or(0),
         })
+    }
+
+    fn history(&self, id: &str) -> Result<Vec<Revision>, StoreError> {
+        let rows = self.with(|c| {
+            c.query(
+                "SELECT revision, author, what, at FROM ocf_revisions WHERE id = $1
+                 ORDER BY revision DESC",
+                &[&id],
+            )
+        })?;
+        Ok(rows
+            .iter()
+            .map(|row| Revision {
+                revision: row.get::<_, i64>(0) as u64,
+                author: row.get(1),
+                what: row.get(2),
+                at: row.get(3),
+            })
+            .collect())
+    }
+
+    fn load_revision(&self, id: &str, revision: u64) -> Result<Option<Stored>, StoreError> {
+        let revision_i = revision as i64;
+        let row = self.with(|c| {
+            c.query_opt(
+                "SELECT body FROM ocf_revisions WHERE id = $1 AND revision = $2",
+                &[&id, &revision_i],
+            )
+        })?;
+        Ok(row.map(|row| Stored {
+            revision,
+            body: row.get(0),
+        }))
     }
 
     fn list(&self) -> Result<Vec<Listed>, StoreError> {
@@ -246,7 +334,8 @@ impl Store for PostgresStore {
     fn delete(&self, id: &str) -> Result<bool, StoreError> {
         self.with(|c| {
             c.query(
-                "WITH removed AS (DELETE FROM ocf_characters WHERE id = $1 RETURNING id)
+                "WITH removed AS (DELETE FROM ocf_characters WHERE id = $1 RETURNING id),
+                 forgotten AS (DELETE FROM ocf_revisions WHERE id = $1)
                  SELECT pg_notify('ocf_changed', id) FROM removed",
                 &[&id],
             )
