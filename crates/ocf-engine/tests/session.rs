@@ -377,3 +377,48 @@ proptest::proptest! {
         proptest::prop_assert_eq!(session.sheet_json(pc).unwrap(), fresh);
     }
 }
+
+/// computeSheet's `no-eligible-option` reads an option on its trial sheet when its own effects can
+/// change its verdict (EC "Rules issues": "as `listOptions` lists them"): the trial is a character
+/// derived in the database once per revision, so reading the sheet again derives nothing, an edit
+/// tries again, and the verdict follows the edited value.
+#[test]
+fn no_eligible_option_trials_are_made_once_a_revision() {
+    const RULES: &str = r#"
+fields:
+  t:str: { type: integer, input: true, default: 12 }
+contentTypes: { t:class: {}, t:feat: {} }
+content:
+  t:athlete:
+    id: t:athlete
+    type: t:feat
+    prerequisites: [{ id: strong, check: 'str >= 13' }]
+    effects: [{ target: t:str, op: add, value: 2 }]
+  t:fighter:
+    id: t:fighter
+    type: t:class
+    choices: [{ id: feat, requiresOption: true, options: { content: { type: t:feat } } }]
+"#;
+    let mut session = Session::new(ruleset(RULES));
+    let pc = session.open(&character("features: [{ id: f, item: t:fighter }]"), &[]);
+    let codes = |session: &Session| -> Vec<String> {
+        let sheet = session.sheet(pc).unwrap();
+        sheet
+            .issues_json()
+            .iter()
+            .map(|i| i["code"].as_str().unwrap_or_default().to_owned())
+            .collect()
+    };
+    let derived = |session: &Session| session.db(pc).unwrap().derived();
+    assert_eq!(derived(&session), 0);
+    // At 12 the feat is eligible on its trial sheet (14).
+    assert!(codes(&session).is_empty());
+    let once = derived(&session);
+    assert!(once > 0, "a trial was derived");
+    assert!(codes(&session).is_empty());
+    assert_eq!(derived(&session), once, "read again: no new trial");
+    // At 10 its trial sheet has 12: no eligible option.
+    session.set_value(pc, "t:str", Some(json!(10))).unwrap();
+    assert_eq!(codes(&session), ["no-eligible-option"]);
+    assert!(derived(&session) > once, "an edit tries again");
+}
