@@ -922,12 +922,26 @@ fn concentration_replaced_and_kept() {
         hurt["character"]["followUps"][0]["followUp"],
         "5e-srd-5.1:concentration"
     );
+    // The offer carries the damage taken (the batch's damage adjusts), and the app takes it up
+    // with the offer's params: DC 15 for 30 damage.
+    let hurt: ocf_model::Character = serde_json::from_value(hurt["character"].clone()).unwrap();
+    let id = session.open(&hurt, &[]);
+    let sheet = session.sheet_json(id).unwrap();
+    session.close(id);
+    let offer = sheet["offers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["action"] == "5e-srd-5.1:concentration-check")
+        .unwrap_or_else(|| panic!("the offer: {}", sheet["offers"]))
+        .clone();
+    assert_eq!(offer["params"], json!({ "damage": 30 }), "{offer}");
     let save = |faces: Vec<i64>| {
         let mut session = ocf_engine::Session::new(ruleset.clone());
-        let id = session.open(&wizard, &[]);
+        let id = session.open(&hurt, &[]);
         let call: StartInput = serde_json::from_value(json!({
-            "action": { "id": "5e-srd-5.1:concentration-check" },
-            "params": { "damage": 30 },
+            "action": { "id": "5e-srd-5.1:concentration-check", "followUp": offer["id"] },
+            "params": offer["params"],
         }))
         .unwrap();
         ocf_actions::start_action(
@@ -939,13 +953,18 @@ fn concentration_replaced_and_kept() {
         )
         .unwrap()
     };
-    // DC 15; Constitution +5, and the caster's own Bless's 1d4 (its lowest face, 1).
+    // DC 15 (14 fails, 15 keeps); Constitution +5, and the caster's own Bless's 1d4 (its lowest
+    // face, 1).
     let kept = save(vec![9, 1]);
     assert_eq!(kept["outcome"]["result"], "kept");
-    assert_eq!(kept["proposedChanges"], json!([]));
+    assert_eq!(
+        kept["proposedChanges"],
+        json!([{ "to": "self", "step": "", "change": { "type": "clearFollowUp", "id": offer["id"] } }])
+    );
     let lost = save(vec![8, 1]);
     assert_eq!(lost["outcome"]["result"], "lost");
-    let after = applied(&ruleset, &wizard, proposed(&lost, "self"));
+    let after = applied(&ruleset, &hurt, proposed(&lost, "self"));
+    assert!(after.follow_ups.is_empty());
     assert_eq!(after.applied.len(), 1);
     assert_eq!(
         field(&mut session, &after, "spellcasting.concentration"),

@@ -78,7 +78,7 @@ impl<'db> Bindings<'db> {
             )),
             (None, None) => SelfRef::None,
         };
-        let item = ItemKey::new(db, character.ruleset(db), &*a.item, &a.templates[..]);
+        let item = ItemKey::of_activation(db, character.ruleset(db), a);
         Bindings {
             pack,
             self_ref,

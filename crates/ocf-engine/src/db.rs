@@ -305,6 +305,9 @@ pub struct Database {
     derived: Arc<AtomicUsize>,
     /// What a caller keeps here between its calls ([`Database::keep`]).
     kept: Arc<Mutex<Option<Box<dyn std::any::Any + Send>>>>,
+    /// Each character's judged part settled by trial sheets in one revision
+    /// ([`crate::option_trials`]), so reading the sheet again makes no trial again.
+    pub(crate) settled: Arc<Mutex<crate::option_trials::Settled>>,
 }
 
 /// What salsa reported since the log was last read.
@@ -324,6 +327,7 @@ impl Default for Database {
             executed: None,
             derived: Arc::default(),
             kept: Arc::default(),
+            settled: Arc::default(),
         }
     }
 }
@@ -352,6 +356,7 @@ impl Database {
             executed: Some(log),
             derived: Arc::default(),
             kept: Arc::default(),
+            settled: Arc::default(),
         }
     }
 

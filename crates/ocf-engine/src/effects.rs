@@ -373,7 +373,7 @@ fn build_index(db: &dyn salsa::Database, character: CharacterInput) -> EffectInd
     for pick in &acts.choice_picks {
         match pick.owner {
             None => {
-                for instance in choice_effects(pick, None) {
+                for instance in choice_effects(db, pick, None) {
                     expand(db, (ruleset_input, ruleset), instance, &mut |i| {
                         index.add(Arc::new(i), None)
                     });
@@ -401,7 +401,7 @@ fn build_index(db: &dyn salsa::Database, character: CharacterInput) -> EffectInd
         }
         // The effects of the choices this activation owns, once per pick.
         for pick in picks_of.get(&a).into_iter().flatten() {
-            for instance in choice_effects(pick, Some(activation)) {
+            for instance in choice_effects(db, pick, Some(activation)) {
                 expand(db, (ruleset_input, ruleset), instance, &mut |i| {
                     index.add(Arc::new(i), Some(a))
                 });
@@ -547,6 +547,12 @@ fn activation_effects(db: &dyn salsa::Database, key: ActivationKey<'_>) -> Vec<I
     });
     let templates = key.templates(db).clone();
     let (copy, applied_entry) = (key.copy(db), key.applied_entry(db));
+    // EC "Items and `item`": "In a template's formulas, `item` is the merged item": the copy's
+    // item with its templates, not the template with them.
+    let merged: Arc<str> = match (key.template(db), copy) {
+        (true, Some(copy)) => copy.item(db).as_str().into(),
+        _ => item.clone(),
+    };
     let instance = |effect: &Arc<Effect>, option_id: String, pack: &Arc<str>| Instance {
         source: source.clone(),
         option_id,
@@ -556,7 +562,7 @@ fn activation_effects(db: &dyn salsa::Database, key: ActivationKey<'_>) -> Vec<I
         place: None,
         copy,
         applied_entry,
-        item: item.clone(),
+        item: merged.clone(),
         templates: templates.clone(),
         pick: None,
         slot: None,
@@ -625,7 +631,11 @@ fn joined(parts: &[&str]) -> String {
 
 /// A choice's effects for one pick. Their option IDs are `<owner>/<choice>#<index|id>`
 /// (decisions.md, "Choice effects"); `self` and `item` are the owner's.
-fn choice_effects(pick: &crate::db::ChoicePick, owner: Option<&Activation>) -> Vec<Instance> {
+fn choice_effects(
+    db: &dyn salsa::Database,
+    pick: &crate::db::ChoicePick,
+    owner: Option<&Activation>,
+) -> Vec<Instance> {
     let source = Arc::new(Source {
         kind: match owner {
             Some(a) if a.via == crate::db::Via::Template => SourceKind::Template,
@@ -636,7 +646,7 @@ fn choice_effects(pick: &crate::db::ChoicePick, owner: Option<&Activation>) -> V
         entry: owner.and_then(|a| a.entry.as_deref().map(str::to_owned)),
     });
     let pack: Arc<str> = pick.pack.as_str().into();
-    let item: Arc<str> = owner.map_or_else(|| "".into(), |a| a.item.clone());
+    let item: Arc<str> = owner.map_or_else(|| "".into(), |a| crate::view::merged_content(db, a));
     let templates: Arc<[String]> = owner.map_or(&[][..], |a| &a.templates[..]).into();
     pick.effects
         .iter()

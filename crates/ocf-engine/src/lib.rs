@@ -9,8 +9,8 @@
 //! [`input`] the inputs); EC "The character as engines see it" in [`view`], [`links`] and
 //! [`context`]; EC "Activation" in [`activation`]; EC "Effects" in [`effects`] and [`targets`];
 //! EC "Field values" and EF "Fixed order" in [`field`] (with [`depth`] for EF "Loops"); EC
-//! "Pending choices and issues" in [`choices`], [`offers`], [`issues`] and [`report`]; EC
-//! "Computed values" in [`computed`]; computeSheet's output in [`sheet`], [`sheet_changes`] and
+//! "Pending choices and issues" in [`choices`], [`option_trials`], [`offers`], [`issues`] and
+//! [`report`]; EC "Computed values" in [`computed`]; computeSheet's output in [`sheet`], [`sheet_changes`] and
 //! [`sheet_call`]; listOptions in [`options`] (its trials are derived characters, [`derived`]);
 //! applyChanges in [`changes`]; the long-running front in [`session`].
 
@@ -32,6 +32,7 @@ pub mod issues;
 pub mod links;
 pub mod load;
 pub mod offers;
+pub mod option_trials;
 pub mod options;
 pub mod reads;
 pub mod report;

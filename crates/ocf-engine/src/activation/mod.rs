@@ -388,11 +388,10 @@ impl<'db> Walk<'db> {
         Bindings {
             pack,
             self_ref,
-            item: Some(ItemKey::new(
+            item: Some(ItemKey::of_activation(
                 self.db,
                 self.character.ruleset(self.db),
-                &*activation.item,
-                &activation.templates[..],
+                activation,
             )),
             pick: None,
             entry: None,
