@@ -40,10 +40,19 @@ fn the_srd_wizard_casts_fireball_from_a_4th_level_slot_at_the_goblin() {
     assert_eq!(save["kind"], "handoff");
     assert_eq!(save["participant"]["id"], "goblin-1");
     assert_eq!(save["outcome"]["result"], "failure");
-    // 9d6 fire: 8d6 and 1d6 for the slot level above 3rd, in one dice item.
+    // 9d6 fire: 8d6 and 1d6 for the slot level above 3rd, in one dice item; and the School of
+    // Evocation's Empowered Evocation (14th level): + the Intelligence modifier, 5.
     let roll = log.iter().find(|l| l["step"] == "cast/damageAll").unwrap();
     let items = roll["items"].as_array().unwrap();
-    assert_eq!(items.len(), 1);
+    assert_eq!(items.len(), 2, "{roll}");
+    assert_eq!(
+        (&items[1]["value"], &items[1]["source"]["id"], &items[1]["tags"]),
+        (
+            &Json::from(5),
+            &Json::from("5e-srd-5.1:features.evocation.empowered-evocation"),
+            &serde_json::json!(["damage.fire"])
+        )
+    );
     assert_eq!(
         (&items[0]["count"], &items[0]["sides"]),
         (&Json::from(9), &Json::from(6))
