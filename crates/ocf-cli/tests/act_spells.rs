@@ -46,7 +46,11 @@ fn the_srd_wizard_casts_fireball_from_a_4th_level_slot_at_the_goblin() {
     let items = roll["items"].as_array().unwrap();
     assert_eq!(items.len(), 2, "{roll}");
     assert_eq!(
-        (&items[1]["value"], &items[1]["source"]["id"], &items[1]["tags"]),
+        (
+            &items[1]["value"],
+            &items[1]["source"]["id"],
+            &items[1]["tags"]
+        ),
         (
             &Json::from(5),
             &Json::from("5e-srd-5.1:features.evocation.empowered-evocation"),
