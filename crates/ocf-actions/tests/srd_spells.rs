@@ -65,7 +65,7 @@ impl DiceFunction for Faces {
 }
 
 /// A caster of `class` at `level` with every ability at 20 (spell save DC 8 + proficiency + 5),
-/// holding `spells` through its class's choices (`homebrew: true`: a homebrew choice of any spell,
+/// holding `spells` through its class's choices (a wizard's in its spellbook and prepared) (`homebrew: true`: a homebrew choice of any spell,
 /// for a class the pack doesn't hold yet, on a wizard).
 fn caster(class: &str, level: u32, spells: &[&Json], homebrew: bool) -> ocf_model::Character {
     let id = |s: &Json| json!({ "option": format!("{PACK}:{}", s["id"].as_str().unwrap()) });
@@ -97,14 +97,16 @@ fn caster(class: &str, level: u32, spells: &[&Json], homebrew: bool) -> ocf_mode
             }] } }),
         )
     } else {
-        (
-            class.to_owned(),
-            json!({
-                format!("{PACK}:cantrips-{class}"): cantrips,
-                format!("{PACK}:spells-{class}"): levelled,
-            }),
-            Json::Null,
-        )
+        let mut choices = json!({
+            format!("{PACK}:cantrips-{class}"): cantrips,
+            format!("{PACK}:spells-{class}"): levelled,
+        });
+        // A wizard prepares from its spellbook: the book holds them too.
+        if class == "wizard" {
+            choices[format!("{PACK}:spellbook-wizard")] =
+                choices[format!("{PACK}:spells-{class}")].clone();
+        }
+        (class.to_owned(), choices, Json::Null)
     };
     let mut file = json!({
         "id": format!("caster-{class}-{level}"),
@@ -920,12 +922,26 @@ fn concentration_replaced_and_kept() {
         hurt["character"]["followUps"][0]["followUp"],
         "5e-srd-5.1:concentration"
     );
+    // The offer carries the damage taken (the batch's damage adjusts), and the app takes it up
+    // with the offer's params: DC 15 for 30 damage.
+    let hurt: ocf_model::Character = serde_json::from_value(hurt["character"].clone()).unwrap();
+    let id = session.open(&hurt, &[]);
+    let sheet = session.sheet_json(id).unwrap();
+    session.close(id);
+    let offer = sheet["offers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["action"]["id"] == "5e-srd-5.1:concentration-check")
+        .unwrap_or_else(|| panic!("the offer: {}", sheet["offers"]))
+        .clone();
+    assert_eq!(offer["params"], json!({ "damage": 30 }), "{offer}");
     let save = |faces: Vec<i64>| {
         let mut session = ocf_engine::Session::new(ruleset.clone());
-        let id = session.open(&wizard, &[]);
+        let id = session.open(&hurt, &[]);
         let call: StartInput = serde_json::from_value(json!({
-            "action": { "id": "5e-srd-5.1:concentration-check" },
-            "params": { "damage": 30 },
+            "action": offer["action"],
+            "params": offer["params"],
         }))
         .unwrap();
         ocf_actions::start_action(
@@ -937,13 +953,18 @@ fn concentration_replaced_and_kept() {
         )
         .unwrap()
     };
-    // DC 15; Constitution +5, and the caster's own Bless's 1d4 (its lowest face, 1).
+    // DC 15 (14 fails, 15 keeps); Constitution +5, and the caster's own Bless's 1d4 (its lowest
+    // face, 1).
     let kept = save(vec![9, 1]);
     assert_eq!(kept["outcome"]["result"], "kept");
-    assert_eq!(kept["proposedChanges"], json!([]));
+    assert_eq!(
+        kept["proposedChanges"],
+        json!([{ "to": "self", "step": "", "change": { "type": "clearFollowUp", "id": offer["id"] } }])
+    );
     let lost = save(vec![8, 1]);
     assert_eq!(lost["outcome"]["result"], "lost");
-    let after = applied(&ruleset, &wizard, proposed(&lost, "self"));
+    let after = applied(&ruleset, &hurt, proposed(&lost, "self"));
+    assert!(after.follow_ups.is_empty());
     assert_eq!(after.applied.len(), 1);
     assert_eq!(
         field(&mut session, &after, "spellcasting.concentration"),
@@ -1051,4 +1072,292 @@ fn a_warlock_casts_with_a_pact_slot() {
     )
     .unwrap();
     assert_eq!(r["outcome"]["result"], "no-slot");
+}
+
+fn sample(name: &str) -> ocf_model::Character {
+    ocf_load::character::read_character_file(
+        &root().join(format!("testdata/characters/{name}.yaml")),
+        &Default::default(),
+    )
+    .expect("the sample reads")
+    .character
+}
+
+/// The picks of the rules-level choice `id` in a sample file.
+fn picks_of(character: &ocf_model::Character, id: &str) -> Vec<String> {
+    let file = serde_json::to_value(character).unwrap();
+    file["choices"][format!("{PACK}:{id}")]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|p| {
+            p["option"]
+                .as_str()
+                .unwrap()
+                .trim_start_matches(&format!("{PACK}:"))
+                .to_owned()
+        })
+        .collect()
+}
+
+/// The `srd-<class>-20` samples hold as many spells as the SRD lets them (decisions.md, "The SRD
+/// casters' spells"): their sheets raise no issue, every cantrip and spell they pick casts at its
+/// own level (a warlock's with its 5th-level pact slot), and the counts are the class tables'.
+#[test]
+fn the_srd_casters_cast_every_spell_they_hold() {
+    let ruleset = ruleset();
+    let mut session = ocf_engine::Session::new(ruleset.clone());
+    // cantrips, spells (known or prepared) at 20th level
+    let counts = [
+        ("bard", 4, 16),
+        ("cleric", 5, 25),
+        ("druid", 4, 25),
+        ("sorcerer", 6, 15),
+        ("warlock", 4, 15),
+        ("wizard", 5, 25),
+        ("paladin", 0, 14),
+        ("ranger", 0, 11),
+    ];
+    let mut wrong = Vec::new();
+    for (class, cantrips, spells) in counts {
+        let name = format!("srd-{class}-20");
+        if !root()
+            .join(format!("testdata/characters/{name}.yaml"))
+            .exists()
+        {
+            continue;
+        }
+        let character = sample(&name);
+        let id = session.open(&character, &[]);
+        let sheet = session.sheet_json(id).unwrap();
+        assert_eq!(sheet["errors"], json!([]), "{name}");
+        assert_eq!(sheet["issues"], json!([]), "{name}");
+        let c = picks_of(&character, &format!("cantrips-{class}"));
+        let s = picks_of(&character, &format!("spells-{class}"));
+        assert_eq!((c.len(), s.len()), (cantrips, spells), "{name}");
+        let run = Run {
+            db: session.db(id).unwrap(),
+            input: session.character_input(id).unwrap(),
+        };
+        let level = |sid: &str| -> i64 {
+            let item = ruleset.item(&format!("{PACK}:{sid}")).unwrap();
+            serde_json::to_value(&item.item).unwrap()["fields"]["level"]
+                .as_i64()
+                .unwrap()
+        };
+        for sid in c.iter().chain(&s) {
+            let l = level(sid);
+            let slot = match (l, class) {
+                (0, _) => None,
+                (_, "warlock") => Some(5),
+                _ => Some(l),
+            };
+            match run.cast(sid, slot, json!([target("t")]), json!([]), &mut Tens) {
+                Ok(r) if r["status"] != "failed" && r["outcome"]["result"] != "no-slot" => {}
+                Ok(r) => wrong.push(format!("{name} {sid}: {}", r["outcome"])),
+                Err(e) => wrong.push(format!("{name} {sid}: {e}")),
+            }
+        }
+        session.close(id);
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// The issue's caster: `srd-wizard-20` prepares Fireball and casts it from a 4th-level slot:
+/// 9d6 fire, each goblin's Dexterity save against DC 19, half on a success.
+#[test]
+fn the_srd_wizard_casts_fireball_from_a_4th_level_slot() {
+    let ruleset = ruleset();
+    let wizard = sample("srd-wizard-20");
+    let r = cast_by(
+        &ruleset,
+        &wizard,
+        "spells.fireball",
+        Some(4),
+        json!([goblin_view("g")]),
+        json!([]),
+        &mut Tens,
+    )
+    .unwrap();
+    assert_eq!(
+        r["needs"]["run"]["params"],
+        json!({ "ability": "dex", "dc": 19 })
+    );
+    let r = cast_by(
+        &ruleset,
+        &wizard,
+        "spells.fireball",
+        Some(4),
+        json!([goblin_view("g")]),
+        json!([{ "outcome": { "result": "success" } }]),
+        &mut Tens,
+    )
+    .unwrap();
+    assert_eq!(
+        dice_of(log_entry(&r, "cast/damageAll").unwrap()),
+        ("9d6+5".to_owned(), vec!["fire".to_owned()])
+    );
+    // 9d6 fire and Empowered Evocation's + Intelligence modifier (5; School of Evocation, 14th
+    // level). Every die shows 1: 14 fire damage, 7 on the goblin's success.
+    assert_eq!(
+        proposed(&r, "g"),
+        [
+            json!({ "type": "adjust", "field": "5e-srd-5.1:hp.current", "by": -7, "tags": ["damage", "damage.fire"] })
+        ]
+    );
+    assert_eq!(
+        proposed(&r, "self")[0],
+        json!({ "type": "adjust", "field": "5e-srd-5.1:spellSlots.level4.spent", "by": 1 })
+    );
+}
+
+/// SRD "Spellbook": the book holds the whole wizard list (copied spells have no limit), the
+/// wizard prepares from the book only, and a spell in the book that isn't prepared doesn't cast.
+#[test]
+fn the_wizard_prepares_from_its_spellbook() {
+    let ruleset = ruleset();
+    let mut session = ocf_engine::Session::new(ruleset.clone());
+    let wizard = sample("srd-wizard-20");
+    let book = field(&mut session, &wizard, "spellcasting.wizard.spellbook");
+    let list = published()
+        .iter()
+        .filter(|s| s["level"] != 0 && s["classes"].as_array().unwrap().contains(&json!("wizard")))
+        .count();
+    assert_eq!(book.as_array().map(Vec::len), Some(list), "{book}");
+    assert!(
+        book.as_array()
+            .unwrap()
+            .contains(&json!("5e-srd-5.1:spells.acid-arrow"))
+    );
+    // In the book, not prepared: not castable.
+    let e = cast_by(
+        &ruleset,
+        &wizard,
+        "spells.acid-arrow",
+        Some(2),
+        json!([]),
+        json!([]),
+        &mut Tens,
+    )
+    .unwrap_err();
+    assert!(e.starts_with("unknown-action"), "{e}");
+    // Prepared but not in the book: the pick isn't eligible.
+    let mut file = serde_json::to_value(&wizard).unwrap();
+    file["choices"][format!("{PACK}:spellbook-wizard")] =
+        json!([{ "option": "5e-srd-5.1:spells.magic-missile" }]);
+    file["choices"][format!("{PACK}:spells-wizard")] = json!([
+        { "option": "5e-srd-5.1:spells.magic-missile" },
+        { "option": "5e-srd-5.1:spells.shield" },
+    ]);
+    let thin: ocf_model::Character = serde_json::from_value(file).unwrap();
+    let id = session.open(&thin, &[]);
+    let sheet = session.sheet_json(id).unwrap();
+    session.close(id);
+    let issues: Vec<(&str, &Json)> = sheet["issues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| (i["code"].as_str().unwrap(), &i["data"]["option"]))
+        .collect();
+    assert_eq!(
+        issues,
+        [("option-not-eligible", &json!("5e-srd-5.1:spells.shield"))],
+        "{}",
+        sheet["issues"]
+    );
+    // A 5th-level wizard writes and prepares spells up to 3rd level, not 4th.
+    let low = holding("wizard", 5, &["spells.fireball", "spells.ice-storm"]);
+    let id = session.open(&low, &[]);
+    let sheet = session.sheet_json(id).unwrap();
+    session.close(id);
+    let options: Vec<&Json> = sheet["issues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["code"] == "option-not-eligible")
+        .map(|i| &i["data"]["option"])
+        .collect();
+    assert_eq!(
+        options,
+        [
+            &json!("5e-srd-5.1:spells.ice-storm"),
+            &json!("5e-srd-5.1:spells.ice-storm")
+        ],
+        "{}",
+        sheet["issues"]
+    );
+}
+
+/// SRD Mystic Arcanum: the warlock's 6th- to 9th-level spells cast once each without a slot, again
+/// after a long rest.
+#[test]
+fn mystic_arcanum_casts_without_a_slot_once_per_long_rest() {
+    let ruleset = ruleset();
+    let warlock = sample("srd-warlock-20");
+    let r = cast_by(
+        &ruleset,
+        &warlock,
+        "spells.finger-of-death",
+        None,
+        json!([goblin_view("g")]),
+        json!([{ "outcome": { "result": "failure" } }]),
+        &mut Tens,
+    )
+    .unwrap();
+    assert_eq!(r["outcome"]["result"], "cast");
+    // 7d8 + 30 necrotic (SRD Finger of Death), at its own level.
+    assert_eq!(
+        dice_of(log_entry(&r, "cast/damageAll").unwrap()),
+        ("7d8+30".to_owned(), vec!["necrotic".to_owned()])
+    );
+    assert_eq!(
+        proposed(&r, "self"),
+        [json!({ "type": "set", "field": "5e-srd-5.1:mysticArcanum.level7.used", "value": true })]
+    );
+    // Used: no more until a long rest; nor with a pact slot (5th level, below the spell's).
+    let used = with_value(&warlock, "mysticArcanum.level7.used", json!(true));
+    for slot in [None, Some(5)] {
+        let r = cast_by(
+            &ruleset,
+            &used,
+            "spells.finger-of-death",
+            slot,
+            json!([]),
+            json!([]),
+            &mut Tens,
+        )
+        .unwrap();
+        assert_eq!(r["outcome"]["result"], "no-slot", "{slot:?}");
+    }
+    // The other arcana are still there.
+    let r = cast_by(
+        &ruleset,
+        &used,
+        "spells.circle-of-death",
+        None,
+        json!([]),
+        json!([]),
+        &mut Tens,
+    )
+    .unwrap();
+    assert_eq!(r["outcome"]["result"], "cast");
+    // The long rest gives them back.
+    let mut session = ocf_engine::Session::new(ruleset.clone());
+    let id = session.open(&used, &[]);
+    let call: StartInput =
+        serde_json::from_value(json!({ "action": { "id": format!("{PACK}:long-rest") } })).unwrap();
+    let r = ocf_actions::start_action(
+        session.db(id).unwrap(),
+        session.character_input(id).unwrap(),
+        &call,
+        &mut Tens,
+        Limits::default(),
+    )
+    .unwrap();
+    assert!(
+        proposed(&r, "self").contains(
+            &json!({ "type": "set", "field": "5e-srd-5.1:mysticArcanum.level7.used", "value": false })
+        ),
+        "{r}"
+    );
 }
