@@ -53,6 +53,7 @@ impl Kind {
             RefKind::LinkSlot => Kind::LinkSlot,
             RefKind::CreationStart => Kind::Creation,
             RefKind::FollowUp => Kind::FollowUp,
+            RefKind::UsedAction => Kind::Action,
         }
     }
 }

@@ -80,6 +80,13 @@ pub trait Visit {
 
     /// Changes sent to a link: they are the linked character's, kept as written.
     fn link_changes(&mut self, _pointer: &str, _changes: &[Change]) {}
+
+    /// An action step's `use` beside `source` or `entry`: a rules action, else the local ID of an
+    /// action content or its type defines, run as `<source>#<use>` (EA "Other steps", `source`).
+    /// By default it is visited as a rules action.
+    fn used_action(&mut self, pointer: &str, id: &mut Id) {
+        self.reference(pointer, RefKind::Action, id);
+    }
 }
 
 /// What the values of a declaration of `ty` with `of` name: `id` and `set` values of `field` are
@@ -533,7 +540,12 @@ impl<'v> Walk<'v> {
                 w.list("steps", &mut otherwise.steps, Walk::step)
             });
         }
-        self.optional("use", RefKind::Action, &mut step.r#use);
+        match &mut step.r#use {
+            Some(id) if step.source.is_some() || step.entry.is_some() => {
+                self.at("use", |w| w.visit.used_action(&w.pointer, id))
+            }
+            _ => self.optional("use", RefKind::Action, &mut step.r#use),
+        }
         // Situational choice IDs are the map's keys: each is rewritten in its place.
         if !step.situational.is_empty() {
             self.at("situational", |w| {

@@ -89,9 +89,22 @@ pub fn run<'db>(
     drop(ctx);
     // With `source` or `entry`, the listing computeSheet gives; without, the parent's copy.
     let found = if source.is_some() || entry.is_some() {
-        let listed_id = match &source {
-            Some(src) if run.ruleset.actions.get(&used_id).is_none() => {
-                format!("{src}#{}", used.as_str())
+        let rules_action = run.ruleset.actions.get(&used_id).is_some();
+        let listed_id = match (&source, &entry) {
+            (Some(src), _) if !rules_action => format!("{src}#{}", used.as_str()),
+            // With `entry` alone, the action the copy's own item (or its type) defines: that
+            // listing has no `source`.
+            (None, Some(entry)) if !rules_action => {
+                let acts = ocf_engine::activation::activations(run.db, run.character);
+                let suffix = format!("#{}", used.as_str());
+                ocf_engine::actions::available_actions(run.db, run.character, acts)
+                    .into_iter()
+                    .find(|l| {
+                        l.entry.as_deref() == Some(entry)
+                            && l.source.is_none()
+                            && l.id.ends_with(&suffix)
+                    })
+                    .map_or_else(|| used_id.clone(), |l| l.id)
             }
             _ => used_id.clone(),
         };

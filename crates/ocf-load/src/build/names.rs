@@ -28,8 +28,8 @@ pub struct Declarations {
 pub struct Declared {
     /// Keyed sections: field ID and whether it is an input.
     fields: Vec<(String, bool)>,
-    /// Content type name and the IDs of its follow-ups.
-    content_types: Vec<(String, Vec<String>)>,
+    /// Content type name, the IDs of its follow-ups and of its inline actions.
+    content_types: Vec<(String, Vec<String>, Vec<String>)>,
     /// Other keyed sections, by kind.
     keyed: Vec<(RefKind, String)>,
     /// Listed sections' IDs, by kind (all of them stay in the merged document).
@@ -54,6 +54,7 @@ impl Declared {
                     (
                         name.to_owned(),
                         ty.follow_ups.iter().map(|f| f.id.clone()).collect(),
+                        inline_actions(&ty.actions),
                     )
                 })
                 .collect(),
@@ -104,7 +105,7 @@ impl Declared {
             .iter()
             .filter_map(|item| {
                 let id = item.id.as_ref()?.as_str().to_owned();
-                let actions = item.actions.iter().filter_map(|a| a.id.clone()).collect();
+                let actions = inline_actions(&item.actions);
                 let follow_ups = item.follow_ups.iter().map(|f| f.id.clone()).collect();
                 Some((id, actions, follow_ups))
             })
@@ -144,15 +145,20 @@ impl Declarations {
                 // Inline actions and follow-ups are named `<item>#<id>` outside the item.
                 for action in actions {
                     add(RefKind::Action, &format!("{id}#{action}"));
+                    // An action step with `source` names it by its own ID.
+                    add(RefKind::UsedAction, action);
                 }
                 for f in follow_ups {
                     add(RefKind::FollowUp, &format!("{id}#{f}"));
                 }
             }
-            for (name, follow_ups) in &document.content_types {
+            for (name, follow_ups, actions) in &document.content_types {
                 add(RefKind::ContentType, name);
                 if !content_types.insert(name) {
                     continue;
+                }
+                for action in actions {
+                    add(RefKind::UsedAction, action);
                 }
                 for f in follow_ups {
                     add(RefKind::FollowUp, &format!("{name}#{f}"));
@@ -161,6 +167,9 @@ impl Declarations {
             }
             for (kind, id) in document.keyed.iter().chain(&document.listed) {
                 add(*kind, id);
+                if *kind == RefKind::Action {
+                    add(RefKind::UsedAction, id);
+                }
             }
             for (id, _) in &document.fields {
                 add(RefKind::Field, id);
@@ -286,4 +295,9 @@ impl<'a> Scope<'a> {
             None
         }
     }
+}
+
+/// The IDs of a list's inline actions (those with an `id`).
+fn inline_actions(actions: &[ocf_model::Action]) -> Vec<String> {
+    actions.iter().filter_map(|a| a.id.clone()).collect()
 }

@@ -27,6 +27,9 @@ pub enum RefKind {
     LinkSlot,
     CreationStart,
     FollowUp,
+    /// An action step's `use` beside `source` or `entry`: a rules action, else an action a
+    /// content item or content type defines (EA "Other steps", `source`).
+    UsedAction,
 }
 
 impl RefKind {
@@ -42,6 +45,7 @@ impl RefKind {
             RefKind::LinkSlot => "link slot",
             RefKind::CreationStart => "creation start",
             RefKind::FollowUp => "follow-up",
+            RefKind::UsedAction => "rules action or content's action",
         }
     }
 
@@ -57,6 +61,7 @@ impl RefKind {
             RefKind::LinkSlot => "link",
             RefKind::CreationStart => "creation",
             RefKind::FollowUp => "followUp",
+            RefKind::UsedAction => "action",
         }
     }
 }
@@ -710,7 +715,12 @@ impl Walker {
         if let Some(release) = &step.release {
             self.at("release", |w| w.formula("where", &release.r#where));
         }
-        self.reference("use", RefKind::Action, &step.r#use);
+        let used = if step.source.is_some() || step.entry.is_some() {
+            RefKind::UsedAction
+        } else {
+            RefKind::Action
+        };
+        self.reference("use", used, &step.r#use);
         self.formulas("params", &step.params);
         self.formula("source", &step.source);
         self.formula("entry", &step.entry);

@@ -142,6 +142,33 @@ impl Visit for Qualifier<'_> {
         }
     }
 
+    /// EA "Other steps", `source`: "The action is `use` if it names a rules action, else
+    /// `<source>#<use>` (an action the content or its type defines)". A `use` naming no rules
+    /// action is kept as written when some content item or content type defines an action of
+    /// that ID; which one runs is the listing's, found when the step runs.
+    fn used_action(&mut self, pointer: &str, id: &mut Id) {
+        let pack = self.pack_at(pointer);
+        if let Some(found) = self.ruleset.resolve(pack, id.as_str(), Namespace::Action) {
+            *id = Id(found);
+            return;
+        }
+        let defines = |actions: &[ocf_model::Action]| {
+            actions
+                .iter()
+                .any(|a| a.r#use.is_none() && a.id.as_deref() == Some(id.as_str()))
+        };
+        let content = self.ruleset.content.iter().any(|(_, e)| defines(&e.item.actions));
+        let types = self
+            .ruleset
+            .content_types
+            .iter()
+            .any(|(_, t)| defines(&t.decl.actions));
+        if !content && !types {
+            let error = self.unknown(pack, RefKind::Action, id.as_str());
+            self.errors.push(error);
+        }
+    }
+
     fn item_fields(&mut self, pointer: &str, fields: &mut Keyed<Literal>) {
         let ruleset = self.ruleset;
         let type_fields = self
