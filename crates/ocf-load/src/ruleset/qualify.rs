@@ -157,7 +157,11 @@ impl Visit for Qualifier<'_> {
                 .iter()
                 .any(|a| a.r#use.is_none() && a.id.as_deref() == Some(id.as_str()))
         };
-        let content = self.ruleset.content.iter().any(|(_, e)| defines(&e.item.actions));
+        let content = self
+            .ruleset
+            .content
+            .iter()
+            .any(|(_, e)| defines(&e.item.actions));
         let types = self
             .ruleset
             .content_types
