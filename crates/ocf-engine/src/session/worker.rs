@@ -7,8 +7,15 @@ use std::sync::Arc;
 use crate::db::Database;
 
 /// The stack of the thread sheets are computed on: room for [`crate::field::MAX_FIELD_DEPTH`]
-/// nested field computations in a debug build (reserved, not committed, until used).
-pub const DEEP_STACK: usize = 1 << 30;
+/// nested field memos checked again after an edit (salsa's recursion, which can't grow the stack
+/// where it runs low as a field computation does), a debug build's frames several times a release
+/// build's. Reserved, not committed, until used; sized to the depth limit, not beyond it, so a
+/// process under an address-space cap of 2 GB still has room (issue 35).
+pub const DEEP_STACK: usize = if cfg!(debug_assertions) {
+    256 << 20
+} else {
+    64 << 20
+};
 
 /// A character's database lent to the worker thread for one job, rather than a clone of it: a
 /// clone is a new salsa handle whose query stack starts empty and grows again in every call
