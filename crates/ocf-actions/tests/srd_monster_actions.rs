@@ -792,10 +792,10 @@ fn holder(items: &[(&str, &str, Json)], values: Json) -> ocf_model::Character {
     .expect("a character")
 }
 
+/// The action `action` of the copy `copy` (its entry ID and its item).
 fn item_action(
     open: &Open,
-    entry: &str,
-    item: &str,
+    (entry, item): (&str, &str),
     action: &str,
     params: Json,
     targets: Json,
@@ -827,8 +827,7 @@ fn a_wand_of_fireballs_spends_charges_and_casts_at_its_dc() {
     let cast = |params: Json, answers: Json, dice: &mut dyn DiceFunction| {
         item_action(
             &open,
-            "wand",
-            wand,
+            ("wand", wand),
             "cast-fireball",
             params,
             goblins(),
@@ -868,8 +867,7 @@ fn a_wand_of_fireballs_spends_charges_and_casts_at_its_dc() {
     );
     let r = item_action(
         &low,
-        "wand",
-        wand,
+        ("wand", wand),
         "cast-fireball",
         json!({ "slotLevel": 5 }),
         goblins(),
@@ -901,8 +899,7 @@ fn a_wand_of_fireballs_spends_charges_and_casts_at_its_dc() {
         assert!(
             item_action(
                 &open,
-                "wand",
-                wand,
+                ("wand", wand),
                 "cast-fireball",
                 json!({}),
                 goblins(),
@@ -931,8 +928,7 @@ fn a_staff_of_healing_casts_cure_wounds_by_its_charges() {
     let open = Open::new(&ruleset, &priest);
     let r = item_action(
         &open,
-        "staff",
-        staff,
+        ("staff", staff),
         "cast-cure-wounds",
         json!({ "slotLevel": 2 }),
         json!([target("ally", 10)]),
@@ -951,8 +947,7 @@ fn a_staff_of_healing_casts_cure_wounds_by_its_charges() {
     // Up to 4th level only.
     let r = item_action(
         &open,
-        "staff",
-        staff,
+        ("staff", staff),
         "cast-cure-wounds",
         json!({ "slotLevel": 5 }),
         json!([target("ally", 10)]),
@@ -1002,8 +997,7 @@ fn resistance_items_resist_their_type() {
     );
     let r = item_action(
         &open,
-        "potion",
-        "magic-items.potion-of-resistance-acid",
+        ("potion", "magic-items.potion-of-resistance-acid"),
         "drink",
         json!({}),
         json!([]),
