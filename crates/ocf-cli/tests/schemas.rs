@@ -94,3 +94,31 @@ fn ruleset_schema_covers_a_loaded_ruleset() {
         }
     }
 }
+
+/// An `applyEffect`'s state value is a formula or `{ formula }` (EA "Other steps": a state value
+/// reading `batch` "is passed on as `{ formula }`"), in the schema as in reading.
+#[test]
+fn apply_effect_state_takes_a_wrapped_formula() {
+    for name in ["content", "character"] {
+        let schema: serde_json::Value = serde_json::from_str(&schema(name).unwrap()).unwrap();
+        let defs = &schema["$defs"];
+        let value = &defs["Change"]["properties"]["state"]["additionalProperties"]["$ref"];
+        let def = value
+            .as_str()
+            .and_then(|r| r.strip_prefix("#/$defs/"))
+            .map(|d| &defs[d])
+            .unwrap_or_else(|| panic!("{name}: a state value is a reference, not {value}"));
+        let shapes = def["anyOf"].as_array().expect("a formula or `{ formula }`");
+        assert!(
+            shapes.iter().any(|s| s["$ref"] == "#/$defs/Formula"),
+            "{name}: {def}"
+        );
+        assert!(
+            shapes
+                .iter()
+                .any(|s| s["properties"]["formula"]["$ref"] == "#/$defs/Formula"
+                    && s["required"] == serde_json::json!(["formula"])),
+            "{name}: {def}"
+        );
+    }
+}

@@ -58,7 +58,7 @@ fn bench(c: &mut Criterion) {
         let ruleset = Arc::new(ruleset);
         let mut group = c.benchmark_group(format!("standard copies, {name}"));
         group.bench_function("rounds", |b| {
-            b.iter(|| ocf_engine::standard::with_standard_copies(&ruleset, &character))
+            b.iter(|| ocf_engine::load::with_standard_copies(&ruleset, &character))
         });
         group.bench_function("open", |b| {
             let mut session = Session::new((*ruleset).clone());

@@ -2,11 +2,12 @@
 //! rules actions no content `use`s, in definition order.
 
 use ocf_formula::Value;
-use ocf_model::{Action, Namespace, Ruleset, Scope};
+use ocf_model::{Action, Scope};
 use serde_json::{Value as Json, json};
 
 use crate::context::{Bindings, Mode, SheetContext};
 use crate::db::{Activation, Activations, CharacterInput, Via};
+use crate::report::{action_id, listing_source, resolve_action};
 
 /// One listed action: its ID, the copy or applied entry it runs on, the content it comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -129,37 +130,6 @@ pub fn available_actions(
         }
     }
     out
-}
-
-/// The `source` an activation's actions are listed with: content that isn't the copy's own item
-/// (picked, granted) names itself; an applied entry's own content doesn't; content with no copy
-/// always does.
-pub(crate) fn listing_source(a: &Activation) -> Option<String> {
-    let own = matches!(a.via, Via::Copy) || (a.applied && a.parent.is_none());
-    match (&a.entry, own) {
-        (Some(_), true) => None,
-        _ => Some(a.item.to_string()),
-    }
-}
-
-/// `use` lists under the used action's qualified ID; an inline action as `<item>#<id>`.
-pub(crate) fn action_id(
-    ruleset: &Ruleset,
-    action: &Action,
-    pack: &str,
-    owner: &str,
-) -> Option<String> {
-    match (&action.r#use, &action.id) {
-        (Some(used), _) => Some(resolve_action(ruleset, pack, used.as_str())),
-        (None, Some(id)) => Some(format!("{owner}#{id}")),
-        (None, None) => None,
-    }
-}
-
-pub(crate) fn resolve_action(ruleset: &Ruleset, pack: &str, id: &str) -> String {
-    ruleset
-        .resolve(pack, id, Namespace::Action)
-        .unwrap_or_else(|| id.to_owned())
 }
 
 /// An action's `available`, with `item` and `self` as its activation's (none for rules actions).

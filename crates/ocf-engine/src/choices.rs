@@ -83,12 +83,13 @@ pub fn choice_order(acts: &Activations) -> Vec<usize> {
     out
 }
 
-/// `choices`, `pending`, and the choice issues.
+/// `choices`, `pending`, and the choice issues, with the `no-eligible-option` issues that only
+/// trial sheets can settle ([`crate::option_trials`]).
 pub fn choice_lists(
     db: &dyn salsa::Database,
     character: CharacterInput,
     acts: &Activations,
-) -> (Vec<Json>, Vec<Json>, Vec<RankedIssue>) {
+) -> (Vec<Json>, Vec<Json>, Vec<RankedIssue>, Vec<Unsettled>) {
     let checker = Checker::new(db, character, acts);
     let order = choice_order(acts);
     let groups = checker.unique_groups(&order);
@@ -98,6 +99,7 @@ pub fn choice_lists(
         inline.entry(pick.record).or_default().push(&pick.option);
     }
     let (mut choices, mut pending, mut issues) = (Vec::new(), Vec::new(), Vec::new());
+    let mut unsettled = Vec::new();
     for &i in &order {
         let record = &acts.choices[i];
         let rank = record.owner.map_or(0, |a| a + 1);
@@ -138,11 +140,23 @@ pub fn choice_lists(
         }
         let picked = record.picks.len() as i64;
         let is_pending = record.required && picked < record.min;
-        if is_pending
-            && record.decl.requires_option == Some(true)
-            && !checker.has_eligible_option(record, &groups.taken_before(i))
-        {
-            issues.push(issue("no-eligible-option", json!({ "path": path })));
+        if is_pending && record.decl.requires_option == Some(true) {
+            match checker.eligibility(record, &groups.taken_before(i)) {
+                Eligibility::Found => {}
+                Eligibility::Missing => {
+                    issues.push(issue("no-eligible-option", json!({ "path": path })));
+                }
+                Eligibility::Unsettled(tries) => {
+                    let tentative = issue("no-eligible-option", json!({ "path": path }));
+                    unsettled.push(Unsettled {
+                        issue: tentative.2.clone(),
+                        entry: record.entry.clone(),
+                        path: record.path.clone(),
+                        tries,
+                    });
+                    issues.push(tentative);
+                }
+            }
         }
         if record.max.is_some_and(|max| picked > max) {
             issues.push(issue(
@@ -236,7 +250,32 @@ pub fn choice_lists(
             pending.push(Json::Object(p));
         }
     }
-    (choices, pending, issues)
+    (choices, pending, issues, unsettled)
+}
+
+/// A pending `requiresOption` choice whose `no-eligible-option` only trial sheets can settle:
+/// its issue is listed until one of `tries` proves eligible on its trial
+/// ([`crate::option_trials`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unsettled {
+    /// The issue as listed.
+    pub issue: Json,
+    /// The choice's owner copy (none at the rules level) and path.
+    pub entry: Option<String>,
+    pub path: Vec<String>,
+    /// The options not yet picked whose own pick may change their verdict, those the sheet as it
+    /// is finds eligible first.
+    pub tries: Vec<Literal>,
+}
+
+/// What the sheet as it is says of a pending `requiresOption` choice's options.
+enum Eligibility {
+    /// An option is eligible, and its pick can't change that.
+    Found,
+    /// No option is, and no pick can change that.
+    Missing,
+    /// No option is both eligible and settled: these options' trials decide.
+    Unsettled(Vec<Literal>),
 }
 
 /// The `unique` groups' picks: which picks repeat an earlier choice's, and what each choice's
@@ -409,7 +448,11 @@ impl<'a> Checker<'a> {
                 )),
                 (None, None) => SelfRef::None,
             };
-            bindings.item = Some(self.item_key(&a.item, a.templates.to_vec()));
+            bindings.item = Some(ItemKey::of_activation(
+                self.db,
+                self.character.ruleset(self.db),
+                a,
+            ));
         }
         bindings
     }
@@ -508,8 +551,11 @@ impl<'a> Checker<'a> {
     }
 
     /// Whether a pending choice has an option not yet picked (here, or earlier in its `unique`
-    /// group) that is eligible, as `pick_eligible` judges it. Hidden content isn't offered.
-    fn has_eligible_option(&self, record: &'a ChoiceRecord, taken: &[Literal]) -> bool {
+    /// group) that is eligible, as its trial sheet would judge it (EC: "as `listOptions` lists
+    /// them"). Hidden content isn't offered. An option whose pick adds nothing that could change
+    /// a field ([`Checker::settled`]) has the trial sheet's verdict on this sheet; the others are
+    /// left to their trials ([`crate::option_trials`]), those eligible here first.
+    fn eligibility(&self, record: &'a ChoiceRecord, taken: &[Literal]) -> Eligibility {
         // Content options compare as qualified IDs, however a pick writes them.
         let norm = |o: &Literal| match &record.decl.options {
             ChoiceOptions::Source(ChoiceSource::Content { .. }) => self
@@ -518,10 +564,64 @@ impl<'a> Checker<'a> {
             _ => o.clone(),
         };
         let used: Vec<Literal> = record.picks.iter().chain(taken).map(norm).collect();
-        let free = |o: &Literal| !used.contains(o);
-        self.candidates(record)
-            .iter()
-            .any(|o| free(o) && self.pick_eligible(record, o) && self.prerequisites_hold(record, o))
+        let (mut here, mut not_here) = (Vec::new(), Vec::new());
+        for o in self.candidates(record) {
+            if used.contains(&o) {
+                continue;
+            }
+            let eligible = self.pick_eligible(record, &o) && self.prerequisites_hold(record, &o);
+            match (self.settled(record, &o), eligible) {
+                (true, true) => return Eligibility::Found,
+                (true, false) => {}
+                (false, true) => here.push(o),
+                (false, false) => not_here.push(o),
+            }
+        }
+        if here.is_empty() && not_here.is_empty() {
+            return Eligibility::Missing;
+        }
+        here.extend(not_here);
+        Eligibility::Unsettled(here)
+    }
+
+    /// Whether picking `option` adds nothing that could change a field, so that its trial
+    /// sheet's fields, and the checks that read them, are this sheet's: the choice has no
+    /// `effects`, and the option (an inline option, or content the choice activates, with its
+    /// content type) has no effects, grants, immunities, standard copies, kept templates or
+    /// hidden content. Activation reads no pick but through these (EC "Activation conditions").
+    fn settled(&self, record: &ChoiceRecord, option: &Literal) -> bool {
+        if !record.decl.effects.is_empty() {
+            return false;
+        }
+        match &record.decl.options {
+            ChoiceOptions::Inline(options) => options
+                .iter()
+                .find(|o| option.as_str() == Some(o.id.as_str()))
+                .is_none_or(|o| o.effects.is_empty() && o.grants.is_empty()),
+            ChoiceOptions::Source(ChoiceSource::Content { .. })
+                if record.decl.activate != Some(false) =>
+            {
+                let Some(entry) = self
+                    .content_option(record, option)
+                    .and_then(|id| self.ruleset.item(&id))
+                else {
+                    return true;
+                };
+                let item = &entry.item;
+                let own = item.effects.is_empty()
+                    && item.grants.is_empty()
+                    && item.immune_to.is_empty()
+                    && item.standard_copies.is_empty()
+                    && item.keeps_templates.is_empty()
+                    && item.hides.is_empty();
+                let of_type = entry
+                    .type_name()
+                    .and_then(|t| self.ruleset.content_type(t))
+                    .is_none_or(|t| t.decl.effects.is_empty() && t.decl.grants.is_empty());
+                own && of_type
+            }
+            _ => true,
+        }
     }
 
     /// Whether the prerequisites `option` brings hold: an inline option's own, or the picked
@@ -642,6 +742,21 @@ pub(crate) fn option_of(
             o == option || literal_text(o) == literal_text(option) && o.as_str().is_some()
         }),
     }
+}
+
+/// Whether `option` is eligible on a trial sheet: the character `trial` has it picked in the
+/// choice `record` (an index in its activations' choices), and it passes the choice's checks and
+/// its prerequisites hold there, as listOptions' trial sheet judges it ([`crate::option_trials`]).
+pub(crate) fn eligible_on_trial(
+    db: &dyn salsa::Database,
+    trial: CharacterInput,
+    acts: &Activations,
+    record: usize,
+    option: &Literal,
+) -> bool {
+    let checker = Checker::new(db, trial, acts);
+    let r = &acts.choices[record];
+    checker.pick_eligible(r, option) && checker.prerequisites_hold(r, option)
 }
 
 /// `pick` for a candidate: `{ id, value }`, as a choice's effects see a pick.

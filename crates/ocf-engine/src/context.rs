@@ -78,7 +78,7 @@ impl<'db> Bindings<'db> {
             )),
             (None, None) => SelfRef::None,
         };
-        let item = ItemKey::new(db, character.ruleset(db), &*a.item, &a.templates[..]);
+        let item = ItemKey::of_activation(db, character.ruleset(db), a);
         Bindings {
             pack,
             self_ref,
@@ -414,4 +414,12 @@ pub fn field_view_with_tags(
 /// Reads a literal of a field's type.
 pub fn field_literal(literal: &ocf_model::Literal, ty: ocf_model::FieldType) -> Option<Value> {
     literal_value(literal, Some(ty))
+}
+
+/// Whether a field's tags include a `{ formula }` entry (rules-and-fields.md, "Tags from a formula").
+pub(crate) fn has_computed_tags(decl: &ocf_model::Declared<ocf_model::FieldDecl>) -> bool {
+    decl.decl
+        .tags
+        .iter()
+        .any(|t| matches!(t, ocf_model::Computed::Formula { .. }))
 }

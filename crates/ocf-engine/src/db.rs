@@ -9,6 +9,10 @@
 //! reads its effects ([`field_effects`]), effects read activations ([`activations`]). Every
 //! module that implements a step calls the queries of the other steps through this map, never
 //! through each other, so the module graph outside it has no cycle (`cargo test -p ocf-modules`).
+//! Below the steps stand the base helpers and the shared modules every step reads the character
+//! through; above them, the calls; `ocf-modules`' `ENGINE_FLOORS` names each module's floor and
+//! the same test checks that a step imports only the map and the floors below (decisions.md,
+//! "The engine's floors").
 //!
 //! Why tracked functions declared here rather than a `Db` trait per layer (ruff's `ty`) or
 //! rust-analyzer's query groups: salsa 0.28 has no query groups (a query is a `#[salsa::tracked]`
@@ -35,7 +39,8 @@ use ocf_model::Character;
 pub use crate::activation::{Activation, Activations, ChoicePick, ChoiceRecord, Via};
 pub use crate::computed::Computed;
 pub use crate::effects::{
-    ActivationKey, EffectIndex, FieldInstances, FieldsWhere, Instance, MaskKey, Placed,
+    ActivationKey, EffectIndex, FieldInstances, FieldsWhere, Instance, MaskKey, Placed, Source,
+    SourceKind,
 };
 pub use crate::field::{FieldKey, FieldValue};
 pub use crate::input::{CharacterInput, CopyInput, RulesetInput, SavedValue};
@@ -305,6 +310,9 @@ pub struct Database {
     derived: Arc<AtomicUsize>,
     /// What a caller keeps here between its calls ([`Database::keep`]).
     kept: Arc<Mutex<Option<Box<dyn std::any::Any + Send>>>>,
+    /// Each character's judged part settled by trial sheets in one revision
+    /// ([`crate::option_trials`]), so reading the sheet again makes no trial again.
+    pub(crate) settled: Arc<Mutex<crate::option_trials::Settled>>,
 }
 
 /// What salsa reported since the log was last read.
@@ -324,6 +332,7 @@ impl Default for Database {
             executed: None,
             derived: Arc::default(),
             kept: Arc::default(),
+            settled: Arc::default(),
         }
     }
 }
@@ -352,6 +361,7 @@ impl Database {
             executed: Some(log),
             derived: Arc::default(),
             kept: Arc::default(),
+            settled: Arc::default(),
         }
     }
 

@@ -427,6 +427,79 @@ impl CharacterInput {
         .new(db)
     }
 
+    /// `self` with one picks tree replaced: copy `entry`'s (the character's own for `None`) is
+    /// `picks`. Derived from `self` in its database, so what the pick leaves as it was is
+    /// shared ([`crate::derived`]): the trial of one pick that computeSheet's
+    /// `no-eligible-option` asks for ([`crate::option_trials`]). Its inputs stay in `db` as
+    /// long as `db` lives ([`crate::Database::derived`]). `None` when no copy is `entry`.
+    pub(crate) fn with_picks(
+        self,
+        db: &crate::Database,
+        entry: Option<&str>,
+        picks: Arc<Picks>,
+    ) -> Option<CharacterInput> {
+        let ruleset = self.ruleset(db);
+        let mut found = entry.is_none();
+        let mut swap = |list: &Arc<Vec<CopyInput>>| -> Arc<Vec<CopyInput>> {
+            let Some(entry) = entry else {
+                return list.clone();
+            };
+            if !list.iter().any(|c| c.id(db) == entry) {
+                return list.clone();
+            }
+            found = true;
+            let copies = list.iter().map(|c| {
+                if c.id(db) != entry {
+                    return *c;
+                }
+                CopyInput::builder(
+                    ruleset,
+                    c.list(db),
+                    c.id(db).clone(),
+                    c.item(db).clone(),
+                    c.equipped(db),
+                    c.quantity(db),
+                    c.state(db).clone(),
+                    c.templates(db).clone(),
+                    picks.clone(),
+                )
+                .durability(STRUCTURE)
+                .new(db)
+            });
+            Arc::new(copies.collect())
+        };
+        let features = swap(self.features(db));
+        let inventory = swap(self.inventory(db));
+        if !found {
+            return None;
+        }
+        let choices = match entry {
+            None => picks.clone(),
+            Some(_) => self.choices(db).clone(),
+        };
+        db.note_derived(2);
+        let trial = CharacterInput::builder(
+            ruleset,
+            self.id(db).clone(),
+            self.creating(db),
+            self.saved(db).clone(),
+            features,
+            inventory,
+            self.applied(db).clone(),
+            choices,
+            self.competing(db).clone(),
+            self.saved_links(db).clone(),
+            self.passed_links(db).clone(),
+            self.errors(db).clone(),
+            self.follow_ups(db).clone(),
+            self.kept(db).clone(),
+            Some(self),
+        )
+        .durability(STRUCTURE)
+        .new(db);
+        Some(trial)
+    }
+
     /// Splits `character` into inputs of `db` as it is, its standard copies already added.
     pub(crate) fn load_as_is(
         db: &dyn salsa::Database,

@@ -15,13 +15,13 @@ use ocf_model::{Action, ContentEntry, FollowUp, Ruleset, StoredOffer};
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::{Map, Value as Json, json};
 
-use crate::actions::{listing_source, resolve_action};
+use crate::report::{action_id, listing_source, resolve_action};
 
 use crate::context::{Bindings, Mode, SheetContext};
 /// Declared in the query map ([`crate::db`]); kept here for the crates above.
 pub use crate::db::{Activation, Via, offers};
 use crate::db::{CharacterInput, activations};
-use crate::effects::{Source, SourceKind};
+use crate::db::{Source, SourceKind};
 
 /// Whether an offer holds while a condition does, or was stored by `offerFollowUp`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -372,7 +372,7 @@ fn action_of(ruleset: &Ruleset, d: &Declaration<'_>) -> String {
         && let Some(own) = actions
             .iter()
             .find(|x| x.id.as_deref() == Some(action.as_str()))
-        && let Some(id) = crate::actions::action_id(ruleset, own, pack, owner)
+        && let Some(id) = action_id(ruleset, own, pack, owner)
     {
         return id;
     }

@@ -1,12 +1,13 @@
 //! Pieces of the calls' JSON output that several parts share, below them all so that
 //! [`crate::sheet`] only assembles: how issues are ranked (EC "Order"), a choice path's JSON
-//! (change.schema.json's `choicePath`) and an activation named as a source (EC "Effects": "An
-//! instance's source is `{ type: item | template | rules, id, entry? }`").
+//! (change.schema.json's `choicePath`), an activation named as a source (EC "Effects": "An
+//! instance's source is `{ type: item | template | rules, id, entry? }`"), and an action named
+//! as the listings name it (EC computeSheet "Actions", offers).
 
+use ocf_model::{Action, Namespace, Ruleset};
 use serde_json::{Map, Value as Json};
 
-use crate::db::{Activation, Via};
-use crate::effects::{Source, SourceKind};
+use crate::db::{Activation, Source, SourceKind, Via};
 
 /// An issue with what orders it: its activation's rank (the rules 0, activation `i` at `i + 1`),
 /// then its kind's rank.
@@ -72,4 +73,35 @@ pub fn op_name(op: ocf_model::Op) -> &'static str {
         Option => "option",
         Changes => "changes",
     }
+}
+
+/// The `source` an activation's actions are listed with: content that isn't the copy's own item
+/// (picked, granted) names itself; an applied entry's own content doesn't; content with no copy
+/// always does.
+pub(crate) fn listing_source(a: &Activation) -> Option<String> {
+    let own = matches!(a.via, Via::Copy) || (a.applied && a.parent.is_none());
+    match (&a.entry, own) {
+        (Some(_), true) => None,
+        _ => Some(a.item.to_string()),
+    }
+}
+
+/// `use` lists under the used action's qualified ID; an inline action as `<item>#<id>`.
+pub(crate) fn action_id(
+    ruleset: &Ruleset,
+    action: &Action,
+    pack: &str,
+    owner: &str,
+) -> Option<String> {
+    match (&action.r#use, &action.id) {
+        (Some(used), _) => Some(resolve_action(ruleset, pack, used.as_str())),
+        (None, Some(id)) => Some(format!("{owner}#{id}")),
+        (None, None) => None,
+    }
+}
+
+pub(crate) fn resolve_action(ruleset: &Ruleset, pack: &str, id: &str) -> String {
+    ruleset
+        .resolve(pack, id, Namespace::Action)
+        .unwrap_or_else(|| id.to_owned())
 }

@@ -36,7 +36,7 @@ pub fn collect(db: &dyn salsa::Database, character: CharacterInput) -> Sheet {
         fields: sheet_fields(db, character).clone(),
         effects: shared_effects(db, character).clone(),
         activations: shared_activations(db, character).clone(),
-        rest: sheet_rest(db, character).clone(),
+        rest: crate::option_trials::settled_rest(db, character, sheet_rest(db, character)),
     }
 }
 
@@ -97,7 +97,7 @@ pub(crate) fn with_fields(
         .collect();
     Some(Trial {
         fields,
-        judged: sheet_judged(db, character).clone(),
+        judged: crate::option_trials::settled_judged(db, character, sheet_judged(db, character)),
     })
 }
 
@@ -121,7 +121,7 @@ pub(crate) fn shared_effects_query(
             }
             let key = crate::db::FieldKey::new(db, character, &**field);
             let tags = &crate::db::field_value(db, key).tags;
-            crate::effects::stands_on_tags(ruleset, instance, tags)
+            crate::field::stands_on_tags(ruleset, instance, tags)
         })
         .cloned()
         .collect()
@@ -363,7 +363,7 @@ pub(crate) fn parts(db: &dyn salsa::Database, character: CharacterInput) -> Part
         layout: layout(db, character),
         effects: shared_effects(db, character).clone(),
         activations: shared_activations(db, character).clone(),
-        rest: sheet_rest(db, character).clone(),
+        rest: crate::option_trials::settled_rest(db, character, sheet_rest(db, character)),
     }
 }
 
@@ -387,6 +387,9 @@ pub(crate) struct Judged {
     pub(crate) issues: Vec<RankedIssue>,
     pub(crate) choices: Vec<Json>,
     pub(crate) pending: Vec<Json>,
+    /// The `no-eligible-option` issues listed until trial sheets settle them
+    /// ([`crate::option_trials`]); empty once settled.
+    pub(crate) unsettled: Vec<crate::choices::Unsettled>,
 }
 
 pub(crate) fn sheet_judged_query(
@@ -412,7 +415,8 @@ pub(crate) fn sheet_judged_query(
             }),
         ));
     }
-    let (choices, pending, choice_issues) = crate::choices::choice_lists(db, character, acts);
+    let (choices, pending, choice_issues, unsettled) =
+        crate::choices::choice_lists(db, character, acts);
     issues.extend(rules_issues(db, character, acts));
     issues.extend(choice_issues);
     // By activation (the rules first), then kind; written order is kept (the sort is stable).
@@ -421,6 +425,7 @@ pub(crate) fn sheet_judged_query(
         issues,
         choices,
         pending,
+        unsettled,
     })
 }
 

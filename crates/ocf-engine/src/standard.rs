@@ -1,5 +1,6 @@
 //! Standard copies (EC, "Standard copies"): the copies the rules' and active items' queries hold,
-//! added to the character as the engines see it, before it is split into inputs.
+//! added to the character as the engines see it, after it is checked and before it is split into
+//! inputs ([`crate::load`] runs the steps in order).
 
 use std::sync::Arc;
 
@@ -12,23 +13,7 @@ pub fn instance_id(item: &str) -> String {
     item.replace([':', '.'], "-")
 }
 
-/// `character` with its standard copies, and the `duplicate-id` errors of entries left out.
-///
-/// The rules' standard items come first (load order, declaration order, each query's matches
-/// sorted, each item once); then, in rounds, the standard items of every item a copy holds, until a
-/// round adds none (at most `maxChoiceDepth` rounds). A file entry with a standard copy's ID and
-/// item is that copy, saved, in its place; one with its ID and another item is `duplicate-id` and
-/// left out. Each unsaved copy is `{ id, item }` after the file's entries of its list: `inventory`
-/// for a carried type, else `features`.
-pub fn with_standard_copies(
-    ruleset: &Arc<Ruleset>,
-    character: &Character,
-) -> (Character, Vec<Json>) {
-    let view = standard_view(ruleset, character);
-    (view.character, view.errors)
-}
-
-/// The character as the engines see it, with what [`standard_view`] added.
+/// The character as the engines see it, with what [`crate::load::view`] added.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StandardView {
     pub character: Character,
@@ -40,8 +25,21 @@ pub struct StandardView {
     pub kept: Vec<(String, String)>,
 }
 
-/// [`with_standard_copies`], also telling which templates are kept rather than saved.
-pub fn standard_view(ruleset: &Arc<Ruleset>, character: &Character) -> StandardView {
+/// `checked` (the file as [`crate::file_check::checked`] left it, with its `errors`) with its
+/// standard copies, the `duplicate-id` errors of entries left out, and the templates kept rather
+/// than saved.
+///
+/// The rules' standard items come first (load order, declaration order, each query's matches
+/// sorted, each item once); then, in rounds, the standard items of every item a copy holds, until a
+/// round adds none (at most `maxChoiceDepth` rounds). A file entry with a standard copy's ID and
+/// item is that copy, saved, in its place; one with its ID and another item is `duplicate-id` and
+/// left out. Each unsaved copy is `{ id, item }` after the file's entries of its list: `inventory`
+/// for a carried type, else `features`.
+pub fn standard_copies(
+    ruleset: &Arc<Ruleset>,
+    checked: Character,
+    mut errors: Vec<Json>,
+) -> StandardView {
     let mut kept_list: Vec<(String, String)> = Vec::new();
     let mut wanted: Vec<String> = Vec::new();
     let add = |wanted: &mut Vec<String>, query: &ocf_model::Query| {
@@ -63,9 +61,7 @@ pub fn standard_view(ruleset: &Arc<Ruleset>, character: &Character) -> StandardV
     for query in &ruleset.standard_copies {
         add(&mut wanted, &query.decl);
     }
-    // What the ruleset can't take is left out first, so standard copies and activation never see
-    // it (decisions.md, "Character files").
-    let (mut out, mut errors) = crate::file_check::checked(ruleset, character);
+    let mut out = checked;
     let mut scratch = None;
     let mut placed: Vec<String> = Vec::new();
     for _round in 0..crate::activation::MAX_CHOICE_DEPTH {
@@ -138,7 +134,6 @@ pub fn standard_view(ruleset: &Arc<Ruleset>, character: &Character) -> StandardV
             break;
         }
     }
-    crate::file_check::checked_state(ruleset, character, &mut out, &mut errors);
     StandardView {
         character: out,
         errors,

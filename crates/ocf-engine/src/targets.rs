@@ -4,7 +4,7 @@
 //! (templates are items), and the effects of its choices and of their inline options, nested at
 //! any depth (EC, computeSheet "Effects"). A field none of them can name never has an instance,
 //! whatever the character: its value needs no look at the character's effects, and so doesn't
-//! depend on them ([`crate::effects::has_instances`]). The fields that can have some share the
+//! depend on them (`has_instances`, [`crate::field`]). The fields that can have some share the
 //! effect masks among themselves ([`crate::db::fields_with_instances`]), 8 to a mask.
 //!
 //! The set is a superset, worked out from what is written, not from who holds what:
@@ -21,6 +21,10 @@
 
 use ocf_model::{Choice, ChoiceOptions, Effect, FieldType, Op, Ruleset, Target};
 use rustc_hash::FxHashMap;
+
+/// How many fields one [`crate::db::fields_with_instances`] mask covers, by their place among the
+/// fields an effect can target.
+pub const FIELDS_PER_MASK: usize = 8;
 
 /// A field no effect can target.
 const NONE: u32 = u32::MAX;

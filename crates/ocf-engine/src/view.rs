@@ -37,6 +37,26 @@ impl<'db> ItemKey<'db> {
             &copy.templates(db)[..],
         )
     }
+
+    /// `item` for the formulas of activation `a`: its content with its templates merged over it,
+    /// and for a copy's template, the copy's item with them (EC, "Items and `item`": "In a
+    /// template's formulas, `item` is the merged item").
+    pub fn of_activation(
+        db: &'db dyn salsa::Database,
+        ruleset: RulesetInput,
+        a: &crate::db::Activation,
+    ) -> ItemKey<'db> {
+        ItemKey::new(db, ruleset, &*merged_content(db, a), &a.templates[..])
+    }
+}
+
+/// The content `item` is made of in activation `a`'s formulas (templates merged over it): a
+/// copy's template's is the copy's item, every other activation's its own content.
+pub fn merged_content(db: &dyn salsa::Database, a: &crate::db::Activation) -> Arc<str> {
+    match (a.via, a.copy) {
+        (crate::db::Via::Template, Some(copy)) => copy.item(db).as_str().into(),
+        _ => a.item.clone(),
+    }
 }
 
 /// The unqualified part of a qualified ID (`weapon` of `5e-srd-5.1:weapon`).

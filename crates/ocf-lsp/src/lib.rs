@@ -4,6 +4,7 @@
 //! file's text is a salsa input and its index, the pack's build and each file's diagnostics are
 //! queries ([`db`]), so a keystroke re-checks that file and what reads it.
 
+pub mod character;
 pub mod complete;
 pub mod db;
 pub mod diagnostics;

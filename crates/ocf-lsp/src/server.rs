@@ -125,6 +125,8 @@ pub fn serve(connection: &Connection) -> Result<(), String> {
         world: World::new(Database::default()),
         published: BTreeMap::new(),
         versions: HashMap::new(),
+        characters: HashMap::new(),
+        rulesets: Default::default(),
         shutting_down: false,
     };
     #[allow(deprecated)]
@@ -334,6 +336,10 @@ pub struct Server {
     published: BTreeMap<PathBuf, Vec<Diagnostic>>,
     /// The version of each open file's text, from the editor.
     versions: HashMap<PathBuf, i32>,
+    /// The text of each open file outside every pack (a character file, perhaps), by path.
+    characters: HashMap<PathBuf, String>,
+    /// The ruleset last made for an open character file.
+    rulesets: crate::character::Rulesets,
     shutting_down: bool,
 }
 
@@ -609,6 +615,18 @@ impl Server {
             }
             "textDocument/inlayHint" => {
                 let p: lsp_types::InlayHintParams = serde_json::from_value(params).map_err(bad)?;
+                if let Some(path) = path_of(&p.text_document.uri)
+                    && let Some(text) = self.characters.get(&path)
+                {
+                    return json(serde_json::to_value(crate::character::inlay_hints(
+                        &mut self.world,
+                        &mut self.rulesets,
+                        &path,
+                        text,
+                        p.range.start.line,
+                        p.range.end.line,
+                    )));
+                }
                 let Some((pack, file, start)) = self.at(&p.text_document.uri, p.range.start) else {
                     return Ok(Value::Null);
                 };
@@ -707,6 +725,11 @@ impl Server {
                 let p: lsp_types::DidOpenTextDocumentParams =
                     serde_json::from_value(notification.params).ok()?;
                 let path = path_of(&p.text_document.uri)?;
+                if self.world.file(&path).is_none() {
+                    // Outside every pack: kept for the character file's hints.
+                    self.characters.insert(path, p.text_document.text);
+                    return None;
+                }
                 let (pack, _) = self.world.set_text(&path, p.text_document.text)?;
                 self.world.open.insert(path.clone());
                 self.versions.insert(path, p.text_document.version);
@@ -722,6 +745,13 @@ impl Server {
                     && version <= known
                 {
                     tracing::warn!(version, known, "a change out of order is ignored");
+                    return None;
+                }
+                if let Some(text) = self.characters.get_mut(&path) {
+                    for change in p.content_changes {
+                        apply(text, change);
+                    }
+                    self.versions.insert(path, version);
                     return None;
                 }
                 let (_, file) = self.world.file(&path)?;
@@ -741,6 +771,9 @@ impl Server {
                 let path = path_of(&p.text_document.uri)?;
                 self.world.open.remove(&path);
                 self.versions.remove(&path);
+                if self.characters.remove(&path).is_some() {
+                    return None;
+                }
                 // The editor forgets the file's diagnostics: none is published for a closed file.
                 if self.published.remove(&path).is_some_and(|d| !d.is_empty()) {
                     immediate.push(Notification::new(

@@ -338,3 +338,74 @@ fn pull_diagnostics_of_a_file_and_of_the_whole_workspace() {
         "#]],
     );
 }
+
+/// The hints of a character file, one per line: where, the label, and the tooltip in one line.
+fn character_hints(c: &mut Client, file: &str) -> String {
+    let hints = c.request(
+        "textDocument/inlayHint",
+        json!({ "textDocument": { "uri": c.uri(file) },
+                "range": { "start": { "line": 0, "character": 0 }, "end": { "line": 999, "character": 0 } } }),
+    );
+    let mut out = String::new();
+    for hint in hints.as_array().unwrap() {
+        out.push_str(&format!(
+            "{}:{} {} | {}\n",
+            hint["position"]["line"],
+            hint["position"]["character"],
+            hint["label"].as_str().unwrap(),
+            hint["tooltip"]["value"]
+                .as_str()
+                .unwrap()
+                .replace("  \n", "; "),
+        ));
+    }
+    out
+}
+
+#[test]
+fn a_character_file_shows_each_saved_values_computed_result_and_follows_its_edits() {
+    let testdata = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata")
+        .canonicalize()
+        .unwrap();
+    let mut c = Client::start_in(testdata.clone());
+    let file = "characters/fighter-5.yaml";
+    let text = std::fs::read_to_string(testdata.join(file)).unwrap();
+    c.open_text(file, &text);
+    check(
+        character_hints(&mut c, file),
+        expect![[r#"
+            20:36 → 18 | base `15`; add `2` from +2 to one ability score (`5e-srd-5.1:improvements.plus-two`), copy `fighter`; add `1` from Human (`5e-srd-5.1:species.human`), copy `human`
+            21:36 → 14 | base `13`; add `1` from Human (`5e-srd-5.1:species.human`), copy `human`
+            22:36 → 15 | base `14`; add `1` from Human (`5e-srd-5.1:species.human`), copy `human`
+            23:35 → 9 | base `8`; add `1` from Human (`5e-srd-5.1:species.human`), copy `human`
+            24:36 → 13 | base `12`; add `1` from Human (`5e-srd-5.1:species.human`), copy `human`
+            25:36 → 11 | base `10`; add `1` from Human (`5e-srd-5.1:species.human`), copy `human`
+            26:27 → 44 | base `44`
+        "#]],
+    );
+    // Strength saved as 17 instead of 15: the score the sheet computes follows at once.
+    let line = text
+        .lines()
+        .position(|l| l.contains("abilities.str.score: 15"))
+        .unwrap() as u32;
+    let column = text.lines().nth(line as usize).unwrap().len() as u32;
+    c.change(file, [line, column - 2, line, column], "17");
+    let after = character_hints(&mut c, file);
+    check(
+        after
+            .lines()
+            .find(|l| l.contains("base `17`"))
+            .unwrap_or("none")
+            .to_owned(),
+        expect![
+            "20:36 → 20 | base `17`; add `2` from +2 to one ability score (`5e-srd-5.1:improvements.plus-two`), copy `fighter`; add `1` from Human (`5e-srd-5.1:species.human`), copy `human`"
+        ],
+    );
+    // A file that isn't a character (or a pack's) gets no hints, and no error.
+    c.open_text("characters/notes.yaml", "just: [some, notes]\n");
+    check(
+        character_hints(&mut c, "characters/notes.yaml"),
+        expect![[r#""#]],
+    );
+}

@@ -128,6 +128,7 @@ checked_struct! {
             /// `applyEffect`: state values, formulas, each written as one or as `{ formula }` (an
             /// action passes a state value reading `batch` on so, EA "Other steps").
             #[serde(default, skip_serializing_if = "Keyed::is_empty", deserialize_with = "formulas_or_wrapped")]
+            #[schemars(with = "Keyed<Computed<Formula>>")]
             pub state: Keyed<Formula>,
             /// `applyTemplate`, `removeTemplate`: a string formula giving the template's ID.
             #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -1,8 +1,11 @@
 //! The module graph of a crate, read from its sources: which module imports which, the cycles
 //! between them, and the files too long. CI's measure of ocf-engine's and ocf-actions' structure
 //! (issue 46): `cargo test -p ocf-modules` asserts that outside each crate's query map no module
-//! imports its way back to itself, and that no file runs past [`MAX_LINES`] without a reason at
-//! its top; `cargo run -p ocf-modules -- crates/ocf-engine/src db` prints a crate's graph.
+//! imports its way back to itself, that ocf-engine's modules keep to their floors
+//! ([`ENGINE_FLOORS`]: the step modules import the map and the floors below, never each other),
+//! that loading a character never calls back into a step before ([`LOAD_ORDER`]), and that no
+//! file runs past [`MAX_LINES`] without a reason at its top;
+//! `cargo run -p ocf-modules -- crates/ocf-engine/src db` prints a crate's graph.
 //!
 //! A module is a file (`a.rs`, `a/mod.rs`); an import is a path that names another module of the
 //! crate, as written in the module's code or `use` trees (`crate::a::b`, `super::c`, a child's
@@ -234,6 +237,150 @@ impl Graph {
             }
         }
         order
+    }
+}
+
+/// A crate's modules by floor, each named by its top-level module (a module's children are on
+/// its floor). The rule, from the lowest up: a **base** module (plain data and helpers) imports
+/// only base modules; a **shared** module (what every step reads the character through) imports
+/// base and shared modules and the map; a **step** module imports base and shared modules and the
+/// map, never another step (its own children are itself); the **map** and the **calls** (the
+/// calls as wholes and the fronts above them; the crate root is one) import anything. So the map
+/// is the only module the steps share above the floors below them.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Floors<'a> {
+    pub base: &'a [&'a str],
+    pub shared: &'a [&'a str],
+    pub map: &'a [&'a str],
+    pub steps: &'a [&'a str],
+    pub calls: &'a [&'a str],
+}
+
+/// ocf-engine's floors (decisions.md, "The engine's floors"), the one place they are named: a
+/// module added to the crate must be put on one.
+pub const ENGINE_FLOORS: Floors<'static> = Floors {
+    // Plain data and helpers: the depth guard, the fields an effect can target, stacking groups.
+    base: &["depth", "targets", "stacking"],
+    // What every step reads the character through: the inputs, the views of the character and
+    // the links, a formula's context and its parsing, what a value read, derived characters, the
+    // output's shared pieces. They read fields through the map (a formula reads any field).
+    shared: &[
+        "input", "reads", "formula", "view", "links", "context", "derived", "report",
+    ],
+    map: &["db"],
+    // One per section of the chapter a query implements.
+    steps: &[
+        "file_check",
+        "activation",
+        "effects",
+        "field",
+        "choices",
+        "offers",
+        "actions",
+        "computed",
+        "issues",
+    ],
+    // The calls as wholes and the fronts above them: loading a character (its standard copies run
+    // the activation walk on a scratch database), computeSheet's output, applyChanges,
+    // listOptions, the long-running session.
+    calls: &[
+        "load",
+        "standard",
+        "sheet",
+        "sheet_changes",
+        "sheet_call",
+        "changes",
+        "options",
+        "option_trials",
+        "session",
+    ],
+};
+
+/// ocf-engine's steps of loading a character, in order (EC "The character as engines see it"):
+/// the check of the file, its standard copies, the database's inputs. None imports one before it.
+pub const LOAD_ORDER: &[&str] = &["file_check", "standard", "input"];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Floor {
+    Base,
+    Shared,
+    Map,
+    Step,
+    Call,
+}
+
+impl Floors<'_> {
+    /// The floor of a module and its top-level name.
+    fn of<'n>(&self, name: &'n str) -> Option<(Floor, &'n str)> {
+        let top = name.split("::").next().unwrap_or("");
+        let floor = if top.is_empty() || self.calls.contains(&top) {
+            Floor::Call
+        } else if self.base.contains(&top) {
+            Floor::Base
+        } else if self.shared.contains(&top) {
+            Floor::Shared
+        } else if self.map.contains(&top) {
+            Floor::Map
+        } else if self.steps.contains(&top) {
+            Floor::Step
+        } else {
+            return None;
+        };
+        Some((floor, top))
+    }
+}
+
+impl Graph {
+    /// What breaks `floors`' rule: each module on no floor, and each import its floor forbids,
+    /// with the path that made it.
+    pub fn off_floor(&self, floors: &Floors<'_>) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .modules
+            .iter()
+            .filter(|m| floors.of(&m.name).is_none())
+            .map(|m| format!("{} is on no floor", m.name))
+            .collect();
+        for (&(a, b), path) in &self.edges {
+            let (Some((from, from_top)), Some((to, to_top))) = (
+                floors.of(&self.modules[a].name),
+                floors.of(&self.modules[b].name),
+            ) else {
+                continue;
+            };
+            let allowed = match from {
+                Floor::Base => to == Floor::Base,
+                Floor::Shared => matches!(to, Floor::Base | Floor::Shared | Floor::Map),
+                Floor::Step => {
+                    matches!(to, Floor::Base | Floor::Shared | Floor::Map)
+                        || (to == Floor::Step && to_top == from_top)
+                }
+                Floor::Map | Floor::Call => true,
+            };
+            if !allowed {
+                out.push(format!(
+                    "{} ({from:?}) -> {} ({to:?}) ({path})",
+                    self.show(a),
+                    self.show(b)
+                ));
+            }
+        }
+        out
+    }
+}
+
+impl Graph {
+    /// Each import from a module of a step of `order` (top-level names) into a module of a step
+    /// before it, with the path that made it.
+    pub fn back_imports(&self, order: &[&str]) -> Vec<String> {
+        let step = |i: usize| {
+            let top = self.modules[i].name.split("::").next().unwrap_or("");
+            order.iter().position(|s| *s == top)
+        };
+        self.edges
+            .iter()
+            .filter(|((a, b), _)| matches!((step(*a), step(*b)), (Some(x), Some(y)) if y < x))
+            .map(|((a, b), path)| format!("{} -> {} ({path})", self.show(*a), self.show(*b)))
+            .collect()
     }
 }
 

@@ -1,6 +1,6 @@
 //! `cargo run -p ocf-modules -- SRC [LEFT_OUT…]`: a crate's modules from the lowest up, each with
 //! what it imports, then its cycles with LEFT_OUT (a query map) taken away, and the files too
-//! long. Exits 1 when there is a cycle or a file too long.
+//! long (for ocf-engine, also the imports its floors forbid). Exits 1 when there is any.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -33,11 +33,23 @@ fn main() -> ExitCode {
             println!("  {import}");
         }
     }
+    // ocf-engine's floors and loading order, when it is the crate read.
+    let (off, back) = if Path::new(src).ends_with("ocf-engine/src") {
+        (
+            graph.off_floor(&ocf_modules::ENGINE_FLOORS),
+            graph.back_imports(ocf_modules::LOAD_ORDER),
+        )
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    for import in off.iter().chain(&back) {
+        println!("off its floor: {import}");
+    }
     let long = graph.too_long();
     for file in &long {
         println!("too long, with no reason at its top: {file}");
     }
-    if cycles.is_empty() && long.is_empty() {
+    if cycles.is_empty() && long.is_empty() && off.is_empty() && back.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE

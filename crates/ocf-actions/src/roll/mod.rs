@@ -1,5 +1,6 @@
-//! Roll steps (EA "Roll steps"): built ([`build`]), rolled ([`rolling`]), classified
-//! ([`classify`]), with a [`summary`] of what they are rolled against.
+//! Roll steps (EA "Roll steps"): built ([`build`], by the steps of EA "Building the roll"),
+//! rolled ([`rolling`]), classified ([`classify`]), with a [`summary`] of what they are rolled
+//! against.
 
 pub mod build;
 pub mod classify;

@@ -1,184 +1,66 @@
-//! The activation walk, applied entries (EC "Activation", applied content; "Immunity"): the
-//! active applied entries with their applied grants, in rounds until the immunities settle.
+//! The activation walk, applied entries (EC "Activation": an `applied` entry with `active` not
+//! `false`, its applied grants, and Immunities 1–5): the immunity steps in order, then the active
+//! entries activated with their applied grants, and each blocked one reported `immune`. Steps 2, 3
+//! and 5's immunities are in [`super::immunity`], step 4's rounds in [`super::rounds`].
 
+use super::immunity::Candidates;
+use super::rounds::{State, rounds};
 use super::*;
 
 impl<'db> Walk<'db> {
-    /// Immunities, then the applied entries (EC, "Immunities").
+    /// The applied entries (EC, "Immunities"), after step 1: the holder activations are the walk
+    /// so far.
     pub(super) fn applied(&mut self) {
-        let db = self.db;
-        let applied = self.character.applied(db).clone();
+        let applied = self.character.applied(self.db).clone();
         // Without applied entries no immunity has anything to block: their conditions aren't
         // evaluated (nor read what they would).
         if applied.is_empty() {
             return;
         }
-        // 2. The active holder immunities: the rules', then each holder activation's.
-        let mut holder: Vec<ActiveImmunity<'db>> = Vec::new();
-        for (i, immunity) in self.ruleset.immune_to.iter().enumerate() {
-            if self.condition(immunity.decl.when.as_ref(), Bindings::rules(&immunity.pack)) {
-                holder.push(ActiveImmunity {
-                    activation: None,
-                    rules: true,
-                    owner: immunity.pack.clone(),
-                    pack: &immunity.pack,
-                    immunity: &immunity.decl,
-                    written: i,
-                    bindings: Bindings::rules(&immunity.pack),
-                    entry: None,
-                    chain: Vec::new(),
-                });
-            }
-        }
-        for index in 0..self.out.list.len() {
-            let activation = self.out.list[index].clone();
-            let Some(entry) = self.ruleset.item(&activation.item) else {
-                continue;
-            };
-            let pack = entry.pack_of("immuneTo");
-            for (i, immunity) in entry.item.immune_to.iter().enumerate() {
-                if immunity.scope == Some(Scope::Applied) {
-                    continue;
-                }
-                let bindings = self.bindings(&activation, pack);
-                if self.condition(immunity.when.as_ref(), bindings.clone()) {
-                    holder.push(ActiveImmunity {
-                        activation: Some(index),
-                        rules: false,
-                        owner: activation.item.to_string(),
-                        pack,
-                        immunity,
-                        written: i,
-                        bindings,
-                        entry: None,
-                        chain: Vec::new(),
-                    });
-                }
-            }
-        }
-        // 3. Blocked entries and candidates.
-        let live: Vec<usize> = (0..applied.len())
-            .filter(|&i| {
-                applied[i].active != Some(false)
-                    && self.ruleset.item(applied[i].source.as_str()).is_some()
-            })
-            .collect();
-        let mut blocked_by_holder = vec![false; applied.len()];
-        for &i in &live {
-            let source = applied[i].source.as_str();
-            blocked_by_holder[i] = holder
-                .iter()
-                .any(|im| self.matches(im, source, &applied[i]));
-        }
-        let candidates: Vec<usize> = live
-            .iter()
-            .copied()
-            .filter(|&i| !blocked_by_holder[i])
-            .collect();
-        // Each candidate's immunities (`scope: applied`, `when` holding): its source's, then those
-        // of the content its applied grants reach, less grants a holder immunity blocks (step 5).
-        let mut own: Vec<Vec<ActiveImmunity<'db>>> = vec![Vec::new(); applied.len()];
-        for &c in &candidates {
-            let activation = self.applied_activation(c, &applied[c]);
-            let mut found = Vec::new();
-            self.reach_immunities(
-                &activation,
-                vec![activation.item.to_string()],
-                &holder,
-                &mut found,
-                1,
-            );
-            own[c] = found;
-        }
-        // blockers[x]: the candidates that block candidate x.
-        let blocks = |a: usize, b: usize, this: &Self| {
-            a != b
-                && own[a]
-                    .iter()
-                    .any(|im| this.matches(im, applied[b].source.as_str(), &applied[b]))
-        };
-        let mut blockers: Vec<Vec<usize>> = vec![Vec::new(); applied.len()];
-        for &x in &candidates {
-            for &y in &candidates {
-                if blocks(y, x, self) {
-                    blockers[x].push(y);
-                }
-            }
-        }
+        // 2. The active holder immunities.
+        let holder = self.holder_immunities();
+        // 3. Blocked entries and candidates, each candidate's immunities and whom it blocks.
+        let candidates = self.candidates(&applied, &holder);
         // 4. Rounds.
-        #[derive(Clone, Copy, PartialEq)]
-        enum State {
-            Undecided,
-            Active,
-            Blocked,
-        }
-        let mut state = vec![State::Undecided; applied.len()];
-        while candidates.iter().any(|&c| state[c] == State::Undecided) {
-            let mut activated = Vec::new();
-            for &c in &candidates {
-                if state[c] == State::Undecided
-                    && blockers[c].iter().all(|&b| state[b] == State::Blocked)
-                {
-                    activated.push(c);
-                }
-            }
-            if activated.is_empty() {
-                // A cycle: the earliest undecided candidate that blocks itself through undecided
-                // candidates becomes active.
-                let undecided: Vec<usize> = candidates
-                    .iter()
-                    .copied()
-                    .filter(|&c| state[c] == State::Undecided)
-                    .collect();
-                let reaches_itself = |start: usize| {
-                    let mut seen = vec![false; applied.len()];
-                    let mut stack = vec![start];
-                    while let Some(x) = stack.pop() {
-                        for &b in &blockers[x] {
-                            if state[b] != State::Undecided {
-                                continue;
-                            }
-                            if b == start {
-                                return true;
-                            }
-                            if !seen[b] {
-                                seen[b] = true;
-                                stack.push(b);
-                            }
-                        }
-                    }
-                    false
-                };
-                let pick = undecided
-                    .iter()
-                    .copied()
-                    .find(|&c| reaches_itself(c))
-                    .unwrap_or(undecided[0]);
-                activated.push(pick);
-            }
-            for &c in &activated {
-                state[c] = State::Active;
-            }
-            for &c in &candidates {
-                if state[c] == State::Undecided
-                    && candidates
-                        .iter()
-                        .any(|&a| state[a] == State::Active && blocks(a, c, self))
-                {
-                    state[c] = State::Blocked;
-                }
-            }
-        }
+        let state = rounds(&candidates.list, &candidates.blockers);
         let active: Vec<(usize, Vec<ActiveImmunity<'db>>)> = candidates
+            .list
             .iter()
             .filter(|&&c| state[c] == State::Active)
-            .map(|&c| (c, own[c].clone()))
+            .map(|&c| (c, candidates.own[c].clone()))
             .collect();
-        // `immune` for each blocked entry and each active immunity its source matches: the
-        // holder's, then the active candidates' in `applied` order.
+        let reports = self.blocked_entries(&applied, &holder, &candidates, &state, &active);
+        // The active candidates activated in `applied` order; their applied grants are checked
+        // against the immunities as they are followed (step 5, [`Walk::grant_blocked`]).
+        self.immune = Some(Immunities {
+            holder,
+            active,
+            reports,
+        });
+        for &c in &candidates.list {
+            if state[c] == State::Active {
+                let activation = self.applied_activation(c, &applied[c]);
+                let index = self.push(activation);
+                let tree = Picks::default();
+                self.follow(index, &tree, None, 1);
+            }
+        }
+        self.report_immune();
+    }
+
+    /// `immune` for each blocked entry and each active immunity its source matches: the holder's,
+    /// then the active candidates' in `applied` order.
+    fn blocked_entries(
+        &self,
+        applied: &[AppliedEntry],
+        holder: &[ActiveImmunity<'db>],
+        candidates: &Candidates<'db>,
+        state: &[State],
+        active: &[(usize, Vec<ActiveImmunity<'db>>)],
+    ) -> Vec<Report<'db>> {
         let mut reports: Vec<Report<'db>> = Vec::new();
-        for &i in &live {
-            let blocked = blocked_by_holder[i] || state[i] == State::Blocked;
+        for &i in &candidates.live {
+            let blocked = candidates.blocked_by_holder[i] || state[i] == State::Blocked;
             if !blocked {
                 continue;
             }
@@ -201,21 +83,12 @@ impl<'db> Walk<'db> {
                 });
             }
         }
-        // Activation in `applied` order; their applied grants are checked against the immunities
-        // as they are followed ([`Walk::grant_blocked`]).
-        self.immune = Some(Immunities {
-            holder,
-            active,
-            reports,
-        });
-        for &c in &candidates {
-            if state[c] == State::Active {
-                let activation = self.applied_activation(c, &applied[c]);
-                let index = self.push(activation);
-                let tree = Picks::default();
-                self.follow(index, &tree, None, 1);
-            }
-        }
+        reports
+    }
+
+    /// The `immune` issues found (blocked entries, and the grants step 5 blocked while the active
+    /// entries were activated), in `applied` order, each with its immunity's activation.
+    fn report_immune(&mut self) {
         let Some(immune) = self.immune.take() else {
             return;
         };

@@ -3,14 +3,17 @@
 //! with immunities decided in rounds. Activation conditions read input fields raw
 //! ([`Mode::Activation`]), so this query never depends on a field value and cannot sit on a loop.
 //!
-//! The walk ([`Walk`]) by the chapter's steps: [`copies`], [`grants`], [`picks`], [`applied`]
-//! entries and [`immunity`] rounds, each a module of methods on the walk.
+//! The walk ([`Walk`]) by the chapter's steps, each a module: [`copies`] (a copy's item and
+//! templates), [`grants`], [`picks`], then the [`applied`] entries by the immunity steps: the
+//! holder immunities, blocked entries and candidates and the applied grants' immunities in
+//! [`immunity`] (steps 2, 3 and 5), the [`rounds`] (step 4).
 
 mod applied;
 mod copies;
 mod grants;
 mod immunity;
 mod picks;
+mod rounds;
 
 use std::sync::Arc;
 
@@ -388,11 +391,10 @@ impl<'db> Walk<'db> {
         Bindings {
             pack,
             self_ref,
-            item: Some(ItemKey::new(
+            item: Some(ItemKey::of_activation(
                 self.db,
                 self.character.ruleset(self.db),
-                &*activation.item,
-                &activation.templates[..],
+                activation,
             )),
             pick: None,
             entry: None,

@@ -7,10 +7,11 @@
 //! content declares (or its content type)"), each activation's with its `self` and `item`; content
 //! that was not active before the batch counts as false before it. Each triggered follow-up is
 //! stored as an ephemeral offer in the file's `followUps` (a content one with the content as its
-//! `source`, so computeSheet lists it under its activation) and listed in the output.
+//! `source`, so computeSheet lists it under its activation), with its declared `params` evaluated
+//! as its trigger saw the character ([`params_of`]), and listed in the output.
 
 use ocf_formula::{Root, Value};
-use ocf_model::{Formula, Id, StoredOffer};
+use ocf_model::{Formula, Id, Keyed, Literal, StoredOffer};
 use serde_json::json;
 
 use super::applier::{Applier, made_id};
@@ -25,6 +26,8 @@ struct Trigger {
     entry: Option<String>,
     on: Option<Formula>,
     becomes: Option<Formula>,
+    /// The follow-up's declared `params`, evaluated when it is triggered.
+    params: Keyed<Formula>,
     scope: Scope,
 }
 
@@ -34,6 +37,7 @@ struct Found {
     pack: String,
     on: Option<Formula>,
     becomes: Option<Formula>,
+    params: Keyed<Formula>,
     activation: crate::db::Activation,
 }
 
@@ -74,6 +78,7 @@ fn triggers(applier: &Applier<'_, '_>) -> Vec<Trigger> {
             entry: None,
             on: f.on.clone(),
             becomes: f.becomes.clone(),
+            params: f.params.clone(),
             scope: Scope::in_pack(decl.pack.clone()),
         });
     }
@@ -95,6 +100,7 @@ fn triggers(applier: &Applier<'_, '_>) -> Vec<Trigger> {
                         pack: d.pack.to_owned(),
                         on: f.on.clone(),
                         becomes: f.becomes.clone(),
+                        params: f.params.clone(),
                         activation: a.clone(),
                     });
                 }
@@ -108,6 +114,7 @@ fn triggers(applier: &Applier<'_, '_>) -> Vec<Trigger> {
         pack,
         on,
         becomes,
+        params,
         activation: a,
     } in found
     {
@@ -133,6 +140,7 @@ fn triggers(applier: &Applier<'_, '_>) -> Vec<Trigger> {
                 entry: a.entry.as_deref().map(str::to_owned),
                 on,
                 becomes,
+                params,
                 scope,
             });
         }
@@ -144,7 +152,7 @@ pub(crate) fn triggered(
     applier: &mut Applier<'_, '_>,
     before: &Snapshot,
 ) -> Result<(), ChangeError> {
-    let mut fired: Vec<(String, Option<String>, serde_json::Value)> = Vec::new();
+    let mut fired: Vec<(String, Option<String>, serde_json::Value, Keyed<Literal>)> = Vec::new();
     for t in triggers(applier) {
         if let Some(on) = &t.on {
             for (i, record) in flattened(&applier.records) {
@@ -164,7 +172,8 @@ pub(crate) fn triggered(
                 }
                 let at = format!("/followUps/{}/on", t.id);
                 if applier.eval_bool(on, &scope, &at)? {
-                    fired.push((t.id.clone(), t.source.clone(), json!({ "on": i })));
+                    let params = params_of(applier, &t, Some(scope))?;
+                    fired.push((t.id.clone(), t.source.clone(), json!({ "on": i }), params));
                     break;
                 }
             }
@@ -180,11 +189,17 @@ pub(crate) fn triggered(
                 Ok(Value::Bool(true))
             );
             if now && !was {
-                fired.push((t.id.clone(), t.source.clone(), json!({ "becomes": true })));
+                let params = params_of(applier, &t, None)?;
+                fired.push((
+                    t.id.clone(),
+                    t.source.clone(),
+                    json!({ "becomes": true }),
+                    params,
+                ));
             }
         }
     }
-    for (follow_up, source, trigger) in fired {
+    for (follow_up, source, trigger, params) in fired {
         let local = follow_up
             .rsplit_once('#')
             .map_or(follow_up.as_str(), |(_, l)| l);
@@ -195,7 +210,7 @@ pub(crate) fn triggered(
             id: offer.clone(),
             follow_up: Id::from(follow_up.as_str()),
             source: source.as_deref().map(Id::from),
-            params: Default::default(),
+            params,
         });
         let mut listed = json!({
             "id": offer,
@@ -208,6 +223,34 @@ pub(crate) fn triggered(
         applier.follow_ups.push(listed);
     }
     Ok(())
+}
+
+/// A triggered follow-up's `params`, evaluated as its trigger saw the character: `scope` is the
+/// `on` formula's at the change that triggered it (`change` that change's record), a `becomes`
+/// follow-up's own (no `change`); `batch` is every record of the batch, which is done when the
+/// offer is stored. A value giving `null` is left out and dice are kept as their notation, as an
+/// `offerFollowUp`'s and a derived offer's params are (EA "Parameters": "A handoff's and a
+/// follow-up's `params` carry dice the same way ... leave out a `null` the same way").
+fn params_of(
+    applier: &Applier<'_, '_>,
+    t: &Trigger,
+    on_scope: Option<Scope>,
+) -> Result<Keyed<Literal>, ChangeError> {
+    let mut params = Keyed::<Literal>::default();
+    if t.params.is_empty() {
+        return Ok(params);
+    }
+    let scope = on_scope
+        .unwrap_or_else(|| t.scope.clone())
+        .with_root(Root::Batch, applier.batch_value());
+    for (name, formula) in t.params.iter() {
+        let at = format!("/followUps/{}/params/{name}", t.id);
+        let value = applier.eval(formula.as_str(), &scope, &at)?;
+        if !matches!(value, Value::Null) {
+            params.0.insert(name.to_owned(), value.to_json());
+        }
+    }
+    Ok(params)
 }
 
 /// Each change's record with its index; a `forEach` change gives one record per element, each

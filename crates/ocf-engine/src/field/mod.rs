@@ -7,12 +7,14 @@
 //! between fields is caught by salsa and every field on it gets [`field_cycle`]'s value,
 //! `circular-formula`; a field reading one of them gets the error through its formula.
 //!
-//! The value ([`Work`]) by the chapter's steps: [`base`] and grants, `set` and [`competing`]
-//! options, `add` and [`stacking`], `multiply` and [`rounding`], [`bounds`].
+//! The value ([`Work`]) by the chapter's steps: its [`instances`] (those standing on it given its
+//! tags), [`base`] and grants, `set` and [`competing`] options, `add` and [`stacking`], `multiply`
+//! and [`rounding`], [`bounds`].
 
 mod base;
 mod bounds;
 mod competing;
+mod instances;
 mod rounding;
 mod stacking;
 
@@ -27,10 +29,12 @@ use ocf_model::{
 };
 
 use crate::context::{Bindings, Mode, SelfRef, SheetContext, field_literal};
+use crate::db::Source;
 /// Declared in the query map ([`crate::db`]); kept here for the crates above.
 pub use crate::db::{CharacterInput, Instance, ItemKey, Placed, SavedValue, field_value};
 use crate::db::{field_effects, saved_handle};
-use crate::effects::{Source, has_instances};
+use instances::has_instances;
+pub use instances::stands_on_tags;
 
 use crate::depth::{DepthGuard, STACK_RED_ZONE, STACK_SEGMENT};
 use crate::view::applied_self;
@@ -504,7 +508,7 @@ impl<'db> Work<'_, 'db> {
         };
         let instances: Vec<&Placed> = all
             .iter()
-            .filter(|i| crate::effects::stands_on_tags(ruleset, i, &self.out.tags))
+            .filter(|i| stands_on_tags(ruleset, i, &self.out.tags))
             .collect();
 
         // 2. Grants, for a set field.

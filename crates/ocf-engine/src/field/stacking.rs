@@ -74,10 +74,17 @@ impl<'db> Work<'_, 'db> {
         {
             return Ok(counted);
         }
-        let groups =
-            crate::effects::stack_groups(self.settings, counted.iter().map(|c| &*c.instance));
+        let groups = crate::stacking::stack_groups_of(
+            self.settings,
+            counted.iter().map(|c| {
+                (
+                    c.instance.effect.stack_key.as_deref(),
+                    c.instance.source.id.as_str(),
+                )
+            }),
+        );
         let mut keep = vec![true; counted.len()];
-        for crate::effects::StackGroup {
+        for crate::stacking::StackGroup {
             key: written,
             policy,
             members,

@@ -396,7 +396,7 @@ impl Open {
             character: file,
             errors,
             kept,
-        } = crate::standard::standard_view(&ruleset, &self.held.file);
+        } = crate::load::view(&ruleset, &self.held.file);
         if **c.errors(&self.db) != errors {
             c.set_errors(&mut self.db).to(Arc::new(errors));
         }

@@ -266,7 +266,7 @@ impl Session {
         };
         let (rules, homebrew_errors) = self.rules_of(&file);
         let ruleset = RulesetInput::load(&db, rules.clone());
-        let view = crate::standard::standard_view(&rules, &file);
+        let view = crate::load::view(&rules, &file);
         let input =
             CharacterInput::load_as_is(&db, ruleset, &view.character, &[], view.errors, view.kept);
         let rounds = crate::standard::needs_rounds(&rules);

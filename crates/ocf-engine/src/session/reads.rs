@@ -31,6 +31,9 @@ impl Session {
     /// sheet's size.
     #[tracing::instrument(name = "session.changes", level = "info", skip_all, fields(character = id.0))]
     pub fn changes(&mut self, id: CharacterId) -> Result<SheetChanges, EditError> {
+        // The trials computeSheet's `no-eligible-option` derives in the database
+        // ([`crate::option_trials`]) are given back as an action's proposed sheets are.
+        self.reclaim(id)?;
         let c = self.get(id)?.input;
         if !self.homebrew_errors(id).is_empty() {
             let failed = self.sheet_json(id)?;

@@ -3,25 +3,33 @@
 //! per-field lists are a firewall: a field reads only its own list, so a new effect on AC does not
 //! re-run the skills.
 //!
-//! Over 800 lines: the index of instances and the per-field side (set-of-fields targets, the
-//! masks of fields with instances, a field's instances and their stacking groups) share the
-//! instance types and the index's building; the per-field side in a module of its own is left
-//! for a later pass (issue 46).
+//! By the chapter's parts: the instances and the character's index here; effects on a set of
+//! fields (EF "Targets") in [`on_fields`]; the per-field side (which fields have instances, a
+//! field's own list) in [`per_field`]; stacking groups (EF "Stacking") in [`crate::stacking`].
 
 use std::sync::Arc;
 
-use ocf_formula::{MapContext, Root, Value};
+use ocf_formula::Value;
 use ocf_model::{Effect, Op, Scope, Target};
 use rustc_hash::FxHashMap;
 
-use crate::context::field_view;
+mod on_fields;
+mod per_field;
+
+/// Stacking groups, kept here for the crates above ([`crate::stacking`]).
+pub use crate::stacking::{StackGroup, stack_counts, stack_groups_of};
+/// Kept here for the crates above ([`crate::targets`]).
+pub use crate::targets::FIELDS_PER_MASK;
+pub use on_fields::FieldsWhere;
+pub(crate) use on_fields::matching_fields_query;
+pub use per_field::{FieldInstances, MaskKey};
+pub(crate) use per_field::{field_effects_query, fields_with_instances_query, same_in_place};
+
 /// Declared in the query map ([`crate::db`]); kept here for the crates above.
 pub use crate::db::{
     Activation, CharacterInput, CopyInput, FieldKey, RulesetInput, effect_instances,
 };
-use crate::db::{
-    activation_instances, activations, fields_with_instances, matching_fields, rules_instances,
-};
+use crate::db::{activation_instances, activations, matching_fields, rules_instances};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SourceKind {
@@ -373,7 +381,7 @@ fn build_index(db: &dyn salsa::Database, character: CharacterInput) -> EffectInd
     for pick in &acts.choice_picks {
         match pick.owner {
             None => {
-                for instance in choice_effects(pick, None) {
+                for instance in choice_effects(db, pick, None) {
                     expand(db, (ruleset_input, ruleset), instance, &mut |i| {
                         index.add(Arc::new(i), None)
                     });
@@ -401,7 +409,7 @@ fn build_index(db: &dyn salsa::Database, character: CharacterInput) -> EffectInd
         }
         // The effects of the choices this activation owns, once per pick.
         for pick in picks_of.get(&a).into_iter().flatten() {
-            for instance in choice_effects(pick, Some(activation)) {
+            for instance in choice_effects(db, pick, Some(activation)) {
                 expand(db, (ruleset_input, ruleset), instance, &mut |i| {
                     index.add(Arc::new(i), Some(a))
                 });
@@ -547,6 +555,12 @@ fn activation_effects(db: &dyn salsa::Database, key: ActivationKey<'_>) -> Vec<I
     });
     let templates = key.templates(db).clone();
     let (copy, applied_entry) = (key.copy(db), key.applied_entry(db));
+    // EC "Items and `item`": "In a template's formulas, `item` is the merged item": the copy's
+    // item with its templates, not the template with them.
+    let merged: Arc<str> = match (key.template(db), copy) {
+        (true, Some(copy)) => copy.item(db).as_str().into(),
+        _ => item.clone(),
+    };
     let instance = |effect: &Arc<Effect>, option_id: String, pack: &Arc<str>| Instance {
         source: source.clone(),
         option_id,
@@ -556,7 +570,7 @@ fn activation_effects(db: &dyn salsa::Database, key: ActivationKey<'_>) -> Vec<I
         place: None,
         copy,
         applied_entry,
-        item: item.clone(),
+        item: merged.clone(),
         templates: templates.clone(),
         pick: None,
         slot: None,
@@ -625,7 +639,11 @@ fn joined(parts: &[&str]) -> String {
 
 /// A choice's effects for one pick. Their option IDs are `<owner>/<choice>#<index|id>`
 /// (decisions.md, "Choice effects"); `self` and `item` are the owner's.
-fn choice_effects(pick: &crate::db::ChoicePick, owner: Option<&Activation>) -> Vec<Instance> {
+fn choice_effects(
+    db: &dyn salsa::Database,
+    pick: &crate::db::ChoicePick,
+    owner: Option<&Activation>,
+) -> Vec<Instance> {
     let source = Arc::new(Source {
         kind: match owner {
             Some(a) if a.via == crate::db::Via::Template => SourceKind::Template,
@@ -636,7 +654,7 @@ fn choice_effects(pick: &crate::db::ChoicePick, owner: Option<&Activation>) -> V
         entry: owner.and_then(|a| a.entry.as_deref().map(str::to_owned)),
     });
     let pack: Arc<str> = pick.pack.as_str().into();
-    let item: Arc<str> = owner.map_or_else(|| "".into(), |a| a.item.clone());
+    let item: Arc<str> = owner.map_or_else(|| "".into(), |a| crate::view::merged_content(db, a));
     let templates: Arc<[String]> = owner.map_or(&[][..], |a| &a.templates[..]).into();
     pick.effects
         .iter()
@@ -674,298 +692,15 @@ fn resolve_field(ruleset: &ocf_model::Ruleset, pack: &str, id: &str) -> String {
         .unwrap_or_else(|| id.to_owned())
 }
 
-/// The key of [`matching_fields`]: a set-of-fields `where`, and whether the effect grants (then it
-/// matches `set` fields, else `integer` and `decimal` ones).
-#[salsa::interned(debug, revisions = usize::MAX)]
-pub struct FieldsWhere<'db> {
-    #[returns(copy)]
-    pub ruleset: RulesetInput,
-    #[returns(ref)]
-    pub text: String,
-    #[returns(copy)]
-    pub grant: bool,
-    /// `pick`, for a choice's effect (its `where` may read it).
-    #[returns(ref)]
-    pub pick: Option<Value>,
-    /// `slot`, for a slotted choice's effect.
-    #[returns(copy)]
-    pub slot: Option<i64>,
-}
-
-/// The fields a set-of-fields target reaches, in ruleset field order (EF, "Targets"). It reads
-/// only the ruleset, so it is worked out once per ruleset, whatever the character.
-pub(crate) fn matching_fields_query<'db>(
-    db: &'db dyn salsa::Database,
-    key: FieldsWhere<'db>,
-) -> Vec<String> {
-    let ruleset = key.ruleset(db).ruleset(db);
-    let Ok(formula) = crate::formula::parse_in(ruleset, key.text(db)) else {
-        return Vec::new();
-    };
-    use ocf_model::FieldType::*;
-    ruleset
-        .fields
-        .iter()
-        .filter(|(_, decl)| match decl.decl.r#type {
-            Set => key.grant(db),
-            Integer | Decimal => !key.grant(db),
-            _ => false,
-        })
-        .filter(|(id, decl)| {
-            // A field with computed tags is matched on each sheet by its tags there.
-            if has_computed_tags(decl) {
-                return true;
-            }
-            let mut ctx = MapContext::new().with_root(Root::Item, field_view(id, decl));
-            if let Some(pick) = key.pick(db) {
-                ctx = ctx.with_root(Root::Pick, pick.clone());
-            }
-            if let Some(slot) = key.slot(db) {
-                ctx = ctx.with_root(Root::Slot, Value::Int(slot));
-            }
-            matches!(formula.evaluate(&ctx), Ok(Value::Bool(true)))
-        })
-        .map(|(id, _)| id.to_owned())
-        .collect()
-}
-
-/// Whether a field's tags include a `{ formula }` entry (rules-and-fields.md, "Tags from a formula").
-fn has_computed_tags(decl: &ocf_model::Declared<ocf_model::FieldDecl>) -> bool {
-    decl.decl
-        .tags
-        .iter()
-        .any(|t| matches!(t, ocf_model::Computed::Formula { .. }))
-}
-
-/// Whether `instance` stands on its field given the field's tags on this sheet. An instance of an
-/// effect on a set of fields reaching a field with computed tags exists only when the `where`
-/// holds with those tags (EF, "Targets": "the effect has an instance on it on that sheet when
-/// `where` holds, and none otherwise"); every other instance stands.
-pub fn stands_on_tags(ruleset: &ocf_model::Ruleset, instance: &Instance, tags: &[String]) -> bool {
-    let Target::Fields { fields } = &instance.effect.target else {
-        return true;
-    };
-    let Some((id, decl)) = instance
-        .field
-        .as_deref()
-        .and_then(|f| ruleset.fields.get(f).map(|d| (f, d)))
-    else {
-        return true;
-    };
-    if !has_computed_tags(decl) {
-        return true;
-    }
-    let Ok(formula) = ocf_formula::Formula::parse(fields.r#where.0.as_str()) else {
-        return false;
-    };
-    let tags = tags.iter().map(|t| Value::string(t.as_str())).collect();
-    let mut ctx = MapContext::new().with_root(
-        Root::Item,
-        crate::context::field_view_with_tags(id, decl, tags),
-    );
-    if let Some(pick) = &instance.pick {
-        ctx = ctx.with_root(Root::Pick, pick.clone());
-    }
-    if let Some(slot) = instance.slot {
-        ctx = ctx.with_root(Root::Slot, Value::Int(slot));
-    }
-    matches!(formula.evaluate(&ctx), Ok(Value::Bool(true)))
-}
-
-/// How many fields one [`fields_with_instances`] covers, by their place among the fields an effect
-/// can target ([`crate::targets`]).
-pub const FIELDS_PER_MASK: usize = 8;
-
-/// Which of the 8 targetable fields of the key's chunk (`chunk * 8 ..` among the fields an effect
-/// can target) have instances, a bit each (the `i`th field of the chunk, bit `i`): a firewall in
-/// front of [`field_effects`]. Most of them have none, and their values read only this, so a cold
-/// sheet runs one query for 8 of them rather than one each (a tenth of a cold sheet). It changes
-/// only when a field gains its first instance or loses its last, and then re-runs the values of
-/// the chunk's 8 fields, each finding its instances as before; a change to the instances of a
-/// field that has some reaches that field alone, through [`field_effects`]. A field no effect can
-/// target reads no mask.
-pub(crate) fn fields_with_instances_query<'db>(
-    db: &'db dyn salsa::Database,
-    key: MaskKey<'db>,
-) -> u8 {
-    let character = key.character(db);
-    let by_field = &effect_instances(db, character).by_field;
-    let targets = crate::formula::targets(character.ruleset(db).ruleset(db));
-    let first = key.chunk(db) as usize * FIELDS_PER_MASK;
-    (0..FIELDS_PER_MASK)
-        .filter(|i| targets.place(first + i).is_some_and(|p| by_field.has(p)))
-        .fold(0, |mask, i| mask | 1 << i)
-}
-
-/// The key of one [`fields_with_instances`] mask: the character, and which 8 targetable fields.
-#[salsa::interned(debug, revisions = usize::MAX)]
-pub struct MaskKey<'db> {
-    #[returns(copy)]
-    pub character: CharacterInput,
-    #[returns(copy)]
-    pub chunk: u32,
-}
-
-/// Whether the `place`th field of the character's ruleset has instances: never, when no effect
-/// can target it ([`crate::targets`]), else as its mask says ([`fields_with_instances`]), the
-/// mask's key from the character's table of keys when there is one.
-pub(crate) fn has_instances(
-    db: &dyn salsa::Database,
-    character: CharacterInput,
-    place: usize,
-    table: Option<&crate::db::FieldTable<'_>>,
-) -> bool {
-    let (slot, key) = match table {
-        Some(table) => match table.mask(place) {
-            Some(found) => found,
-            None => return false,
-        },
-        None => {
-            let targets = crate::formula::targets(character.ruleset(db).ruleset(db));
-            let Some(slot) = targets.slot(place) else {
-                return false;
-            };
-            let chunk = (slot / FIELDS_PER_MASK) as u32;
-            (slot, MaskKey::new(db, character, chunk))
-        }
-    };
-    fields_with_instances(db, key) & (1 << (slot % FIELDS_PER_MASK)) != 0
-}
-
-/// The instances on one field: a firewall between the whole index and the field's value.
-pub(crate) fn field_effects_query<'db>(
-    db: &'db dyn salsa::Database,
-    key: FieldKey<'db>,
-) -> FieldInstances {
-    FieldInstances(
-        effect_instances(db, key.character(db))
-            .by_field
-            .get(key.field(db))
-            .to_vec(),
-    )
-}
-
-/// A field's instances, in instance order. Two lists are equal when their instances are, but
-/// for where each stands in the whole index (`order`, `activation`): a field's value never reads
-/// those (it names an instance by its `field_at`), and they shift for every field when an
-/// activation is added in front, as a rules-level pick is (listOptions' trials). Comparing
-/// without them lets the lists of the fields a pick doesn't reach backdate, so their values
-/// don't re-run.
-#[derive(Debug, Clone, Default)]
-pub struct FieldInstances(pub Vec<Placed>);
-
-impl std::ops::Deref for FieldInstances {
-    type Target = [Placed];
-    fn deref(&self) -> &[Placed] {
-        &self.0
-    }
-}
-
-impl PartialEq for FieldInstances {
-    fn eq(&self, other: &FieldInstances) -> bool {
-        same_in_place(&self.0, &other.0)
-    }
-}
-
-/// Whether two lists of a field's instances are equal as [`FieldInstances`] compares them: the
-/// same instances at the same places, wherever they stand in the whole index.
-pub(crate) fn same_in_place(a: &[Placed], b: &[Placed]) -> bool {
-    a.len() == b.len()
-        && a.iter().zip(b).all(|(a, b)| {
-            a.field_at == b.field_at
-                && (Arc::ptr_eq(&a.instance, &b.instance) || *a.instance == *b.instance)
-        })
-}
-
-/// One stacking group (EF, "Stacking"): the instances sharing a `stackKey`, the key as written and
-/// the policy `settings.stacking` gives it (its key's, else the default, else `addAll`).
-pub struct StackGroup {
-    pub key: String,
-    pub policy: ocf_model::StackPolicy,
-    /// Indices into the instances given, in their order.
-    pub members: Vec<usize>,
-}
-
 /// The stacking groups of `instances`, in order of their first member: a `source` key groups each
 /// source content apart, any other key groups by itself; an instance without a key is in none.
 /// Fields (computeSheet) and incoming changes (applyChanges) stack by this one rule.
 pub fn stack_groups<'a>(
     settings: &ocf_model::Settings,
     instances: impl Iterator<Item = &'a Instance>,
-) -> Vec<StackGroup> {
-    stack_groups_of(
+) -> Vec<crate::stacking::StackGroup> {
+    crate::stacking::stack_groups_of(
         settings,
         instances.map(|i| (i.effect.stack_key.as_deref(), i.source.id.as_str())),
     )
-}
-
-/// [`stack_groups`] over `(stackKey, source ID)` pairs: what a roll's effects and the field
-/// instances its parts carry stack by (EA "Building the roll" 2: "by stack key as in the sheet").
-pub fn stack_groups_of<'a>(
-    settings: &ocf_model::Settings,
-    members: impl Iterator<Item = (Option<&'a str>, &'a str)>,
-) -> Vec<StackGroup> {
-    let stacking = settings.stacking.as_ref();
-    let policy_of = |key: &str| {
-        stacking
-            .and_then(|s| s.keys.get(key).copied())
-            .or_else(|| stacking.and_then(|s| s.default))
-            .unwrap_or(ocf_model::StackPolicy::AddAll)
-    };
-    // (resolved key, group)
-    let mut groups: Vec<(String, StackGroup)> = Vec::new();
-    for (i, (key, source)) in members.enumerate() {
-        let Some(key) = key else {
-            continue;
-        };
-        let resolved = if key == "source" {
-            format!("source={source}")
-        } else {
-            key.to_owned()
-        };
-        match groups.iter_mut().find(|(r, _)| *r == resolved) {
-            Some((_, group)) => group.members.push(i),
-            None => groups.push((
-                resolved,
-                StackGroup {
-                    key: key.to_owned(),
-                    policy: policy_of(key),
-                    members: vec![i],
-                },
-            )),
-        }
-    }
-    groups.into_iter().map(|(_, group)| group).collect()
-}
-
-/// Which of `members` (`(stackKey, source ID)`, in instance order) count once stacked (EF
-/// "Stacking"): each group is reduced by its key's policy, `addAll` keeping all, `highestOnly`
-/// (and `playerChooses`, whose recommendation is the highest, outside computeSheet) the first of
-/// the highest, `lowestOnly` the first of the lowest, `compare(a, b)` ordering members `a` and `b`
-/// by value. A member without a key always counts.
-pub fn stack_counts<'a>(
-    settings: &ocf_model::Settings,
-    members: impl Iterator<Item = (Option<&'a str>, &'a str)>,
-    compare: impl Fn(usize, usize) -> std::cmp::Ordering,
-) -> Vec<bool> {
-    let members: Vec<(Option<&str>, &str)> = members.collect();
-    let mut counts = vec![true; members.len()];
-    for group in stack_groups_of(settings, members.into_iter()) {
-        let highest = match group.policy {
-            ocf_model::StackPolicy::AddAll => continue,
-            ocf_model::StackPolicy::HighestOnly | ocf_model::StackPolicy::PlayerChooses => true,
-            ocf_model::StackPolicy::LowestOnly => false,
-        };
-        let mut best = group.members[0];
-        for &m in &group.members[1..] {
-            let ord = compare(m, best);
-            if (highest && ord.is_gt()) || (!highest && ord.is_lt()) {
-                best = m;
-            }
-        }
-        for &m in &group.members {
-            counts[m] = m == best;
-        }
-    }
-    counts
 }

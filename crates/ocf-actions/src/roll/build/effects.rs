@@ -1,0 +1,145 @@
+//! Building the roll, roll effects (EA "Building the roll" 2): the candidates (the active
+//! instances on rolls whose tags match the step's, then the selected situational choices'
+//! effects) whose `when` holds, and what their formulas see.
+
+use ocf_engine::effects::Instance;
+use ocf_formula::{Root, Value};
+
+use ocf_model::Target;
+
+use super::items::{Counted, source};
+use crate::context::{ActionContext, set_member};
+use crate::error::ActionError;
+use crate::run::{Frame, Run, StepAt};
+
+/// Step 2, the roll effects: the active instances aimed at the step's tags (one `from: self` only
+/// on its own copy's rolls), then the selected situational choices' effects, each whose `when`
+/// holds, with the context its formulas see.
+pub(super) fn roll_effects<'db>(
+    run: &Run<'db, '_>,
+    frame: &Frame<'db>,
+    at: &StepAt<'db>,
+    tags: &[String],
+) -> Result<Vec<Counted<'db>>, ActionError> {
+    let index = ocf_engine::effects::effect_instances(run.db, run.character);
+    let mut counted: Vec<Counted<'db>> = Vec::new();
+    let matches = |targets: &[ocf_model::Tag]| {
+        targets
+            .iter()
+            .any(|t| tags.iter().any(|s| ocf_model::tag_matches(t.as_str(), s)))
+    };
+    for instance in &index.list {
+        let Target::Rolls { rolls, from, .. } = &instance.effect.target else {
+            continue;
+        };
+        if !matches(rolls) {
+            continue;
+        }
+        if *from == Some(ocf_model::From::Self_) && instance.source.entry != frame.entry {
+            continue;
+        }
+        let ctx = instance_ctx(run, frame, at, instance, tags);
+        if let Some(when) = &instance.effect.when
+            && !ctx.condition(when.as_str())?
+        {
+            continue;
+        }
+        counted.push(Counted {
+            effect: &instance.effect,
+            source: source(instance.source.kind.as_str(), &instance.source.id),
+            ctx,
+            order: instance.order,
+        });
+    }
+    for qualified in &frame.selected {
+        let Some(decl) = run.ruleset.situational.get(qualified) else {
+            continue;
+        };
+        for effect in &decl.decl.effects {
+            let Target::Rolls { rolls, .. } = &effect.target else {
+                continue;
+            };
+            if !matches(rolls) {
+                continue;
+            }
+            let base = run.ctx(frame, Some(at));
+            let mut ctx = ActionContext::new(
+                run.db,
+                run.character,
+                &decl.pack,
+                ocf_engine::context::SelfRef::None,
+                None,
+            );
+            ctx.roots = base.roots.clone();
+            bind_roll_view(&mut ctx, frame, at, tags);
+            if let Some(when) = &effect.when
+                && !ctx.condition(when.as_str())?
+            {
+                continue;
+            }
+            counted.push(Counted {
+                effect,
+                source: source("situational", qualified),
+                ctx,
+                order: usize::MAX,
+            });
+        }
+    }
+
+    Ok(counted)
+}
+
+/// What an effect's formulas see: the effect's own `item`, `self` and pack, the action's as
+/// `action.item`, `action.self` and `action.step`, and `roll` (`item`, `self`, `tags`).
+pub fn instance_ctx<'db>(
+    run: &Run<'db, '_>,
+    frame: &Frame<'db>,
+    at: &StepAt<'db>,
+    instance: &'db Instance,
+    tags: &[String],
+) -> ActionContext<'db> {
+    let self_ref = match (instance.copy, instance.applied_entry) {
+        (Some(copy), _) => ocf_engine::context::SelfRef::Copy(copy),
+        (None, Some(e)) => ocf_engine::context::SelfRef::Value(ocf_engine::view::applied_self(
+            run.ruleset,
+            &run.character.applied(run.db)[e],
+        )),
+        _ => ocf_engine::context::SelfRef::None,
+    };
+    let item = (!instance.item.is_empty()).then(|| {
+        ocf_engine::view::ItemKey::new(
+            run.db,
+            run.character.ruleset(run.db),
+            &*instance.item,
+            &instance.templates[..],
+        )
+    });
+    let base = run.ctx(frame, Some(at));
+    let mut ctx = ActionContext::new(run.db, run.character, &instance.pack, self_ref, item);
+    ctx.roots = base.roots.clone();
+    ctx.content_entry = Some(instance.source.entry.clone());
+    bind_roll_view(&mut ctx, frame, at, tags);
+    ctx
+}
+
+pub(super) fn bind_roll_view(
+    ctx: &mut ActionContext<'_>,
+    frame: &Frame<'_>,
+    at: &StepAt<'_>,
+    tags: &[String],
+) {
+    let tag_values: Vec<Value> = tags.iter().map(|t| Value::string(t.as_str())).collect();
+    let mut roll = frame.action_base.clone();
+    set_member(&mut roll, "tags", Value::list(tag_values.clone()));
+    ctx.bind(Root::Roll, roll);
+    let mut action = frame.action_base.clone();
+    set_member(
+        &mut action,
+        "step",
+        Value::map([
+            ("id", Value::string(at.step.id.as_str())),
+            ("tags", Value::list(tag_values)),
+        ]),
+    );
+    ctx.bind(Root::Action, action);
+}
