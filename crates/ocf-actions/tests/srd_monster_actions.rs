@@ -1096,3 +1096,54 @@ fn attack_riders_hand_a_save_then_apply_their_damage_and_condition() {
         );
     }
 }
+
+/// SRD "Weapon, +1, +2, or +3" as templates on a veteran's weapons (Strength 16, proficiency +2):
+/// the bonus on the attack and on the damage, in the weapon's own damage type (the template reads
+/// the merged item's `damageType`).
+#[test]
+fn magic_weapon_templates_add_their_bonus_in_the_weapons_damage_type() {
+    let ruleset = ruleset();
+    for (weapon, template, bonus, kind) in [
+        ("mace", "weapon-1", 1, "bludgeoning"),
+        ("longsword", "weapon-2", 2, "slashing"),
+        ("rapier", "weapon-3", 3, "piercing"),
+    ] {
+        let character: ocf_model::Character = serde_json::from_value(json!({
+            "id": "veteran",
+            "specVersion": "1.0.0",
+            "packs": [{ "id": PACK, "version": "0.1.0" }],
+            "features": [{ "id": "m", "item": format!("{PACK}:monsters.veteran") }],
+            "inventory": [{ "id": "w", "item": format!("{PACK}:weapons.{weapon}"), "equipped": true,
+                "templates": [format!("{PACK}:magic-items.{template}")] }],
+        }))
+        .unwrap();
+        let open = Open::new(&ruleset, &character);
+        let r = open
+            .start(
+                json!({
+                    "action": { "id": "5e-srd-5.1:weapon-attack", "entry": "w" },
+                    "participants": { "target": [target("t", 0)] },
+                }),
+                &mut Tens,
+            )
+            .unwrap();
+        let log = r["log"].as_array().unwrap();
+        assert_eq!(log[0]["total"], 10 + 3 + 2 + bonus, "{weapon} +{bonus}");
+        let items = log[1]["items"].as_array().unwrap();
+        let flats: i64 = items
+            .iter()
+            .filter(|i| i["kind"] != "dice")
+            .map(|i| i["value"].as_i64().unwrap())
+            .sum();
+        assert_eq!(flats, 3 + bonus, "{weapon} +{bonus}");
+        for item in items {
+            assert!(
+                item["tags"]
+                    .as_array()
+                    .unwrap()
+                    .contains(&json!(format!("damage.{kind}"))),
+                "{weapon} +{bonus}: {item}"
+            );
+        }
+    }
+}
