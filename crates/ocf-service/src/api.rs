@@ -158,18 +158,31 @@ fn body(bytes: Result<Bytes, BytesRejection>) -> Result<serde_json::Map<String, 
 
 /// The body's `revision`: a write names the revision it was made against.
 fn revision(body: &serde_json::Map<String, Value>) -> Result<u64, ApiError> {
-    match body.get("revision") {
+    whole_number(
+        body,
+        "revision",
+        "missing-revision",
+        "a write names the `revision` it was made against",
+    )
+}
+
+/// The body's `key`, a whole number: `wrong-type` when it is another value, `missing` (a code and
+/// its message) when it is absent, each at `/key`.
+fn whole_number(
+    body: &serde_json::Map<String, Value>,
+    key: &str,
+    missing: &str,
+    message: &str,
+) -> Result<u64, ApiError> {
+    let at = format!("/{key}");
+    match body.get(key) {
         Some(Value::Number(n)) if n.as_u64().is_some() => Ok(n.as_u64().unwrap_or_default()),
         Some(_) => Err(ApiError::bad_request(
             "wrong-type",
-            "`revision` is a whole number",
-            "/revision",
+            format!("`{key}` is a whole number"),
+            &at,
         )),
-        None => Err(ApiError::bad_request(
-            "missing-revision",
-            "a write names the `revision` it was made against",
-            "/revision",
-        )),
+        None => Err(ApiError::bad_request(missing, message, &at)),
     }
 }
 
@@ -450,23 +463,12 @@ async fn revert(
 ) -> Answer {
     let body = body(bytes)?;
     let revision = revision(&body)?;
-    let to = match body.get("to") {
-        Some(Value::Number(n)) if n.as_u64().is_some() => n.as_u64().unwrap_or_default(),
-        Some(_) => {
-            return Err(ApiError::bad_request(
-                "wrong-type",
-                "`to` is a whole number",
-                "/to",
-            ));
-        }
-        None => {
-            return Err(ApiError::bad_request(
-                "invalid-request",
-                "give the revision to revert `to`",
-                "/to",
-            ));
-        }
-    };
+    let to = whole_number(
+        &body,
+        "to",
+        "invalid-request",
+        "give the revision to revert `to`",
+    )?;
     blocking(app, move |app| {
         app.authorize(&who, &id, Need::Write)?;
         app.revert(&id, revision, to, who.name.as_deref())
