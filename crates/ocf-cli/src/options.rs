@@ -53,9 +53,7 @@ pub fn run(args: OptionsArgs) -> ExitCode {
                 );
             } else {
                 let ruleset = session.ruleset();
-                let texts = ruleset
-                    .texts
-                    .texts(&ocf_cli::text_sheet::default_locale(ruleset));
+                let texts = ruleset.texts.texts(&ruleset.default_locale());
                 let item = listed.path.entry.as_deref().and_then(|entry| {
                     character
                         .features

@@ -64,7 +64,7 @@ pub fn run_sheet(args: SheetArgs) -> ExitCode {
         let locale = args
             .lang
             .clone()
-            .unwrap_or_else(|| ocf_cli::text_sheet::default_locale(&ruleset));
+            .unwrap_or_else(|| ruleset.default_locale());
         print!("{}", ocf_cli::text_sheet::render(&ruleset, &sheet, &locale));
     } else {
         print!("{}", render(&sheet));

@@ -13,16 +13,6 @@ pub fn has_layout(ruleset: &Ruleset) -> bool {
     !ruleset.field_hints.is_empty()
 }
 
-/// The locale a sheet is worded in when none is asked for: the first pack's default locale.
-pub fn default_locale(ruleset: &Ruleset) -> String {
-    ruleset
-        .packs
-        .first()
-        .and_then(|p| ruleset.texts.default_locales.get(&p.id))
-        .cloned()
-        .unwrap_or_else(|| ocf_model::text::DEFAULT_LOCALE.to_owned())
-}
-
 /// The name of a qualified ID, whatever it names: a field, a content item, a content type.
 pub fn name_of(ruleset: &Ruleset, texts: &Texts<'_>, id: &str) -> String {
     let key = if ruleset.fields.get(id).is_some() {

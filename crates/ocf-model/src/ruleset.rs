@@ -254,6 +254,16 @@ pub enum Namespace {
 }
 
 impl Ruleset {
+    /// The locale a front end words this ruleset in when none is asked for: the first pack's
+    /// default locale, else the format's default.
+    pub fn default_locale(&self) -> String {
+        self.packs
+            .first()
+            .and_then(|p| self.texts.default_locales.get(&p.id))
+            .cloned()
+            .unwrap_or_else(|| crate::text::DEFAULT_LOCALE.to_owned())
+    }
+
     pub fn pack(&self, id: &str) -> Option<&LoadedPack> {
         self.packs.iter().find(|p| p.id == id)
     }

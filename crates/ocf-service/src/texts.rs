@@ -55,12 +55,7 @@ fn answer(app: &App, id: &str, lang: Option<&str>) -> Result<Value, ApiError> {
                 "/lang",
             ));
         }
-        None => ruleset
-            .packs
-            .first()
-            .and_then(|p| ruleset.texts.default_locales.get(&p.id))
-            .cloned()
-            .unwrap_or_else(|| ocf_model::text::DEFAULT_LOCALE.to_owned()),
+        None => ruleset.default_locale(),
     };
     let texts = ruleset.texts.texts(&locale);
     let mut messages = Map::new();

@@ -12,7 +12,7 @@ static TABLE: OnceLock<(TextTable, String)> = OnceLock::new();
 
 /// The ruleset's texts, read in its first pack's default locale (the first character's).
 pub fn set(ruleset: &ocf_model::Ruleset) {
-    let locale = ocf_cli::text_sheet::default_locale(ruleset);
+    let locale = ruleset.default_locale();
     let _ = TABLE.set((ruleset.texts.clone(), locale));
 }
 
