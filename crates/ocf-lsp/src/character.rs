@@ -18,10 +18,21 @@ use crate::world::World;
 /// The most hints one answer holds (a character file saves at most 10 000 values).
 const MAX_HINTS: usize = 2_000;
 
-/// The ruleset last made for a character, and the releases it was made from.
+/// The ruleset last made for a character, and the releases it was made from; and the hints last
+/// worked out, for the file, its text and the ruleset they came from (an editor asks again as the
+/// view scrolls: the sheet isn't computed again for the same text).
 #[derive(Default)]
 pub struct Rulesets {
     last: Option<(Vec<Arc<PackRelease>>, Arc<Ruleset>)>,
+    hints: Option<Kept>,
+}
+
+struct Kept {
+    path: std::path::PathBuf,
+    text: String,
+    ruleset: Arc<Ruleset>,
+    /// Every hint of the file, whatever range was asked for.
+    hints: Vec<lsp_types::InlayHint>,
 }
 
 impl Rulesets {
@@ -112,14 +123,34 @@ pub fn inlay_hints(
     let Some(ruleset) = releases(world, path, &file).and_then(|r| rulesets.of(r)) else {
         return Vec::new();
     };
+    let known = rulesets
+        .hints
+        .as_ref()
+        .is_some_and(|k| k.path == path && k.text == text && Arc::ptr_eq(&k.ruleset, &ruleset));
+    if !known {
+        rulesets.hints = Some(Kept {
+            path: path.to_path_buf(),
+            text: text.to_owned(),
+            hints: all_hints(&ruleset, &file, text),
+            ruleset,
+        });
+    }
+    let kept = rulesets.hints.as_ref().map_or(&[][..], |k| &k.hints[..]);
+    kept.iter()
+        .filter(|h| (first..=last).contains(&h.position.line))
+        .cloned()
+        .collect()
+}
+
+/// Every hint of the character file `text`, in the order of its saved values.
+fn all_hints(
+    ruleset: &Arc<Ruleset>,
+    file: &CharacterFile,
+    text: &str,
+) -> Vec<lsp_types::InlayHint> {
     let sheet =
         ocf_engine::compute_sheet_shared(ruleset.clone(), &file.character, &[], &Map::new());
-    let locale = ruleset
-        .packs
-        .first()
-        .and_then(|p| ruleset.texts.default_locales.get(&p.id))
-        .cloned()
-        .unwrap_or_else(|| ocf_model::text::DEFAULT_LOCALE.to_owned());
+    let locale = ruleset.default_locale();
     let texts = ruleset.texts.texts(&locale);
     let Some(values) = sheet["values"].as_object() else {
         return Vec::new();
@@ -141,9 +172,6 @@ pub fn inlay_hints(
         let Ok(line_number) = u32::try_from(line) else {
             continue;
         };
-        if line_number < first || line_number > last {
-            continue;
-        }
         let end = lines
             .get(line)
             .map(|l| l.trim_end_matches('\r'))
