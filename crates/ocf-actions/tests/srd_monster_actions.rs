@@ -10,58 +10,12 @@
 //! goblins, its Fire Bolt at its spellcaster level, the djinni's daily uses, legendary actions'
 //! costs, a Multiattack's options, Parry.
 
-use std::collections::VecDeque;
-use std::path::PathBuf;
+mod srd;
 
 use ocf_actions::{Limits, StartInput};
-use ocf_dice::{DiceError, DiceFunction, FaceRequest};
+use ocf_dice::DiceFunction;
 use serde_json::{Value as Json, json};
-
-const PACK: &str = "5e-srd-5.1";
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn ruleset() -> ocf_model::Ruleset {
-    let release = ocf_load::source::read_pack(&root().join("testdata/packs").join(PACK))
-        .expect("the pack reads");
-    ocf_load::load_ruleset(&[release], &ocf_load::LoadOptions::default()).expect("the pack loads")
-}
-
-fn published() -> Vec<Json> {
-    serde_json::from_str(
-        &std::fs::read_to_string(root().join("testdata/published/srd-5.1-monsters.json"))
-            .expect("the published figures"),
-    )
-    .expect("JSON")
-}
-
-/// A d20 shows 10 (neither a natural 1 nor a critical); every other die its lowest face.
-struct Tens;
-
-impl DiceFunction for Tens {
-    fn face(&mut self, request: &FaceRequest) -> Result<i64, DiceError> {
-        let (low, _) = request.die.face_range();
-        Ok(if request.die.face_count() == 20 {
-            10
-        } else {
-            low
-        })
-    }
-}
-
-/// Faces in order, then each die's lowest.
-struct Faces(VecDeque<i64>);
-
-impl DiceFunction for Faces {
-    fn face(&mut self, request: &FaceRequest) -> Result<i64, DiceError> {
-        Ok(self
-            .0
-            .pop_front()
-            .unwrap_or_else(|| request.die.face_range().0))
-    }
-}
+use srd::{Faces, PACK, Tens, published, ruleset};
 
 /// The monster `index` as a character holding its stat block (entry `m`, with `state`), its
 /// armor, and saved `values`.
@@ -208,7 +162,7 @@ fn dice(entry: &Json) -> Vec<String> {
 #[test]
 fn every_spellcasting_monster_casts_at_its_published_dc_attack_and_slots() {
     let ruleset = ruleset();
-    let published = published();
+    let published = published("srd-5.1-monsters.json");
     let mut wrong: Vec<String> = Vec::new();
     let mut casters = 0;
     let mut casts = 0;
@@ -329,7 +283,7 @@ fn goblins() -> Json {
 #[test]
 fn the_mage_casts_fireball_on_three_goblins() {
     let ruleset = ruleset();
-    let published = published();
+    let published = published("srd-5.1-monsters.json");
     let open = Open::new(&ruleset, &monster(&published, "mage", json!({}), json!({})));
     let paused = open
         .cast("fireball", Some(3), goblins(), json!([]), &mut Tens)
@@ -417,7 +371,7 @@ fn the_mage_casts_fireball_on_three_goblins() {
 #[test]
 fn the_djinni_casts_innately_and_counts_its_daily_uses() {
     let ruleset = ruleset();
-    let published = published();
+    let published = published("srd-5.1-monsters.json");
     let open = Open::new(
         &ruleset,
         &monster(&published, "djinni", json!({}), json!({})),
@@ -516,7 +470,7 @@ fn the_djinni_casts_innately_and_counts_its_daily_uses() {
 #[test]
 fn legendary_actions_run_and_spend_their_cost() {
     let ruleset = ruleset();
-    let published = published();
+    let published = published("srd-5.1-monsters.json");
     let mut wrong = Vec::new();
     let mut count = 0;
     for m in published.iter().filter(|m| m.get("legendary").is_some()) {
@@ -680,7 +634,7 @@ fn legendary_actions_run_and_spend_their_cost() {
 #[test]
 fn a_multiattack_offers_its_options() {
     let ruleset = ruleset();
-    let published = published();
+    let published = published("srd-5.1-monsters.json");
     let open = Open::new(
         &ruleset,
         &monster(&published, "bandit-captain", json!({}), json!({})),
@@ -723,7 +677,7 @@ fn a_multiattack_offers_its_options() {
 #[test]
 fn parry_spends_the_reaction_and_raises_ac() {
     let ruleset = ruleset();
-    let published = published();
+    let published = published("srd-5.1-monsters.json");
     let open = Open::new(
         &ruleset,
         &monster(&published, "knight", json!({}), json!({})),
@@ -918,7 +872,7 @@ fn a_wand_of_fireballs_spends_charges_and_casts_at_its_dc() {
 #[test]
 fn a_staff_of_healing_casts_cure_wounds_by_its_charges() {
     let ruleset = ruleset();
-    let published = published();
+    let published = published("srd-5.1-monsters.json");
     let staff = "magic-items.staff-of-healing";
     let mut priest = monster(&published, "priest", json!({}), json!({}));
     priest.inventory.push(
@@ -1020,7 +974,7 @@ fn resistance_items_resist_their_type() {
 #[test]
 fn attack_riders_hand_a_save_then_apply_their_damage_and_condition() {
     let ruleset = ruleset();
-    let published = published();
+    let published = published("srd-5.1-monsters.json");
     let wolf = Open::new(
         &ruleset,
         &monster(&published, "dire-wolf", json!({}), json!({})),

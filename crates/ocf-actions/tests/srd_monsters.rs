@@ -12,31 +12,11 @@
 //!
 //! One session and one ruleset for all 334 sheets.
 
-use std::path::PathBuf;
+mod srd;
 
 use ocf_actions::{Limits, StartInput};
-use ocf_dice::{DiceError, DiceFunction, FaceRequest};
 use serde_json::{Value as Json, json};
-
-const PACK: &str = "5e-srd-5.1";
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// A d20 always shows 10 (neither a natural 1 nor a critical); every other die its lowest face.
-struct Tens;
-
-impl DiceFunction for Tens {
-    fn face(&mut self, request: &FaceRequest) -> Result<i64, DiceError> {
-        let (low, _) = request.die.face_range();
-        Ok(if request.die.face_count() == 20 {
-            10
-        } else {
-            low
-        })
-    }
-}
+use srd::{PACK, Tens, root};
 
 fn value<'a>(sheet: &'a Json, field: &str) -> &'a Json {
     &sheet["values"][format!("{PACK}:{field}")]["value"]

@@ -8,61 +8,16 @@
 //! 5e-bits/5e-database); where the pack says the spell otherwise, `docs/spec/decisions.md` ("SRD
 //! 5.1 spells (issue 43)") must name it. Then whole runs against the SRD's figures.
 
-use std::collections::VecDeque;
-use std::path::PathBuf;
+mod srd;
 
 use ocf_actions::{Limits, StartInput};
-use ocf_dice::{DiceError, DiceFunction, FaceRequest};
+use ocf_dice::DiceFunction;
 use serde_json::{Value as Json, json};
+use srd::{Faces, PACK, Tens, published, root, ruleset};
 
-const PACK: &str = "5e-srd-5.1";
 const CLASSES: [&str; 8] = [
     "bard", "cleric", "druid", "paladin", "ranger", "sorcerer", "warlock", "wizard",
 ];
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn ruleset() -> ocf_model::Ruleset {
-    let release = ocf_load::source::read_pack(&root().join("testdata/packs").join(PACK))
-        .expect("the pack reads");
-    ocf_load::load_ruleset(&[release], &ocf_load::LoadOptions::default()).expect("the pack loads")
-}
-
-fn published() -> Vec<Json> {
-    serde_json::from_str(
-        &std::fs::read_to_string(root().join("testdata/published/srd-5.1-spells.json"))
-            .expect("the published figures"),
-    )
-    .expect("JSON")
-}
-
-/// A d20 shows 10 (neither a natural 1 nor a critical); every other die its lowest face.
-struct Tens;
-
-impl DiceFunction for Tens {
-    fn face(&mut self, request: &FaceRequest) -> Result<i64, DiceError> {
-        let (low, _) = request.die.face_range();
-        Ok(if request.die.face_count() == 20 {
-            10
-        } else {
-            low
-        })
-    }
-}
-
-/// Faces in order, then each die's lowest.
-struct Faces(VecDeque<i64>);
-
-impl DiceFunction for Faces {
-    fn face(&mut self, request: &FaceRequest) -> Result<i64, DiceError> {
-        Ok(self
-            .0
-            .pop_front()
-            .unwrap_or_else(|| request.die.face_range().0))
-    }
-}
 
 /// A caster of `class` at `level` with every ability at 20 (spell save DC 8 + proficiency + 5),
 /// holding `spells` through its class's choices (a wizard's in its spellbook and prepared) (`homebrew: true`: a homebrew choice of any spell,
@@ -224,7 +179,7 @@ const DIFFERS: [&str; 10] = [
 #[test]
 fn every_srd_spell_casts_from_each_class_at_every_slot_with_its_published_figures() {
     let ruleset = ruleset();
-    let spells = published();
+    let spells = published("srd-5.1-spells.json");
     assert_eq!(spells.len(), 319, "the SRD 5.1 has 319 spells");
     let decisions = std::fs::read_to_string(root().join("docs/spec/decisions.md")).unwrap();
     let listed = decisions
@@ -435,7 +390,7 @@ fn every_srd_spell_casts_from_each_class_at_every_slot_with_its_published_figure
 
 /// A caster of `class` at `level` holding the named spells.
 fn holding(class: &str, level: u32, ids: &[&str]) -> ocf_model::Character {
-    let spells = published();
+    let spells = published("srd-5.1-spells.json");
     let list: Vec<&Json> = ids
         .iter()
         .map(|id| {
@@ -1219,7 +1174,7 @@ fn the_wizard_prepares_from_its_spellbook() {
     let mut session = ocf_engine::Session::new(ruleset.clone());
     let wizard = sample("srd-wizard-20");
     let book = field(&mut session, &wizard, "spellcasting.wizard.spellbook");
-    let list = published()
+    let list = published("srd-5.1-spells.json")
         .iter()
         .filter(|s| s["level"] != 0 && s["classes"].as_array().unwrap().contains(&json!("wizard")))
         .count();

@@ -5,23 +5,13 @@
 //! (with the class copy as their entry). The Fiend's expanded spells join the warlock's choice.
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
+
+mod srd;
 
 use ocf_actions::{Limits, StartInput};
 use ocf_dice::{DiceError, DiceFunction, FaceRequest};
 use serde_json::{Value as Json, json};
-
-const PACK: &str = "5e-srd-5.1";
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn ruleset() -> ocf_model::Ruleset {
-    let release = ocf_load::source::read_pack(&root().join("testdata/packs").join(PACK))
-        .expect("the pack reads");
-    ocf_load::load_ruleset(&[release], &ocf_load::LoadOptions::default()).expect("the pack loads")
-}
+use srd::{PACK, root, ruleset};
 
 /// Faces in order, then each die's lowest.
 struct Faces(Vec<i64>);
