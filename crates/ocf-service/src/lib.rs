@@ -18,6 +18,7 @@ pub mod changes;
 pub mod error;
 pub mod guard;
 pub mod odds;
+pub mod openapi;
 pub mod rulesets;
 pub mod states;
 pub mod store;

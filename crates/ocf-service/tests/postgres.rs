@@ -293,5 +293,8 @@ fn the_listener_waits_a_tick_between_catch_ups_and_comes_back_after_a_cut() {
         }
         std::thread::sleep(tick * 2);
     };
-    assert!(heard, "no write heard after the listener's connection was cut");
+    assert!(
+        heard,
+        "no write heard after the listener's connection was cut"
+    );
 }
