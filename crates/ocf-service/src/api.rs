@@ -24,6 +24,7 @@
 //! | `POST /api/login` `{ user, password }` | a browser session (an HttpOnly, SameSite cookie) |
 //! | `POST /api/logout` | ends it |
 //! | `GET /api/me` | `{ user, role, open }` |
+//! | `GET /api/openapi.json` | this API's OpenAPI description, made from [`routes`] (`openapi.rs`) |
 //!
 //! Every request passes [`crate::guard::check`] first (host, origin, content type, who sends it);
 //! each route then asks whether its caller may read or write the character it names.

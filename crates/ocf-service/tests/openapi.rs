@@ -245,6 +245,24 @@ fn the_served_description_is_valid_openapi_3_and_whole() {
     let schemes = served["components"]["securitySchemes"].as_object().unwrap();
     assert_eq!(schemes["token"]["scheme"], "bearer");
     assert_eq!(schemes["session"]["in"], "cookie");
+
+    // A service with accounts gives its description to anyone (an app's client is generated
+    // before anyone logs in), and nothing else.
+    let store =
+        ocf_service::store::SqliteStore::open(dir.join("accounts.sqlite3").to_str().unwrap())
+            .unwrap();
+    ocf_service::accounts::put_user(
+        &store,
+        "gm",
+        ocf_service::accounts::Role::Gamemaster,
+        Some("correct horse"),
+    )
+    .unwrap();
+    let guarded = start_on(Box::new(store), Limits::default());
+    let (status, public) = request(guarded, "GET", "/api/openapi.json", None);
+    assert_eq!((status, public), (200, served));
+    let (status, answer) = request(guarded, "GET", "/api/characters", None);
+    assert_eq!((status, codes(&answer)), (401, vec!["unauthenticated"]));
 }
 
 #[test]
