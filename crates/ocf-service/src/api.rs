@@ -24,6 +24,7 @@
 //! | `POST /api/login` `{ user, password }` | a browser session (an HttpOnly, SameSite cookie) |
 //! | `POST /api/logout` | ends it |
 //! | `GET /api/me` | `{ user, role, open }` |
+//! | `GET /api/openapi.json` | this API's OpenAPI description, made from [`routes`] (`openapi.rs`) |
 //!
 //! Every request passes [`crate::guard::check`] first (host, origin, content type, who sends it);
 //! each route then asks whether its caller may read or write the character it names.
@@ -42,7 +43,6 @@ use axum::extract::{DefaultBodyLimit, Extension, Path, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post, put};
 use serde_json::{Value, json};
 use tokio_stream::StreamExt;
 use tokio_stream::wrappers::BroadcastStream;
@@ -51,43 +51,52 @@ use tokio_stream::wrappers::errors::BroadcastStreamRecvError;
 use crate::accounts::Who;
 use crate::app::{App, Need, forbidden, read_character};
 use crate::error::ApiError;
+use crate::openapi::{
+    ActionResult, Apply, Closed, ContinueAction, Deleted, Errors, Field, File, Guarded, History,
+    Listed, Listing, LoggedIn, LoggedOut, Login, Me, NewCharacter, Options, Owned, Reads, Replace,
+    Revert, RevisionFile, SetOwnership, SetValue, Sheet, StartAction, Undo, Writes, Written,
+};
 use crate::store::Ownership;
+use utoipa::OpenApi;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+/// The routes, each with its description (`#[utoipa::path]` on its handler): the router and the
+/// OpenAPI description (`/api/openapi.json`, [`crate::openapi`]) are both made from this table.
+pub fn routes() -> OpenApiRouter<Arc<App>> {
+    OpenApiRouter::with_openapi(crate::openapi::Root::openapi())
+        .routes(routes!(login))
+        .routes(routes!(logout))
+        .routes(routes!(me))
+        .routes(routes!(list, create))
+        .routes(routes!(file, replace, delete))
+        .routes(routes!(ownership))
+        .routes(routes!(sheet))
+        .routes(routes!(field))
+        .routes(routes!(set_value))
+        .routes(routes!(apply))
+        .routes(routes!(options))
+        .routes(routes!(start_action))
+        .routes(routes!(continue_action))
+        .routes(routes!(close))
+        .routes(routes!(history))
+        .routes(routes!(revision_file))
+        .routes(routes!(revert))
+        .routes(routes!(undo))
+        .routes(routes!(events))
+        .merge(crate::odds::routes())
+        .merge(crate::web::routes())
+        .merge(crate::texts::routes())
+        .routes(routes!(crate::openapi::served))
+}
 
 pub fn router(app: Arc<App>) -> Router {
     let limit = app.limits.max_body_bytes;
     let settings = app.settings();
-    let router = Router::new()
-        .route("/api/login", post(login))
-        .route("/api/logout", post(logout))
-        .route("/api/me", get(me))
-        .route("/api/characters", get(list).post(create))
-        .route(
-            "/api/characters/{id}",
-            get(file).put(replace).delete(delete),
-        )
-        .route("/api/characters/{id}/ownership", put(ownership))
-        .route("/api/characters/{id}/sheet", get(sheet))
-        .route("/api/characters/{id}/fields/{field}", get(field))
-        .route("/api/characters/{id}/values/{field}", put(set_value))
-        .route("/api/characters/{id}/changes", post(apply))
-        .route("/api/characters/{id}/options", post(options))
-        .route("/api/characters/{id}/actions", post(start_action))
-        .route(
-            "/api/characters/{id}/actions/continue",
-            post(continue_action),
-        )
-        .route("/api/characters/{id}/close", post(close))
-        .route("/api/characters/{id}/history", get(history))
-        .route(
-            "/api/characters/{id}/history/{revision}",
-            get(revision_file),
-        )
-        .route("/api/characters/{id}/revert", post(revert))
-        .route("/api/characters/{id}/undo", post(undo))
-        .route("/api/characters/{id}/events", get(events))
-        .merge(crate::odds::routes())
-        .merge(crate::web::routes())
-        .merge(crate::texts::routes())
+    let (router, description) = routes().split_for_parts();
+    let description = Arc::new(description.to_json().unwrap_or_default());
+    let router = router
+        .layer(Extension(description))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(limit))
@@ -186,11 +195,26 @@ fn whole_number(
     }
 }
 
+/// Every stored character the caller may read, and whether it is open here.
+#[utoipa::path(
+    get,
+    path = "/api/characters",
+    tag = "characters",
+    responses((status = 200, description = "Every stored character the caller may read", body = Vec<Listed>), Reads),
+)]
 #[tracing::instrument(name = "serve.list", level = "info", skip_all)]
 async fn list(State(app): State<Arc<App>>, Extension(who): Extension<Who>) -> Answer {
     blocking(app, move |app| app.list(&who)).await
 }
 
+/// Stores a new character and opens it.
+#[utoipa::path(
+    post,
+    path = "/api/characters",
+    tag = "characters",
+    request_body = NewCharacter,
+    responses((status = 200, description = "Stored and opened: its sheet at revision 1", body = Sheet), Writes),
+)]
 #[tracing::instrument(name = "serve.create", level = "info", skip_all)]
 async fn create(
     State(app): State<Arc<App>>,
@@ -249,6 +273,14 @@ async fn create(
     .await
 }
 
+/// The stored file, whether or not it still loads.
+#[utoipa::path(
+    get,
+    path = "/api/characters/{id}",
+    tag = "characters",
+    params(("id" = String, Path, description = "The character's ID")),
+    responses((status = 200, description = "The file", body = File), Reads),
+)]
 #[tracing::instrument(name = "serve.file", level = "info", skip_all, fields(character = %id))]
 async fn file(
     State(app): State<Arc<App>>,
@@ -262,6 +294,14 @@ async fn file(
     .await
 }
 
+/// Removes a character and its history, whatever its file's state.
+#[utoipa::path(
+    delete,
+    path = "/api/characters/{id}",
+    tag = "characters",
+    params(("id" = String, Path, description = "The character's ID")),
+    responses((status = 200, description = "Removed", body = Deleted), Writes),
+)]
 #[tracing::instrument(name = "serve.delete", level = "info", skip_all, fields(character = %id))]
 async fn delete(
     State(app): State<Arc<App>>,
@@ -275,6 +315,15 @@ async fn delete(
     .await
 }
 
+/// Who owns a character, whether it is shared (gamemaster only).
+#[utoipa::path(
+    put,
+    path = "/api/characters/{id}/ownership",
+    tag = "characters",
+    params(("id" = String, Path, description = "The character's ID")),
+    request_body = SetOwnership,
+    responses((status = 200, description = "Its ownership now", body = Owned), Writes),
+)]
 #[tracing::instrument(name = "serve.ownership", level = "info", skip_all, fields(character = %id))]
 async fn ownership(
     State(app): State<Arc<App>>,
@@ -321,6 +370,15 @@ async fn ownership(
     .await
 }
 
+/// Replaces the file, as one write against `revision`.
+#[utoipa::path(
+    put,
+    path = "/api/characters/{id}",
+    tag = "characters",
+    params(("id" = String, Path, description = "The character's ID")),
+    request_body = Replace,
+    responses((status = 200, description = "Written", body = Written), Writes),
+)]
 #[tracing::instrument(name = "serve.replace", level = "info", skip_all, fields(character = %id))]
 async fn replace(
     State(app): State<Arc<App>>,
@@ -341,6 +399,14 @@ async fn replace(
     .await
 }
 
+/// computeSheet's output for the stored file.
+#[utoipa::path(
+    get,
+    path = "/api/characters/{id}/sheet",
+    tag = "characters",
+    params(("id" = String, Path, description = "The character's ID")),
+    responses((status = 200, description = "The sheet", body = Sheet), Reads),
+)]
 #[tracing::instrument(name = "serve.sheet", level = "info", skip_all, fields(character = %id))]
 async fn sheet(
     State(app): State<Arc<App>>,
@@ -354,6 +420,14 @@ async fn sheet(
     .await
 }
 
+/// One field of the sheet (`unknown-field`, 404, when it has none of that ID).
+#[utoipa::path(
+    get,
+    path = "/api/characters/{id}/fields/{field}",
+    tag = "characters",
+    params(("id" = String, Path, description = "The character's ID"), ("field" = String, Path, description = "A field ID, `pack:field` or bare when one pack has it")),
+    responses((status = 200, description = "The field", body = Field), Reads),
+)]
 #[tracing::instrument(name = "serve.field", level = "info", skip_all, fields(character = %id, field = %field))]
 async fn field(
     State(app): State<Arc<App>>,
@@ -367,6 +441,15 @@ async fn field(
     .await
 }
 
+/// Sets an input field's saved value (`null` clears it), as one write against `revision`.
+#[utoipa::path(
+    put,
+    path = "/api/characters/{id}/values/{field}",
+    tag = "characters",
+    params(("id" = String, Path, description = "The character's ID"), ("field" = String, Path, description = "An input field's ID")),
+    request_body = SetValue,
+    responses((status = 200, description = "Written: what changed on the sheet", body = Written), Writes),
+)]
 #[tracing::instrument(name = "serve.set_value", level = "info", skip_all, fields(character = %id, field = %field))]
 async fn set_value(
     State(app): State<Arc<App>>,
@@ -394,6 +477,15 @@ async fn set_value(
     .await
 }
 
+/// applyChanges, atomic, as one write against `revision`.
+#[utoipa::path(
+    post,
+    path = "/api/characters/{id}/changes",
+    tag = "characters",
+    params(("id" = String, Path, description = "The character's ID")),
+    request_body = Apply,
+    responses((status = 200, description = "Written, with applyChanges' output in `applied`", body = Written), Writes),
+)]
 #[tracing::instrument(name = "serve.apply", level = "info", skip_all, fields(character = %id))]
 async fn apply(
     State(app): State<Arc<App>>,
@@ -425,6 +517,14 @@ async fn apply(
     .await
 }
 
+/// The kept writes, newest first: who did what, when.
+#[utoipa::path(
+    get,
+    path = "/api/characters/{id}/history",
+    tag = "characters",
+    params(("id" = String, Path, description = "The character's ID")),
+    responses((status = 200, description = "The history", body = History), Reads),
+)]
 #[tracing::instrument(name = "serve.history", level = "info", skip_all, fields(character = %id))]
 async fn history(
     State(app): State<Arc<App>>,
@@ -438,6 +538,14 @@ async fn history(
     .await
 }
 
+/// The file at a kept revision (`unknown-revision`, 404, when it is not kept).
+#[utoipa::path(
+    get,
+    path = "/api/characters/{id}/history/{revision}",
+    tag = "characters",
+    params(("id" = String, Path, description = "The character's ID"), ("revision" = u64, Path, description = "A kept revision")),
+    responses((status = 200, description = "The file at that revision", body = RevisionFile), Reads),
+)]
 #[tracing::instrument(name = "serve.revision", level = "info", skip_all, fields(character = %id))]
 async fn revision_file(
     State(app): State<Arc<App>>,
@@ -454,6 +562,15 @@ async fn revision_file(
     .await
 }
 
+/// Makes revision `to`'s file current again, as a new write against `revision`.
+#[utoipa::path(
+    post,
+    path = "/api/characters/{id}/revert",
+    tag = "characters",
+    params(("id" = String, Path, description = "The character's ID")),
+    request_body = Revert,
+    responses((status = 200, description = "Written", body = Written), Writes),
+)]
 #[tracing::instrument(name = "serve.revert", level = "info", skip_all, fields(character = %id))]
 async fn revert(
     State(app): State<Arc<App>>,
@@ -476,6 +593,15 @@ async fn revert(
     .await
 }
 
+/// Undoes the write that made `revision` (the current one), as a new write (`nothing-to-undo`, 409, at revision 1).
+#[utoipa::path(
+    post,
+    path = "/api/characters/{id}/undo",
+    tag = "characters",
+    params(("id" = String, Path, description = "The character's ID")),
+    request_body = Undo,
+    responses((status = 200, description = "Written", body = Written), Writes),
+)]
 #[tracing::instrument(name = "serve.undo", level = "info", skip_all, fields(character = %id))]
 async fn undo(
     State(app): State<Arc<App>>,
@@ -492,6 +618,15 @@ async fn undo(
     .await
 }
 
+/// listOptions for the choice at `path`; nothing is stored.
+#[utoipa::path(
+    post,
+    path = "/api/characters/{id}/options",
+    tag = "characters",
+    params(("id" = String, Path, description = "The character's ID")),
+    request_body = Options,
+    responses((status = 200, description = "The options", body = Listing), Reads),
+)]
 #[tracing::instrument(name = "serve.options", level = "info", skip_all, fields(character = %id))]
 async fn options(
     State(app): State<Arc<App>>,
@@ -536,6 +671,15 @@ fn typed<T: serde::de::DeserializeOwned>(
         .map_err(|e| ApiError::bad_request("invalid-request", e.to_string(), ""))
 }
 
+/// startAction on the stored character: finished, or paused with a signed `state`.
+#[utoipa::path(
+    post,
+    path = "/api/characters/{id}/actions",
+    tag = "actions",
+    params(("id" = String, Path, description = "The character's ID")),
+    request_body = StartAction,
+    responses((status = 200, description = "The action's result", body = ActionResult), Writes),
+)]
 #[tracing::instrument(name = "serve.start_action", level = "info", skip_all, fields(character = %id))]
 async fn start_action(
     State(app): State<Arc<App>>,
@@ -577,6 +721,15 @@ fn pauses_dice(policy: &ocf_actions::Policy) -> bool {
         })
 }
 
+/// continueAction: a paused action's `state` continued with `answer` (`invalid-state`, `foreign-state` 422, `stale-state` 409).
+#[utoipa::path(
+    post,
+    path = "/api/characters/{id}/actions/continue",
+    tag = "actions",
+    params(("id" = String, Path, description = "The character's ID")),
+    request_body = ContinueAction,
+    responses((status = 200, description = "The action's result", body = ActionResult), Writes),
+)]
 #[tracing::instrument(name = "serve.continue_action", level = "info", skip_all, fields(character = %id))]
 async fn continue_action(
     State(app): State<Arc<App>>,
@@ -616,6 +769,14 @@ async fn continue_action(
     .await
 }
 
+/// Closes an open character (it stays stored).
+#[utoipa::path(
+    post,
+    path = "/api/characters/{id}/close",
+    tag = "characters",
+    params(("id" = String, Path, description = "The character's ID")),
+    responses((status = 200, description = "Closed", body = Closed), Reads),
+)]
 #[tracing::instrument(name = "serve.close", level = "info", skip_all, fields(character = %id))]
 async fn close(
     State(app): State<Arc<App>>,
@@ -632,6 +793,13 @@ async fn close(
 /// Server-sent events: first `sheet` (`{ id, revision, sheet }`), then one `changed` per edit
 /// (`{ kind, id, revision, values, removed, parts }`); a subscriber too slow to keep up gets
 /// `resync` and should read the sheet again.
+#[utoipa::path(
+    get,
+    path = "/api/characters/{id}/events",
+    tag = "characters",
+    params(("id" = String, Path, description = "The character's ID")),
+    responses((status = 200, description = "Server-sent events: `sheet` first (`{ id, revision, sheet, inputs }`), then `changed` per write (`{ kind, id, revision, values, removed, parts }`), `resync` (`{ missed }`) when the subscriber fell behind", content_type = "text/event-stream", body = String), Reads),
+)]
 #[tracing::instrument(name = "serve.events", level = "info", skip_all, fields(character = %id))]
 async fn events(
     State(app): State<Arc<App>>,
@@ -675,6 +843,13 @@ async fn method_not_allowed() -> ApiError {
 
 /// `POST /api/login` `{ user, password }`: a session cookie (HttpOnly, SameSite=Strict, Secure
 /// off loopback) and `{ user, role }`; a wrong name or password is `invalid-credentials`.
+#[utoipa::path(
+    post,
+    path = "/api/login",
+    tag = "accounts",
+    request_body = Login,
+    responses((status = 200, description = "Logged in: the session cookie is set (HttpOnly, SameSite=Strict)", body = LoggedIn), (status = 401, description = "`invalid-credentials`: no such user, or not that password", body = Errors), Guarded),
+)]
 #[tracing::instrument(name = "serve.login", level = "info", skip_all)]
 async fn login(State(app): State<Arc<App>>, bytes: Result<Bytes, BytesRejection>) -> Response {
     let answer = async {
@@ -751,6 +926,12 @@ async fn login(State(app): State<Arc<App>>, bytes: Result<Bytes, BytesRejection>
 }
 
 /// `POST /api/logout`: the session ends and its cookie is cleared.
+#[utoipa::path(
+    post,
+    path = "/api/logout",
+    tag = "accounts",
+    responses((status = 200, description = "Logged out: the cookie is cleared", body = LoggedOut), Guarded),
+)]
 async fn logout(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
     if let Some(secret) = crate::guard::session_cookie(&headers) {
         let digest = crate::accounts::digest(&secret);
@@ -771,6 +952,12 @@ async fn logout(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
 }
 
 /// `GET /api/me`: who the request logs in as.
+#[utoipa::path(
+    get,
+    path = "/api/me",
+    tag = "accounts",
+    responses((status = 200, description = "Who the request logs in as", body = Me), Reads),
+)]
 async fn me(State(app): State<Arc<App>>, Extension(who): Extension<Who>) -> Answer {
     Ok(axum::Json(json!({
         "user": who.name, "role": who.role.name(), "open": app.settings().open,

@@ -176,9 +176,14 @@ fn who(app: &App, headers: &HeaderMap) -> Result<Option<Who>, ApiError> {
     }
 }
 
-/// Routes anyone may reach: the page (it shows the login form) and the login itself.
+/// Routes anyone may reach: the page (it shows the login form), the login itself, and the API's
+/// description (what the API is, not what any character holds: an app's client is generated
+/// from it before anyone logs in).
 fn public(path: &str) -> bool {
-    !path.starts_with("/api/") || path == "/api/login" || path == "/api/logout"
+    !path.starts_with("/api/")
+        || path == "/api/login"
+        || path == "/api/logout"
+        || path == "/api/openapi.json"
 }
 
 /// The checks, in order: `Host`, `Origin`, a write's content type, who sends it, then the route

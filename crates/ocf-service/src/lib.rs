@@ -18,6 +18,7 @@ pub mod changes;
 pub mod error;
 pub mod guard;
 pub mod odds;
+pub mod openapi;
 pub mod rulesets;
 pub mod states;
 pub mod store;
@@ -87,6 +88,8 @@ pub async fn serve(listener: tokio::net::TcpListener, app: Arc<App>) -> std::io:
         let store = app.clone();
         let app = Arc::downgrade(&app);
         let runtime = tokio::runtime::Handle::current();
+        // One catch-up at a time: a tick that comes while the last one still runs adds none.
+        let catching_up = Arc::new(std::sync::atomic::AtomicBool::new(false));
         // Each refresh on a blocking thread of its own: a character busy with a long request
         // holds up no other character's news.
         let changed = Box::new(move |id: Option<&str>| {
@@ -100,7 +103,14 @@ pub async fn serve(listener: tokio::net::TcpListener, app: Arc<App>) -> std::io:
                 }
                 Some(_) => {}
                 None => {
-                    runtime.spawn_blocking(move || app.refresh_watched());
+                    use std::sync::atomic::Ordering;
+                    if !catching_up.swap(true, Ordering::AcqRel) {
+                        let catching_up = catching_up.clone();
+                        runtime.spawn_blocking(move || {
+                            app.refresh_watched();
+                            catching_up.store(false, Ordering::Release);
+                        });
+                    }
                 }
             }
             true

@@ -12,11 +12,9 @@
 
 use std::sync::Arc;
 
-use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{Extension, Path, State};
 use axum::http::StatusCode;
-use axum::routing::post;
 use ocf_actions::odds::SessionOdds;
 use ocf_actions::odds::handoffs::Characters;
 use ocf_engine::CharacterId;
@@ -26,11 +24,26 @@ use crate::accounts::Who;
 use crate::api::{Answer, blocking};
 use crate::app::{App, Need};
 use crate::error::ApiError;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
-pub fn routes() -> Router<Arc<App>> {
-    Router::new().route("/api/characters/{id}/odds", post(odds))
+pub fn routes() -> OpenApiRouter<Arc<App>> {
+    OpenApiRouter::new().routes(routes!(odds))
 }
 
+/// The odds of an action before any die is rolled (with `trial`, after a batch of changes made
+/// on a copy); nothing is stored.
+#[utoipa::path(
+    post,
+    path = "/api/characters/{id}/odds",
+    tag = "actions",
+    params(("id" = String, Path, description = "The character's ID")),
+    request_body = crate::openapi::StartAction,
+    responses(
+        (status = 200, description = "The odds", body = crate::openapi::Odds),
+        crate::openapi::Reads,
+    ),
+)]
 #[tracing::instrument(name = "serve.odds", level = "info", skip_all, fields(character = %id))]
 async fn odds(
     State(app): State<Arc<App>>,

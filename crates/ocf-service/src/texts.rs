@@ -8,9 +8,7 @@
 
 use std::sync::Arc;
 
-use axum::Router;
 use axum::extract::{Extension, Path, Query, State};
-use axum::routing::get;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
@@ -18,9 +16,11 @@ use crate::accounts::Who;
 use crate::api::{Answer, blocking};
 use crate::app::{App, Need};
 use crate::error::ApiError;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
-pub fn routes() -> Router<Arc<App>> {
-    Router::new().route("/api/characters/{id}/texts", get(texts))
+pub fn routes() -> OpenApiRouter<Arc<App>> {
+    OpenApiRouter::new().routes(routes!(texts))
 }
 
 #[derive(Deserialize)]
@@ -28,6 +28,21 @@ struct Lang {
     lang: Option<String>,
 }
 
+/// The packs' texts in a locale (`invalid-locale`, 400, for a tag that is not BCP 47), with the
+/// ruleset's display groups and field hints.
+#[utoipa::path(
+    get,
+    path = "/api/characters/{id}/texts",
+    tag = "characters",
+    params(
+        ("id" = String, Path, description = "The character's ID"),
+        ("lang" = Option<String>, Query, description = "A BCP 47 locale tag; the ruleset's default when not given"),
+    ),
+    responses(
+        (status = 200, description = "The texts", body = crate::openapi::Texts),
+        crate::openapi::Reads,
+    ),
+)]
 #[tracing::instrument(name = "serve.texts", level = "info", skip_all, fields(character = %id))]
 async fn texts(
     State(app): State<Arc<App>>,

@@ -5,31 +5,43 @@
 
 use std::sync::Arc;
 
-use axum::Router;
 use axum::http::header;
 use axum::response::IntoResponse;
-use axum::routing::get;
 
 use crate::app::App;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 const INDEX: &str = include_str!("../web/index.html");
 const SCRIPT: &str = include_str!("../web/sheet.js");
 const STYLE: &str = include_str!("../web/sheet.css");
 
-pub fn routes() -> Router<Arc<App>> {
-    Router::new()
-        .route(
-            "/",
-            get(|| async { page("index.html", INDEX, "text/html; charset=utf-8") }),
-        )
-        .route(
-            "/sheet.js",
-            get(|| async { page("sheet.js", SCRIPT, "text/javascript; charset=utf-8") }),
-        )
-        .route(
-            "/sheet.css",
-            get(|| async { page("sheet.css", STYLE, "text/css; charset=utf-8") }),
-        )
+pub fn routes() -> OpenApiRouter<Arc<App>> {
+    OpenApiRouter::new()
+        .routes(routes!(index))
+        .routes(routes!(script))
+        .routes(routes!(style))
+}
+
+/// The web sheet editor's page.
+#[utoipa::path(get, path = "/", tag = "page",
+    responses((status = 200, description = "The page", content_type = "text/html", body = String), crate::openapi::Guarded))]
+async fn index() -> impl IntoResponse {
+    page("index.html", INDEX, "text/html; charset=utf-8")
+}
+
+/// The page's script.
+#[utoipa::path(get, path = "/sheet.js", tag = "page",
+    responses((status = 200, description = "The script", content_type = "text/javascript", body = String), crate::openapi::Guarded))]
+async fn script() -> impl IntoResponse {
+    page("sheet.js", SCRIPT, "text/javascript; charset=utf-8")
+}
+
+/// The page's style sheet.
+#[utoipa::path(get, path = "/sheet.css", tag = "page",
+    responses((status = 200, description = "The style sheet", content_type = "text/css", body = String), crate::openapi::Guarded))]
+async fn style() -> impl IntoResponse {
+    page("sheet.css", STYLE, "text/css; charset=utf-8")
 }
 
 fn page(name: &str, body: &'static str, kind: &'static str) -> impl IntoResponse {

@@ -242,3 +242,59 @@ fn postgres_keeps_each_write_in_the_history_with_its_author_within_the_bound() {
     assert_eq!(store.delete("pc"), Ok(true));
     assert!(store.history("pc").unwrap().is_empty());
 }
+
+/// The listener of another instance's writes (PostgreSQL's `LISTEN`) wakes once per quiet tick,
+/// not in a loop (its wait used to run out once and then answer at once, flooding the service's
+/// blocking threads with catch-ups until no request was answered: the two-instance load's
+/// failure), and connects again when the server cuts its connection, hearing the writes after.
+#[test]
+fn the_listener_waits_a_tick_between_catch_ups_and_comes_back_after_a_cut() {
+    let Some(server) = Postgres::start("listener") else {
+        return;
+    };
+    let tick = std::time::Duration::from_millis(100);
+    let store = PostgresStore::open(&server.url)
+        .unwrap()
+        .with_listen_tick(tick);
+    let (tx, rx) = std::sync::mpsc::channel::<Option<String>>();
+    let listening = store
+        .listen(Box::new(move |id| tx.send(id.map(str::to_owned)).is_ok()))
+        .unwrap();
+    assert!(listening);
+    std::thread::sleep(tick * 10);
+    let quiet = rx.try_iter().count();
+    assert!(
+        (1..=12).contains(&quiet),
+        "{quiet} catch-ups in ten ticks with nothing written"
+    );
+
+    // The server ends the listener's session: it connects again and hears the next writes.
+    let mut admin = postgres::Client::connect(&server.url, postgres::NoTls).unwrap();
+    let cut = admin
+        .execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+             WHERE query LIKE 'LISTEN%' AND pid <> pg_backend_pid()",
+            &[],
+        )
+        .unwrap();
+    assert_eq!(cut, 1);
+    let writer = PostgresStore::open(&server.url).unwrap();
+    assert_eq!(writer.create("pc", "{}", None), Ok(1));
+    let started = std::time::Instant::now();
+    let mut revision = 1;
+    let heard = loop {
+        revision = writer.save("pc", revision, "{}").unwrap();
+        let told: Vec<Option<String>> = rx.try_iter().collect();
+        if told.iter().any(|id| id.as_deref() == Some("pc")) {
+            break true;
+        }
+        if started.elapsed() > std::time::Duration::from_secs(20) {
+            break false;
+        }
+        std::thread::sleep(tick * 2);
+    };
+    assert!(
+        heard,
+        "no write heard after the listener's connection was cut"
+    );
+}

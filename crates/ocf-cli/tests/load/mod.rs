@@ -33,7 +33,21 @@ impl Server {
 
     /// `ocf serve --store URL`.
     pub fn start_on(store: &str, addr: SocketAddr) -> Server {
-        let child = Command::new(env!("CARGO_BIN_EXE_ocf"))
+        // `OCF_LOAD_LOGS=DIR` keeps each instance's log (`RUST_LOG=warn,ocf_service=info`) in `DIR/serve-<port>.log`.
+        let log = std::env::var_os("OCF_LOAD_LOGS").map(|dir| {
+            let path = Path::new(&dir).join(format!("serve-{}.log", addr.port()));
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .expect("the log file opens")
+        });
+        let mut command = Command::new(env!("CARGO_BIN_EXE_ocf"));
+        command.env_remove("RUST_LOG");
+        if log.is_some() {
+            command.env("RUST_LOG", "warn,ocf_service=info");
+        }
+        let child = command
             .args([
                 "serve",
                 "--addr",
@@ -43,9 +57,8 @@ impl Server {
             ])
             .args(["--store", store])
             .current_dir(repo())
-            .env_remove("RUST_LOG")
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(log.map_or_else(Stdio::null, Stdio::from))
             .spawn()
             .expect("ocf serve starts");
         let started = Instant::now();
@@ -308,21 +321,32 @@ pub fn create(addr: SocketAddr, ids: std::ops::Range<usize>) {
 /// The character's hit points and revision, waiting out a restart.
 fn read(addr: SocketAddr, id: &str) -> (i64, u64) {
     let started = Instant::now();
+    let mut told = false;
     loop {
-        if let Some((200, answer)) = request(
+        let asked = Instant::now();
+        let answer = request(
             addr,
             "GET",
             &format!("/api/characters/{id}/fields/{FIELD}"),
             "",
-        ) {
+        );
+        if let Some((200, answer)) = answer {
             return (
                 answer["value"]["value"].as_i64().unwrap(),
                 answer["revision"].as_u64().unwrap(),
             );
         }
+        if !told && started.elapsed() > Duration::from_secs(30) {
+            eprintln!(
+                "`{id}` cannot be read from {addr} for {:.0?}: {answer:?} after {:.1?}",
+                started.elapsed(),
+                asked.elapsed()
+            );
+            told = true;
+        }
         assert!(
             started.elapsed() < Duration::from_secs(120),
-            "`{id}` cannot be read"
+            "`{id}` cannot be read from {addr}: {answer:?}"
         );
         std::thread::sleep(Duration::from_millis(50));
     }

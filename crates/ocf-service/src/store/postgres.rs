@@ -24,6 +24,8 @@ pub struct PostgresStore {
     /// A few connections, each made when first needed: requests on different characters use
     /// different ones rather than queueing on one.
     clients: Vec<Mutex<Option<Client>>>,
+    /// How long the listener waits for a notification before asking whether it is still wanted.
+    listen_tick: Duration,
 }
 
 /// How long the listener waits for a notification before asking whether it is still wanted.
@@ -101,6 +103,7 @@ impl PostgresStore {
             config: config(url)?,
             tls: tls()?,
             clients: (0..CONNECTIONS).map(|_| Mutex::new(None)).collect(),
+            listen_tick: LISTEN_TICK,
         };
         store.with(|client| {
             client.batch_execute(
@@ -140,6 +143,13 @@ impl PostgresStore {
             )
         })?;
         Ok(store)
+    }
+
+    /// The store with its listener waking every `tick` when no notification comes (5 s by
+    /// default): each quiet tick is a catch-up call of the listen callback.
+    pub fn with_listen_tick(mut self, tick: Duration) -> PostgresStore {
+        self.listen_tick = tick;
+        self
     }
 
     /// Runs `f` on the connection, connecting again first if the last one was lost (a restarted
@@ -355,24 +365,30 @@ impl Store for PostgresStore {
             Ok(client)
         };
         let mut client = connect().map_err(backend)?;
+        let tick = self.listen_tick;
         std::thread::Builder::new()
             .name("ocf-listen".into())
             .spawn(move || {
                 loop {
-                    let lost = {
-                        let mut notifications = client.notifications();
-                        let mut iter = notifications.timeout_iter(LISTEN_TICK);
-                        loop {
-                            let wanted = match iter.next() {
-                                Ok(Some(told)) => changed(Some(told.payload())),
-                                // Quiet for a while: a chance to stop, and to catch up on
-                                // anything a notification could not tell.
-                                Ok(None) => changed(None),
-                                Err(error) => break error,
-                            };
-                            if !wanted {
-                                return;
+                    let lost = loop {
+                        // A fresh wait each time: postgres' timeout iterator does not start its
+                        // timer again after it ran out, so a second `next` on the same one answers
+                        // at once, and this loop would spin (the load failure of docs/perf.md).
+                        let told = client.notifications().timeout_iter(tick).next();
+                        let wanted = match told {
+                            Ok(Some(told)) => changed(Some(told.payload())),
+                            // The server closed the connection: the iterator says "nothing"
+                            // rather than an error.
+                            Ok(None) if client.is_closed() => {
+                                break "the server closed the connection".to_owned();
                             }
+                            // Quiet for a while: a chance to stop, and to catch up on
+                            // anything a notification could not tell.
+                            Ok(None) => changed(None),
+                            Err(error) => break error.to_string(),
+                        };
+                        if !wanted {
+                            return;
                         }
                     };
                     tracing::warn!(error = %lost, "listening for other instances' writes");
