@@ -1316,3 +1316,57 @@ fn mystic_arcanum_casts_without_a_slot_once_per_long_rest() {
         "{r}"
     );
 }
+
+/// Each class's spell list, level by level, is the SRD 5.1's printed one ("Spell Lists":
+/// `testdata/published/srd-5.1-spell-lists.json`, names as printed): the spells the pack tags
+/// `spell-list.<class>` at that level, named by the pack's English texts. Faerie Fire is a bard
+/// spell, Divination a cleric one and not a druid one, Meld into Stone a druid one.
+#[test]
+fn the_class_spell_lists_are_the_srds_printed_ones() {
+    let ruleset = ruleset();
+    let file: Json = serde_json::from_str(
+        &std::fs::read_to_string(root().join("testdata/published/srd-5.1-spell-lists.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    assert!(file["source"].as_str().unwrap().contains("System Reference Document 5.1"));
+    let en = ruleset.texts.messages.get("en").expect("English texts");
+    let lists = file["lists"].as_object().unwrap();
+    assert_eq!(lists.len(), 8);
+    let mut wrong = Vec::new();
+    let mut printed_total = 0;
+    for (class, levels) in lists {
+        let tag = format!("spell-list.{class}");
+        for level in 0..=9i64 {
+            let mut printed: Vec<String> = levels
+                .get(level.to_string())
+                .and_then(Json::as_array)
+                .map(|l| l.iter().map(|n| n.as_str().unwrap().to_owned()).collect())
+                .unwrap_or_default();
+            printed.sort();
+            printed_total += printed.len();
+            let mut pack: Vec<String> = ruleset
+                .content
+                .iter()
+                .filter(|(_, e)| e.type_name() == Some(&format!("{PACK}:spell")))
+                .filter(|(_, e)| e.item.tags.iter().any(|t| t.as_str() == tag))
+                .filter(|(_, e)| {
+                    serde_json::to_value(&e.item.fields).unwrap()["level"].as_i64() == Some(level)
+                })
+                .map(|(id, _)| {
+                    en.get(&format!("{id}.name"))
+                        .cloned()
+                        .unwrap_or_else(|| format!("{id} (no name)"))
+                })
+                .collect();
+            pack.sort();
+            if pack != printed {
+                let lacks: Vec<_> = printed.iter().filter(|n| !pack.contains(n)).collect();
+                let extra: Vec<_> = pack.iter().filter(|n| !printed.contains(n)).collect();
+                wrong.push(format!("{class} level {level}: lacks {lacks:?}, extra {extra:?}"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert_eq!(printed_total, 112 + 105 + 105 + 31 + 37 + 120 + 64 + 204);
+}
