@@ -237,7 +237,9 @@ fn every_srd_spell_casts_from_each_class_at_every_slot_with_its_published_figure
             } else {
                 (level..=highest).map(Some).collect()
             };
-            if s["ritual"] == true {
+            // A ritual also casts without a slot for a class with Ritual Casting (bard, cleric,
+            // druid, wizard); a sorcerer's, paladin's, ranger's or warlock's needs its slot.
+            if s["ritual"] == true && ["bard", "cleric", "druid", "wizard"].contains(&class) {
                 slots.push(None);
             }
             let item = serde_json::to_value(
@@ -1369,4 +1371,56 @@ fn the_class_spell_lists_are_the_srds_printed_ones() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     assert_eq!(printed_total, 112 + 105 + 105 + 31 + 37 + 120 + 64 + 204);
+}
+
+/// SRD Wizard "Ritual Casting": "You can cast a wizard spell as a ritual if that spell has the
+/// ritual tag and you have the spell in your spellbook. You don't need to have the spell
+/// prepared." Identify and Detect Magic are in `srd-wizard-20`'s book; Identify isn't prepared.
+/// It casts without a slot (none spent), not from a slot; a non-ritual spell only in the book
+/// doesn't cast at all. Other casters' rituals must be known or prepared, and a class without
+/// Ritual Casting (the sorcerer) casts a ritual only from a slot.
+#[test]
+fn rituals_cast_without_a_slot_as_each_class_may() {
+    let ruleset = ruleset();
+    let wizard = sample("srd-wizard-20");
+    assert!(picks_of(&wizard, "spellbook-wizard").contains(&"spells.identify".to_owned()));
+    assert!(!picks_of(&wizard, "spells-wizard").contains(&"spells.identify".to_owned()));
+    let cast = |c: &ocf_model::Character, spell: &str, slot: Option<i64>| {
+        cast_by(&ruleset, c, spell, slot, json!([]), json!([]), &mut Tens)
+    };
+    let r = cast(&wizard, "spells.identify", None).unwrap();
+    assert_eq!(r["outcome"]["result"], "cast", "{r}");
+    assert_eq!(proposed(&r, "self"), Vec::<Json>::new(), "no slot spent");
+    // Unprepared: the ritual only, never from a slot.
+    let r = cast(&wizard, "spells.identify", Some(1)).unwrap();
+    assert_eq!(r["outcome"]["result"], "no-slot", "{r}");
+    // Prepared (Detect Magic): either way; as a ritual it still takes concentration.
+    let r = cast(&wizard, "spells.detect-magic", None).unwrap();
+    assert_eq!(
+        proposed(&r, "self").last(),
+        Some(&json!({ "type": "set", "field": "5e-srd-5.1:spellcasting.concentration", "value": "'5e-srd-5.1:spells.detect-magic'" }))
+    );
+    let r = cast(&wizard, "spells.detect-magic", Some(1)).unwrap();
+    assert_eq!(
+        proposed(&r, "self")[0],
+        json!({ "type": "adjust", "field": "5e-srd-5.1:spellSlots.level1.spent", "by": 1 })
+    );
+    // In the book, not a ritual, not prepared: not castable.
+    let e = cast(&wizard, "spells.acid-arrow", Some(2)).unwrap_err();
+    assert!(e.starts_with("unknown-action"), "{e}");
+    // A wizard whose book lacks the ritual can't cast it.
+    let e = cast(&holding("wizard", 5, &["spells.magic-missile"]), "spells.identify", None)
+        .unwrap_err();
+    assert!(e.starts_with("unknown-action"), "{e}");
+    // A cleric casts a prepared ritual without a slot; a bard a known one.
+    for (class, spell) in [("cleric", "spells.detect-magic"), ("bard", "spells.identify"), ("druid", "spells.water-walk")] {
+        let r = cast(&holding(class, 5, &[spell]), spell, None).unwrap();
+        assert_eq!(r["outcome"]["result"], "cast", "{class}: {r}");
+    }
+    // A sorcerer has no Ritual Casting: Detect Magic needs its slot.
+    let sorcerer = holding("sorcerer", 5, &["spells.detect-magic"]);
+    let r = cast(&sorcerer, "spells.detect-magic", None).unwrap();
+    assert_eq!(r["outcome"]["result"], "no-slot", "{r}");
+    let r = cast(&sorcerer, "spells.detect-magic", Some(1)).unwrap();
+    assert_eq!(r["outcome"]["result"], "cast", "{r}");
 }
