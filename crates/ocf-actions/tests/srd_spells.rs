@@ -1331,7 +1331,12 @@ fn the_class_spell_lists_are_the_srds_printed_ones() {
             .unwrap(),
     )
     .unwrap();
-    assert!(file["source"].as_str().unwrap().contains("System Reference Document 5.1"));
+    assert!(
+        file["source"]
+            .as_str()
+            .unwrap()
+            .contains("System Reference Document 5.1")
+    );
     let en = ruleset.texts.messages.get("en").expect("English texts");
     let lists = file["lists"].as_object().unwrap();
     assert_eq!(lists.len(), 8);
@@ -1365,7 +1370,9 @@ fn the_class_spell_lists_are_the_srds_printed_ones() {
             if pack != printed {
                 let lacks: Vec<_> = printed.iter().filter(|n| !pack.contains(n)).collect();
                 let extra: Vec<_> = pack.iter().filter(|n| !printed.contains(n)).collect();
-                wrong.push(format!("{class} level {level}: lacks {lacks:?}, extra {extra:?}"));
+                wrong.push(format!(
+                    "{class} level {level}: lacks {lacks:?}, extra {extra:?}"
+                ));
             }
         }
     }
@@ -1398,7 +1405,9 @@ fn rituals_cast_without_a_slot_as_each_class_may() {
     let r = cast(&wizard, "spells.detect-magic", None).unwrap();
     assert_eq!(
         proposed(&r, "self").last(),
-        Some(&json!({ "type": "set", "field": "5e-srd-5.1:spellcasting.concentration", "value": "'5e-srd-5.1:spells.detect-magic'" }))
+        Some(
+            &json!({ "type": "set", "field": "5e-srd-5.1:spellcasting.concentration", "value": "'5e-srd-5.1:spells.detect-magic'" })
+        )
     );
     let r = cast(&wizard, "spells.detect-magic", Some(1)).unwrap();
     assert_eq!(
@@ -1409,11 +1418,19 @@ fn rituals_cast_without_a_slot_as_each_class_may() {
     let e = cast(&wizard, "spells.acid-arrow", Some(2)).unwrap_err();
     assert!(e.starts_with("unknown-action"), "{e}");
     // A wizard whose book lacks the ritual can't cast it.
-    let e = cast(&holding("wizard", 5, &["spells.magic-missile"]), "spells.identify", None)
-        .unwrap_err();
+    let e = cast(
+        &holding("wizard", 5, &["spells.magic-missile"]),
+        "spells.identify",
+        None,
+    )
+    .unwrap_err();
     assert!(e.starts_with("unknown-action"), "{e}");
     // A cleric casts a prepared ritual without a slot; a bard a known one.
-    for (class, spell) in [("cleric", "spells.detect-magic"), ("bard", "spells.identify"), ("druid", "spells.water-walk")] {
+    for (class, spell) in [
+        ("cleric", "spells.detect-magic"),
+        ("bard", "spells.identify"),
+        ("druid", "spells.water-walk"),
+    ] {
         let r = cast(&holding(class, 5, &[spell]), spell, None).unwrap();
         assert_eq!(r["outcome"]["result"], "cast", "{class}: {r}");
     }

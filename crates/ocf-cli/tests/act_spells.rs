@@ -112,7 +112,9 @@ fn scratch(name: &str, files: &[&str]) -> std::path::PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     for f in files {
         std::fs::copy(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/characters").join(f),
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../testdata/characters")
+                .join(f),
             dir.join(std::path::Path::new(f).file_name().unwrap()),
         )
         .unwrap();
@@ -171,7 +173,10 @@ fn the_tiefling_casts_infernal_legacy_once_per_long_rest_with_charisma() {
     let out = rebuke(me, &[]);
     assert_eq!(out["outcome"]["result"], "cast", "{out}");
     let log = out["log"].as_array().unwrap();
-    let save = log.iter().find(|l| l["step"] == "granted/saves[0]").unwrap();
+    let save = log
+        .iter()
+        .find(|l| l["step"] == "granted/saves[0]")
+        .unwrap();
     assert_eq!(save["kind"], "handoff");
     // The goblin's own Dexterity save against DC 13 (the text shows the band's condition).
     let (text, code) = support::ocf(&[
@@ -192,16 +197,25 @@ fn the_tiefling_casts_infernal_legacy_once_per_long_rest_with_charisma() {
         text.contains("+ 2 (5e-srd-5.1:saves.dex.mod) = 17 → success (Success: 13 or higher)"),
         "{text}"
     );
-    let roll = log.iter().find(|l| l["step"] == "granted/damageAll").unwrap();
+    let roll = log
+        .iter()
+        .find(|l| l["step"] == "granted/damageAll")
+        .unwrap();
     let items = roll["items"].as_array().unwrap();
     assert_eq!(
         (&items[0]["count"], &items[0]["sides"], &items[0]["tags"]),
-        (&Json::from(3), &Json::from(10), &serde_json::json!(["damage.fire"])),
+        (
+            &Json::from(3),
+            &Json::from(10),
+            &serde_json::json!(["damage.fire"])
+        ),
         "{roll}"
     );
     assert_eq!(
         proposed_to_self(&out),
-        [serde_json::json!({ "type": "adjust", "field": "5e-srd-5.1:infernalLegacy.hellishRebuke.spent", "by": 1 })]
+        [
+            serde_json::json!({ "type": "adjust", "field": "5e-srd-5.1:infernalLegacy.hellishRebuke.spent", "by": 1 })
+        ]
     );
     // From a slot through the trait: no (the trait casts once, without one).
     let slot = rebuke(me, &["--param", "slotLevel=2"]);
@@ -223,7 +237,10 @@ fn the_tiefling_casts_infernal_legacy_once_per_long_rest_with_charisma() {
     ]);
     assert_eq!(code, 0, "{text}");
     let saved = std::fs::read_to_string(me).unwrap();
-    assert!(saved.contains("5e-srd-5.1:infernalLegacy.hellishRebuke.spent: 1"), "{saved}");
+    assert!(
+        saved.contains("5e-srd-5.1:infernalLegacy.hellishRebuke.spent: 1"),
+        "{saved}"
+    );
     let again = rebuke(me, &[]);
     assert_eq!(again["outcome"]["result"], "no-slot", "{again}");
     // Darkness: its own use, once.
@@ -264,7 +281,10 @@ fn the_tiefling_casts_infernal_legacy_once_per_long_rest_with_charisma() {
     let (text, code) = support::ocf(&["act", me, "5e-srd-5.1:long-rest", "--seed", "1", "--apply"]);
     assert_eq!(code, 0, "{text}");
     let saved = std::fs::read_to_string(me).unwrap();
-    assert!(saved.contains("5e-srd-5.1:infernalLegacy.hellishRebuke.spent: 0"), "{saved}");
+    assert!(
+        saved.contains("5e-srd-5.1:infernalLegacy.hellishRebuke.spent: 0"),
+        "{saved}"
+    );
     let out = rebuke(me, &[]);
     assert_eq!(out["outcome"]["result"], "cast", "{out}");
     let _ = std::fs::remove_dir_all(&dir);
@@ -291,7 +311,10 @@ fn the_high_elf_casts_its_cantrip_with_intelligence() {
     ]);
     assert_eq!(out["status"], "finished", "{out}");
     let log = out["log"].as_array().unwrap();
-    let attack = log.iter().find(|l| l["step"] == "granted/attack[0]").unwrap();
+    let attack = log
+        .iter()
+        .find(|l| l["step"] == "granted/attack[0]")
+        .unwrap();
     let items = attack["items"].as_array().unwrap();
     assert_eq!(
         (&items[1]["source"]["id"], &items[1]["value"]),
@@ -303,7 +326,10 @@ fn the_high_elf_casts_its_cantrip_with_intelligence() {
     );
     if let Some(damage) = log.iter().find(|l| l["step"] == "granted/damage[0]") {
         let d = &damage["items"][0];
-        assert_eq!((&d["count"], &d["sides"]), (&Json::from(2), &Json::from(10)));
+        assert_eq!(
+            (&d["count"], &d["sides"]),
+            (&Json::from(2), &Json::from(10))
+        );
     }
     assert_eq!(proposed_to_self(&out), Vec::<Json>::new());
 }
