@@ -550,7 +550,7 @@ fn fireball_on_three_goblins_with_mixed_saves() {
     assert_eq!(paused["needs"]["kind"], "handoff");
     assert_eq!(
         paused["needs"]["run"]["params"],
-        json!({ "ability": "dex", "dc": 19 })
+        json!({ "ability": "dex", "dc": 19, "againstSpell": true })
     );
     let answers = json!([
         { "outcome": { "result": "success" } },
@@ -1138,7 +1138,7 @@ fn the_srd_wizard_casts_fireball_from_a_4th_level_slot() {
     .unwrap();
     assert_eq!(
         r["needs"]["run"]["params"],
-        json!({ "ability": "dex", "dc": 19 })
+        json!({ "ability": "dex", "dc": 19, "againstSpell": true })
     );
     let r = cast_by(
         &ruleset,
