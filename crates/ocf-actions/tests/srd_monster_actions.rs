@@ -291,7 +291,7 @@ fn the_mage_casts_fireball_on_three_goblins() {
     assert_eq!(paused["needs"]["kind"], "handoff");
     assert_eq!(
         paused["needs"]["run"]["params"],
-        json!({ "ability": "dex", "dc": 14 })
+        json!({ "ability": "dex", "dc": 14, "againstSpell": true })
     );
     let answers = json!([
         { "outcome": { "result": "success" } },
@@ -388,7 +388,7 @@ fn the_djinni_casts_innately_and_counts_its_daily_uses() {
         .unwrap();
     assert_eq!(
         r["needs"]["run"]["params"],
-        json!({ "ability": "con", "dc": 17 })
+        json!({ "ability": "con", "dc": 17, "againstSpell": true })
     );
     let r = open
         .act(
@@ -794,7 +794,7 @@ fn a_wand_of_fireballs_spends_charges_and_casts_at_its_dc() {
     let paused = cast(json!({}), json!([]), &mut Tens).unwrap();
     assert_eq!(
         paused["needs"]["run"]["params"],
-        json!({ "ability": "dex", "dc": 15 })
+        json!({ "ability": "dex", "dc": 15, "againstSpell": true })
     );
     let fails = json!([
         { "outcome": { "result": "failure" } },

@@ -237,7 +237,9 @@ fn every_srd_spell_casts_from_each_class_at_every_slot_with_its_published_figure
             } else {
                 (level..=highest).map(Some).collect()
             };
-            if s["ritual"] == true {
+            // A ritual also casts without a slot for a class with Ritual Casting (bard, cleric,
+            // druid, wizard); a sorcerer's, paladin's, ranger's or warlock's needs its slot.
+            if s["ritual"] == true && ["bard", "cleric", "druid", "wizard"].contains(&class) {
                 slots.push(None);
             }
             let item = serde_json::to_value(
@@ -548,7 +550,7 @@ fn fireball_on_three_goblins_with_mixed_saves() {
     assert_eq!(paused["needs"]["kind"], "handoff");
     assert_eq!(
         paused["needs"]["run"]["params"],
-        json!({ "ability": "dex", "dc": 19 })
+        json!({ "ability": "dex", "dc": 19, "againstSpell": true })
     );
     let answers = json!([
         { "outcome": { "result": "success" } },
@@ -1136,7 +1138,7 @@ fn the_srd_wizard_casts_fireball_from_a_4th_level_slot() {
     .unwrap();
     assert_eq!(
         r["needs"]["run"]["params"],
-        json!({ "ability": "dex", "dc": 19 })
+        json!({ "ability": "dex", "dc": 19, "againstSpell": true })
     );
     let r = cast_by(
         &ruleset,
@@ -1315,4 +1317,127 @@ fn mystic_arcanum_casts_without_a_slot_once_per_long_rest() {
         ),
         "{r}"
     );
+}
+
+/// Each class's spell list, level by level, is the SRD 5.1's printed one ("Spell Lists":
+/// `testdata/published/srd-5.1-spell-lists.json`, names as printed): the spells the pack tags
+/// `spell-list.<class>` at that level, named by the pack's English texts. Faerie Fire is a bard
+/// spell, Divination a cleric one and not a druid one, Meld into Stone a druid one.
+#[test]
+fn the_class_spell_lists_are_the_srds_printed_ones() {
+    let ruleset = ruleset();
+    let file: Json = serde_json::from_str(
+        &std::fs::read_to_string(root().join("testdata/published/srd-5.1-spell-lists.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    assert!(
+        file["source"]
+            .as_str()
+            .unwrap()
+            .contains("System Reference Document 5.1")
+    );
+    let en = ruleset.texts.messages.get("en").expect("English texts");
+    let lists = file["lists"].as_object().unwrap();
+    assert_eq!(lists.len(), 8);
+    let mut wrong = Vec::new();
+    let mut printed_total = 0;
+    for (class, levels) in lists {
+        let tag = format!("spell-list.{class}");
+        for level in 0..=9i64 {
+            let mut printed: Vec<String> = levels
+                .get(level.to_string())
+                .and_then(Json::as_array)
+                .map(|l| l.iter().map(|n| n.as_str().unwrap().to_owned()).collect())
+                .unwrap_or_default();
+            printed.sort();
+            printed_total += printed.len();
+            let mut pack: Vec<String> = ruleset
+                .content
+                .iter()
+                .filter(|(_, e)| e.type_name() == Some(&format!("{PACK}:spell")))
+                .filter(|(_, e)| e.item.tags.iter().any(|t| t.as_str() == tag))
+                .filter(|(_, e)| {
+                    serde_json::to_value(&e.item.fields).unwrap()["level"].as_i64() == Some(level)
+                })
+                .map(|(id, _)| {
+                    en.get(&format!("{id}.name"))
+                        .cloned()
+                        .unwrap_or_else(|| format!("{id} (no name)"))
+                })
+                .collect();
+            pack.sort();
+            if pack != printed {
+                let lacks: Vec<_> = printed.iter().filter(|n| !pack.contains(n)).collect();
+                let extra: Vec<_> = pack.iter().filter(|n| !printed.contains(n)).collect();
+                wrong.push(format!(
+                    "{class} level {level}: lacks {lacks:?}, extra {extra:?}"
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert_eq!(printed_total, 112 + 105 + 105 + 31 + 37 + 120 + 64 + 204);
+}
+
+/// SRD Wizard "Ritual Casting": "You can cast a wizard spell as a ritual if that spell has the
+/// ritual tag and you have the spell in your spellbook. You don't need to have the spell
+/// prepared." Identify and Detect Magic are in `srd-wizard-20`'s book; Identify isn't prepared.
+/// It casts without a slot (none spent), not from a slot; a non-ritual spell only in the book
+/// doesn't cast at all. Other casters' rituals must be known or prepared, and a class without
+/// Ritual Casting (the sorcerer) casts a ritual only from a slot.
+#[test]
+fn rituals_cast_without_a_slot_as_each_class_may() {
+    let ruleset = ruleset();
+    let wizard = sample("srd-wizard-20");
+    assert!(picks_of(&wizard, "spellbook-wizard").contains(&"spells.identify".to_owned()));
+    assert!(!picks_of(&wizard, "spells-wizard").contains(&"spells.identify".to_owned()));
+    let cast = |c: &ocf_model::Character, spell: &str, slot: Option<i64>| {
+        cast_by(&ruleset, c, spell, slot, json!([]), json!([]), &mut Tens)
+    };
+    let r = cast(&wizard, "spells.identify", None).unwrap();
+    assert_eq!(r["outcome"]["result"], "cast", "{r}");
+    assert_eq!(proposed(&r, "self"), Vec::<Json>::new(), "no slot spent");
+    // Unprepared: the ritual only, never from a slot.
+    let r = cast(&wizard, "spells.identify", Some(1)).unwrap();
+    assert_eq!(r["outcome"]["result"], "no-slot", "{r}");
+    // Prepared (Detect Magic): either way; as a ritual it still takes concentration.
+    let r = cast(&wizard, "spells.detect-magic", None).unwrap();
+    assert_eq!(
+        proposed(&r, "self").last(),
+        Some(
+            &json!({ "type": "set", "field": "5e-srd-5.1:spellcasting.concentration", "value": "'5e-srd-5.1:spells.detect-magic'" })
+        )
+    );
+    let r = cast(&wizard, "spells.detect-magic", Some(1)).unwrap();
+    assert_eq!(
+        proposed(&r, "self")[0],
+        json!({ "type": "adjust", "field": "5e-srd-5.1:spellSlots.level1.spent", "by": 1 })
+    );
+    // In the book, not a ritual, not prepared: not castable.
+    let e = cast(&wizard, "spells.acid-arrow", Some(2)).unwrap_err();
+    assert!(e.starts_with("unknown-action"), "{e}");
+    // A wizard whose book lacks the ritual can't cast it.
+    let e = cast(
+        &holding("wizard", 5, &["spells.magic-missile"]),
+        "spells.identify",
+        None,
+    )
+    .unwrap_err();
+    assert!(e.starts_with("unknown-action"), "{e}");
+    // A cleric casts a prepared ritual without a slot; a bard a known one.
+    for (class, spell) in [
+        ("cleric", "spells.detect-magic"),
+        ("bard", "spells.identify"),
+        ("druid", "spells.water-walk"),
+    ] {
+        let r = cast(&holding(class, 5, &[spell]), spell, None).unwrap();
+        assert_eq!(r["outcome"]["result"], "cast", "{class}: {r}");
+    }
+    // A sorcerer has no Ritual Casting: Detect Magic needs its slot.
+    let sorcerer = holding("sorcerer", 5, &["spells.detect-magic"]);
+    let r = cast(&sorcerer, "spells.detect-magic", None).unwrap();
+    assert_eq!(r["outcome"]["result"], "no-slot", "{r}");
+    let r = cast(&sorcerer, "spells.detect-magic", Some(1)).unwrap();
+    assert_eq!(r["outcome"]["result"], "cast", "{r}");
 }

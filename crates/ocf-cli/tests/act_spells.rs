@@ -103,3 +103,233 @@ fn the_srd_wizard_casts_fireball_from_a_4th_level_slot_at_the_goblin() {
         "{text}"
     );
 }
+
+/// A scratch folder for `--apply`'s written files, with copies of the sample characters (a
+/// participant's file is written over too).
+fn scratch(name: &str, files: &[&str]) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("ocf-act-spells-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for f in files {
+        std::fs::copy(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../testdata/characters")
+                .join(f),
+            dir.join(std::path::Path::new(f).file_name().unwrap()),
+        )
+        .unwrap();
+    }
+    dir
+}
+
+fn act_json(args: &[&str]) -> Json {
+    let mut args = args.to_vec();
+    args.push("--json");
+    let (text, code) = support::ocf(&args);
+    assert_eq!(code, 0, "{text}");
+    serde_json::from_str(&text).unwrap()
+}
+
+fn proposed_to_self(out: &Json) -> Vec<Json> {
+    out["proposedChanges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["to"] == "self")
+        .map(|c| c["change"].clone())
+        .collect()
+}
+
+/// SRD "Infernal Legacy": "Once you reach 3rd level, you can cast the hellish rebuke spell as a
+/// 2nd-level spell once with this trait and regain the ability to do so when you finish a long
+/// rest. Once you reach 5th level, you can also cast the darkness spell once with this trait ...
+/// Charisma is your spellcasting ability for these spells." `srd-tiefling-wizard-5` (Int 17, Cha
+/// 14, proficiency +3) casts hellish rebuke through its species copy: no slot, 3d10 fire, the
+/// goblin's Dexterity save against DC 13 (Charisma), not the wizard's 14; the use is spent, a
+/// second cast is refused, a long rest gives it back. Darkness likewise; thaumaturgy at will.
+#[test]
+fn the_tiefling_casts_infernal_legacy_once_per_long_rest_with_charisma() {
+    let dir = scratch("tiefling", &["srd-tiefling-wizard-5.yaml", "goblin.yaml"]);
+    let me = dir.join("srd-tiefling-wizard-5.yaml");
+    let me = me.to_str().unwrap();
+    let goblin = format!("target={}", dir.join("goblin.yaml").display());
+    let rebuke = |file: &str, extra: &[&str]| {
+        let mut args = vec![
+            "act",
+            file,
+            "5e-srd-5.1:cast-spell",
+            "--param",
+            "spell=5e-srd-5.1:spells.hellish-rebuke",
+            "--param",
+            "entry=tiefling",
+            "--participant",
+            &goblin,
+            "--seed",
+            "1",
+        ];
+        args.extend_from_slice(extra);
+        act_json(&args)
+    };
+    let out = rebuke(me, &[]);
+    assert_eq!(out["outcome"]["result"], "cast", "{out}");
+    let log = out["log"].as_array().unwrap();
+    let save = log
+        .iter()
+        .find(|l| l["step"] == "granted/saves[0]")
+        .unwrap();
+    assert_eq!(save["kind"], "handoff");
+    // The goblin's own Dexterity save against DC 13 (the text shows the band's condition).
+    let (text, code) = support::ocf(&[
+        "act",
+        me,
+        "5e-srd-5.1:cast-spell",
+        "--param",
+        "spell=5e-srd-5.1:spells.hellish-rebuke",
+        "--param",
+        "entry=tiefling",
+        "--participant",
+        &goblin,
+        "--seed",
+        "1",
+    ]);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("+ 2 (5e-srd-5.1:saves.dex.mod) = 17 → success (Success: 13 or higher)"),
+        "{text}"
+    );
+    let roll = log
+        .iter()
+        .find(|l| l["step"] == "granted/damageAll")
+        .unwrap();
+    let items = roll["items"].as_array().unwrap();
+    assert_eq!(
+        (&items[0]["count"], &items[0]["sides"], &items[0]["tags"]),
+        (
+            &Json::from(3),
+            &Json::from(10),
+            &serde_json::json!(["damage.fire"])
+        ),
+        "{roll}"
+    );
+    assert_eq!(
+        proposed_to_self(&out),
+        [
+            serde_json::json!({ "type": "adjust", "field": "5e-srd-5.1:infernalLegacy.hellishRebuke.spent", "by": 1 })
+        ]
+    );
+    // From a slot through the trait: no (the trait casts once, without one).
+    let slot = rebuke(me, &["--param", "slotLevel=2"]);
+    assert_eq!(slot["outcome"]["result"], "no-slot", "{slot}");
+    // Applied: the use is spent, a second cast is refused.
+    let (text, code) = support::ocf(&[
+        "act",
+        me,
+        "5e-srd-5.1:cast-spell",
+        "--param",
+        "spell=5e-srd-5.1:spells.hellish-rebuke",
+        "--param",
+        "entry=tiefling",
+        "--participant",
+        &goblin,
+        "--seed",
+        "1",
+        "--apply",
+    ]);
+    assert_eq!(code, 0, "{text}");
+    let saved = std::fs::read_to_string(me).unwrap();
+    assert!(
+        saved.contains("5e-srd-5.1:infernalLegacy.hellishRebuke.spent: 1"),
+        "{saved}"
+    );
+    let again = rebuke(me, &[]);
+    assert_eq!(again["outcome"]["result"], "no-slot", "{again}");
+    // Darkness: its own use, once.
+    let darkness = |file: &str| {
+        act_json(&[
+            "act",
+            file,
+            "5e-srd-5.1:cast-spell",
+            "--param",
+            "spell=5e-srd-5.1:spells.darkness",
+            "--param",
+            "entry=tiefling",
+            "--seed",
+            "1",
+        ])
+    };
+    let out = darkness(me);
+    assert_eq!(out["outcome"]["result"], "cast", "{out}");
+    assert!(
+        proposed_to_self(&out).contains(&serde_json::json!({ "type": "adjust", "field": "5e-srd-5.1:infernalLegacy.darkness.spent", "by": 1 })),
+        "{out}"
+    );
+    // Thaumaturgy: a cantrip, at will, nothing spent.
+    let out = act_json(&[
+        "act",
+        me,
+        "5e-srd-5.1:cast-spell",
+        "--param",
+        "spell=5e-srd-5.1:spells.thaumaturgy",
+        "--param",
+        "entry=tiefling",
+        "--seed",
+        "1",
+    ]);
+    assert_eq!(out["outcome"]["result"], "cast", "{out}");
+    assert_eq!(proposed_to_self(&out), Vec::<Json>::new());
+    // A long rest gives the use back.
+    let (text, code) = support::ocf(&["act", me, "5e-srd-5.1:long-rest", "--seed", "1", "--apply"]);
+    assert_eq!(code, 0, "{text}");
+    let saved = std::fs::read_to_string(me).unwrap();
+    assert!(
+        saved.contains("5e-srd-5.1:infernalLegacy.hellishRebuke.spent: 0"),
+        "{saved}"
+    );
+    let out = rebuke(me, &[]);
+    assert_eq!(out["outcome"]["result"], "cast", "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// SRD "High Elf", Cantrip: "You know one cantrip of your choice from the wizard spell list.
+/// Intelligence is your spellcasting ability for it." `srd-high-elf-cleric-5` (Int 13, Wis 17,
+/// proficiency +3) casts its fire bolt with a spell attack of +4 (Intelligence), not the
+/// cleric's +6: 2d10 fire at 5th level, nothing spent.
+#[test]
+fn the_high_elf_casts_its_cantrip_with_intelligence() {
+    let out = act_json(&[
+        "act",
+        "testdata/characters/srd-high-elf-cleric-5.yaml",
+        "5e-srd-5.1:cast-spell",
+        "--param",
+        "spell=5e-srd-5.1:spells.fire-bolt",
+        "--param",
+        "entry=elf",
+        "--participant",
+        "target=testdata/characters/goblin.yaml",
+        "--seed",
+        "3",
+    ]);
+    assert_eq!(out["status"], "finished", "{out}");
+    let log = out["log"].as_array().unwrap();
+    let attack = log
+        .iter()
+        .find(|l| l["step"] == "granted/attack[0]")
+        .unwrap();
+    let items = attack["items"].as_array().unwrap();
+    assert_eq!(
+        (&items[1]["source"]["id"], &items[1]["value"]),
+        (
+            &Json::from("5e-srd-5.1:spellcasting.species.attack"),
+            &Json::from(4)
+        ),
+        "{attack}"
+    );
+    if let Some(damage) = log.iter().find(|l| l["step"] == "granted/damage[0]") {
+        let d = &damage["items"][0];
+        assert_eq!(
+            (&d["count"], &d["sides"]),
+            (&Json::from(2), &Json::from(10))
+        );
+    }
+    assert_eq!(proposed_to_self(&out), Vec::<Json>::new());
+}
