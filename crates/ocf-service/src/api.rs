@@ -20,7 +20,7 @@
 //! | `POST /api/characters/{id}/undo` `{ revision }` | undoes the write that made `revision` (the current one), as a new write |
 //! | `DELETE /api/characters/{id}` | removes it, whatever its file's state |
 //! | `PUT /api/characters/{id}/ownership` `{ owner, shared }` | who owns it, whether it is shared (gamemaster) |
-//! | `GET /api/characters/{id}/events` | server-sent events: `sheet` first, then `changed` per edit |
+//! | `GET /api/characters/{id}/events` | server-sent events: `sheet` first, then `changed` per edit, `ask` and `answered` between pages (`asks.rs`) |
 //! | `POST /api/login` `{ user, password }` | a browser session (an HttpOnly, SameSite cookie) |
 //! | `POST /api/logout` | ends it |
 //! | `GET /api/me` | `{ user, role, open }` |
@@ -86,6 +86,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/characters/{id}/undo", post(undo))
         .route("/api/characters/{id}/events", get(events))
         .merge(crate::odds::routes())
+        .merge(crate::asks::routes())
         .merge(crate::web::routes())
         .merge(crate::texts::routes())
         .fallback(not_found)
@@ -653,7 +654,12 @@ async fn events(
     ));
     let rest = BroadcastStream::new(receiver).map(|event| {
         Ok(match event {
-            Ok(event) => Event::default().event("changed").data(event.to_string()),
+            // An ask between pages (`asks.rs`) goes by its own kind; every other is a change.
+            Ok(event) => match event["kind"].as_str() {
+                Some(kind @ ("ask" | "answered")) => Event::default().event(kind),
+                _ => Event::default().event("changed"),
+            }
+            .data(event.to_string()),
             Err(BroadcastStreamRecvError::Lagged(missed)) => Event::default()
                 .event("resync")
                 .data(json!({ "missed": missed }).to_string()),
