@@ -870,6 +870,12 @@ fn the_scoundrel_gets_a_blades_sheet_from_the_same_page() {
             card.contains("Position: Risky") && card.contains("Effect: Standard"),
             "the effect level in words: {card}"
         );
+        // The odds summed up by the Blades pack's hints: a 2-dot rating, 2d6 keep the highest.
+        let odds = driver.until_text("#roll-card .odds", "full success");
+        assert!(
+            odds.contains("30.6 % full success · 75 % success or partial"),
+            "{odds}"
+        );
         driver.fits("an action roll");
         driver.audit("an action roll");
         driver.shot("scoundrel-action-roll", width);

@@ -769,7 +769,15 @@ function prepare(action, fixed = {}, subject) {
     control.dataset.kind = param.type;
     control.dataset.optional = param.optional ? "yes" : "";
     controls.push(["param", name, control]);
-    fields.append(el("label", {}, `${label}${param.optional ? " (optional)" : ""} `, control));
+    const line = el("label", {}, `${label}${param.optional ? " (optional)" : ""} `, control);
+    // An optional free-text parameter (an instance ID an app passes) is rarely a player's: it waits
+    // under "More options".
+    if (param.optional && control.tagName === "INPUT" && control.type === "text" && !["integer", "decimal"].includes(param.type)) {
+      let more = fields.querySelector("details.more");
+      if (!more) more = el("details", { class: "more" }, el("summary", { text: "More options" }));
+      more.append(line);
+      fields.append(more);
+    } else fields.append(line);
   }
   for (const [role, decl] of Object.entries(declared.participants || {})) {
     const others = state.characters.filter((c) => c.id !== state.id);
