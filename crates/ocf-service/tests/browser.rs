@@ -954,6 +954,10 @@ fn a_second_class_gets_the_multiclass_proficiencies_and_undo_takes_a_change_back
         driver.viewport(width, height);
         driver.open(&format!("http://{addr}/?character=orrin"));
         driver.until_text("#character-summary", "Wizard 5");
+        // An issue names the choice and the option it is about (this sample's Fireball is not in
+        // its spellbook).
+        let issues = driver.until_text("#issues .list", "Fireball — ");
+        assert!(issues.contains("may not be picked"), "{issues}");
         let armor = "5e-srd-5.1:proficiencies.armor";
         let str_save = format!("{} .beside", row_css("5e-srd-5.1:saves.str.mod"));
         assert_eq!(driver.text(&str_save), "○");

@@ -1503,7 +1503,7 @@ function guideStep() {
   const pending = (state.sheet.pending || []).filter((p) => !guided.skipped.has(JSON.stringify(p.path)));
   const progress = $("#guide-progress");
   const issues = $("#guide-issues");
-  issues.replaceChildren(...(state.sheet.issues || []).map((issue) => el("li", { text: worded(issue, "issues") })));
+  issues.replaceChildren(...(state.sheet.issues || []).map((issue) => el("li", { text: issueWords(issue) })));
   $("#guide-issues-title").hidden = !issues.children.length;
   if (!pending.length) {
     const skipped = guided.skipped.size ? ` ${guided.skipped.size} left for later (under Choices).` : "";
@@ -1571,10 +1571,23 @@ async function optionOdds(listed, cards) {
   }
 }
 
+// An issue in words, led by the choice and option it is about when its data names them
+// (`option-not-eligible`: "Wizard spells: Fireball — This option may not be picked").
+function issueWords(issue) {
+  const text = worded(issue, "issues");
+  const data = issue.data || {};
+  if (!data.path || !Array.isArray(data.path.choice)) return text;
+  try {
+    const choice = { path: data.path, id: data.path.choice[data.path.choice.length - 1] };
+    const option = data.option !== undefined ? `: ${choiceOption(choice, data.option)}` : "";
+    return `${choicePrompt(choice)}${option} — ${text}`;
+  } catch (_) { return text; }
+}
+
 function renderIssues() {
   const list = $("#issues .list");
   list.replaceChildren();
-  for (const issue of state.sheet.issues || []) list.append(el("li", { text: worded(issue, "issues") }));
+  for (const issue of state.sheet.issues || []) list.append(el("li", { text: issueWords(issue) }));
   for (const error of state.sheet.errors || []) list.append(el("li", { text: `${worded(error, "errors")}${error.field ? ` (${fieldName(error.field)})` : ""}` }));
   $("#issues").hidden = !list.children.length;
 }
