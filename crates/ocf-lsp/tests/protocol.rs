@@ -659,6 +659,8 @@ fn the_5e_pack_situational_choices_and_actions() {
         c.locations(&uses),
         expect![[r#"
             5e-srd-5.1/rules/content-types.yaml 79:13-79:26
+            5e-srd-5.1/rules/display.yaml 34:25-34:38
+            5e-srd-5.1/rules/display.yaml 37:28-37:41
         "#]],
     );
     let hover = c.at(

@@ -144,6 +144,34 @@ pub struct FieldHint {
     pub title: Option<bool>,
 }
 
+/// An odds hint (display-hints.md §4): one phrase of the summary a sheet gives of an action's
+/// odds, worded by the text `odds.<id>.name` (`{chance} to hit · {mean} expected damage`). The
+/// page knows no game; the hint says which results count (`results`, the action's own or, with
+/// `role`, each participant's of that role) and which change's mean is meant (`field`, negated
+/// with `loss`). A later pack's hint with the same `id` replaces an earlier one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct OddsHint {
+    pub id: String,
+    /// The rules actions whose odds the phrase sums up (qualified at load).
+    pub actions: Vec<Id>,
+    /// A participant role: `results` are each participant's of that role (a target's save), and
+    /// the phrase is given once per participant, `{name}` its name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
+    /// The results whose chances are summed as `{chance}`; the phrase is shown only where one of
+    /// them is a possible result.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub results: Vec<String>,
+    /// The field whose proposed changes' means are summed as `{mean}` (qualified at load); the
+    /// phrase is shown only where the action proposes a change to it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub field: Option<Id>,
+    /// `{mean}` is what the changes take away (damage): their mean negated, shown only when above 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss: Option<bool>,
+}
+
 /// A field hint's `roll`: a rules action (qualified at load) and the parameters it is given, as
 /// startAction takes them (an `id` parameter's field as a qualified ID).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

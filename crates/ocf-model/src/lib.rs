@@ -54,7 +54,7 @@ pub use effect::{
 };
 pub use error::{LoadError, LoadErrorKind, from_json_str, from_yaml_str};
 pub use family::{
-    FamilyDecl, FamilyValue, FieldHint, Hidden, RollHint, Show, ViewFieldSet, ViewFields,
+    FamilyDecl, FamilyValue, FieldHint, Hidden, OddsHint, RollHint, Show, ViewFieldSet, ViewFields,
 };
 pub use field::{
     ComputedDecl, ComputedType, FieldDecl, FieldType, ItemFieldDecl, Limit, Recommend, Rounding,

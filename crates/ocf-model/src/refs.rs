@@ -16,8 +16,8 @@ use crate::{
     Action, Change, Choice, ChoiceOptions, ChoiceSource, Computed, ContentItem, ContentTypeDecl,
     CreationStart, Destination, DisplayGroup, Effect, EffectValue, EntryRef, FieldDecl, FieldHint,
     FieldRef, FieldType, FollowUp, Grant, GrantValue, Id, Immunity, ItemFieldDecl, Keyed, Literal,
-    ParamEntry, Query, Results, SituationalDecl, StateDecl, Step, StepOptions, StepSource, Tag,
-    TagEntry, Target, rules::Constraint,
+    OddsHint, ParamEntry, Query, Results, SituationalDecl, StateDecl, Step, StepOptions,
+    StepSource, Tag, TagEntry, Target, rules::Constraint,
 };
 
 /// What a reference names, so where it resolves.
@@ -320,6 +320,11 @@ impl<'v> Walk<'v> {
                 w.reference("action", RefKind::Action, &mut roll.action)
             });
         }
+    }
+
+    pub fn odds_hint(&mut self, hint: &mut OddsHint) {
+        self.references("actions", RefKind::Action, &mut hint.actions);
+        self.optional("field", RefKind::Field, &mut hint.field);
     }
 
     /// A standard copies query (the rules' or an item's).

@@ -5,8 +5,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::{
     Action, Choice, ContentTypeDecl, Effect, FamilyDecl, FieldDecl, FieldHint, FieldType, FollowUp,
-    Formula, Id, Immunity, ItemFieldDecl, Keyed, Literal, Query, Recommend, Rounding, Tag,
-    ViewFieldSet, ViewFields,
+    Formula, Id, Immunity, ItemFieldDecl, Keyed, Literal, OddsHint, Query, Recommend, Rounding,
+    Tag, ViewFieldSet, ViewFields,
 };
 
 /// One rules document. A pack's rules files are merged in path order (maps key by key, lists
@@ -72,6 +72,9 @@ pub struct RulesDocument {
     /// Field hints; a later pack's hint with the same `id` replaces an earlier one.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub field_hints: Vec<FieldHint>,
+    /// Odds hints; a later pack's hint with the same `id` replaces an earlier one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub odds_hints: Vec<OddsHint>,
 }
 
 /// `settings`, merged key by key across packs.
@@ -224,6 +227,12 @@ pub struct DisplayGroup {
     /// name (a species, a class and its level, a playbook).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub headline: Option<bool>,
+    /// A headline content group's members may be added from a sheet: the state each member added
+    /// beside those held is given, by state key, each value as an addItem's state value takes it
+    /// (a formula, or a number or boolean as written): a second class's `level: 1` and
+    /// `startingClass: false`.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub add_state: std::collections::BTreeMap<String, serde_json::Value>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use crate::{
     Action, BandSet, Choice, ContentItem, ContentTypeDecl, CreationStart, DisplayGroup, Effect,
     FieldDecl, FieldHint, FollowUp, Formula, Id, Immunity, ItemFieldDecl, Keyed, LinkSlot, Literal,
-    PackRelease, Query, Settings, SituationalDecl, Tag, Version, VersionRange,
+    OddsHint, PackRelease, Query, Settings, SituationalDecl, Tag, Version, VersionRange,
 };
 
 /// The merged rules and resolved content of the packs loaded, in load order.
@@ -80,6 +80,10 @@ pub struct Ruleset {
     /// `field` is qualified.
     #[serde(default, skip_serializing_if = "Keyed::is_empty")]
     pub field_hints: Keyed<Declared<FieldHint>>,
+    /// Odds hints by ID; a later pack's hint replaces an earlier one with the same ID, in its place.
+    /// `actions` and `field` are qualified.
+    #[serde(default, skip_serializing_if = "Keyed::is_empty")]
+    pub odds_hints: Keyed<Declared<OddsHint>>,
     /// Families by qualified name (`<pack>:<family>`), each with its values in load order: the
     /// declaring pack's, then each loaded pack's additions.
     #[serde(default, skip_serializing_if = "Keyed::is_empty")]

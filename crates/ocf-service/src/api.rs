@@ -20,7 +20,7 @@
 //! | `POST /api/characters/{id}/undo` `{ revision }` | undoes the write that made `revision` (the current one), as a new write |
 //! | `DELETE /api/characters/{id}` | removes it, whatever its file's state |
 //! | `PUT /api/characters/{id}/ownership` `{ owner, shared }` | who owns it, whether it is shared (gamemaster) |
-//! | `GET /api/characters/{id}/events` | server-sent events: `sheet` first, then `changed` per edit |
+//! | `GET /api/characters/{id}/events` | server-sent events: `sheet` first, then `changed` per edit, `ask` and `answered` between pages (`asks.rs`) |
 //! | `POST /api/login` `{ user, password }` | a browser session (an HttpOnly, SameSite cookie) |
 //! | `POST /api/logout` | ends it |
 //! | `GET /api/me` | `{ user, role, open }` |
@@ -85,6 +85,7 @@ pub fn routes() -> OpenApiRouter<Arc<App>> {
         .routes(routes!(undo))
         .routes(routes!(events))
         .merge(crate::odds::routes())
+        .merge(crate::asks::routes())
         .merge(crate::web::routes())
         .merge(crate::texts::routes())
         .routes(routes!(crate::openapi::served))
@@ -798,7 +799,7 @@ async fn close(
     path = "/api/characters/{id}/events",
     tag = "characters",
     params(("id" = String, Path, description = "The character's ID")),
-    responses((status = 200, description = "Server-sent events: `sheet` first (`{ id, revision, sheet, inputs }`), then `changed` per write (`{ kind, id, revision, values, removed, parts }`), `resync` (`{ missed }`) when the subscriber fell behind", content_type = "text/event-stream", body = String), Reads),
+    responses((status = 200, description = "Server-sent events: `sheet` first (`{ id, revision, sheet, inputs }`), then `changed` per write (`{ kind, id, revision, values, removed, parts }`), `resync` (`{ missed }`) when the subscriber fell behind, `ask` (`{ kind, id, from, key, run }`: another character's action asks this character's player to make a roll, `POST …/asks`) and `answered` (`{ kind, id, from, key, outcome }`: the asked player's outcome, `POST …/asks/answer`)", content_type = "text/event-stream", body = String), Reads),
 )]
 #[tracing::instrument(name = "serve.events", level = "info", skip_all, fields(character = %id))]
 async fn events(
@@ -821,7 +822,12 @@ async fn events(
     ));
     let rest = BroadcastStream::new(receiver).map(|event| {
         Ok(match event {
-            Ok(event) => Event::default().event("changed").data(event.to_string()),
+            // An ask between pages (`asks.rs`) goes by its own kind; every other is a change.
+            Ok(event) => match event["kind"].as_str() {
+                Some(kind @ ("ask" | "answered")) => Event::default().event(kind),
+                _ => Event::default().event("changed"),
+            }
+            .data(event.to_string()),
             Err(BroadcastStreamRecvError::Lagged(missed)) => Event::default()
                 .event("resync")
                 .data(json!({ "missed": missed }).to_string()),

@@ -925,6 +925,15 @@ impl App {
         }
     }
 
+    /// Pushes `event` (an ask between pages, `asks.rs`) to `id`'s subscribers; false when no page
+    /// is open on it.
+    pub fn tell(&self, id: &str, event: Value) -> bool {
+        let slot = self.lock().get(id).cloned();
+        slot.is_some_and(|s| {
+            s.events.receiver_count() > 0 && s.events.send(Arc::new(event)).is_ok()
+        })
+    }
+
     /// Whether `id` is open with subscribers.
     pub fn watches(&self, id: &str) -> bool {
         self.lock()

@@ -14,6 +14,7 @@
 pub mod accounts;
 pub mod api;
 pub mod app;
+pub mod asks;
 pub mod changes;
 pub mod error;
 pub mod guard;

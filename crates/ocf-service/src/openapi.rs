@@ -334,6 +334,44 @@ pub struct Odds {
     pub odds: Value,
 }
 
+/// `POST /api/characters/{id}/asks`: a roll of `from`'s action asked of `id`'s player.
+#[derive(ToSchema)]
+pub struct Ask {
+    /// The asking character (the caller may write it and read `id`).
+    pub from: String,
+    /// The asker's own key for the roll, given back with the answer.
+    pub key: String,
+    /// The handoff's run, as a handoff pause gives it: `{ action, params?, participants? }`.
+    #[schema(value_type = Object)]
+    pub run: Value,
+}
+
+/// `POST /api/characters/{id}/asks/answer`: `id`'s player's outcome of an asked roll.
+#[derive(ToSchema)]
+pub struct AskAnswer {
+    /// The asking character (the caller may write `id` and read `to`).
+    pub to: String,
+    /// The key the ask gave.
+    pub key: String,
+    /// The roll's outcome, as continueAction's handoff answer takes it.
+    #[schema(value_type = Object)]
+    pub outcome: Value,
+}
+
+/// An ask told to the page open on `id`.
+#[derive(ToSchema)]
+pub struct Asked {
+    pub id: String,
+    pub asked: bool,
+}
+
+/// An answer told to the page open on `to`.
+#[derive(ToSchema)]
+pub struct Told {
+    pub id: String,
+    pub answered: bool,
+}
+
 /// A kept write in the history.
 #[derive(ToSchema)]
 pub struct Kept {

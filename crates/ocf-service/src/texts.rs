@@ -4,7 +4,7 @@
 //!
 //! | method and path | what it does |
 //! | --- | --- |
-//! | `GET /api/characters/{id}/texts?lang=TAG` | `{ id, locale, texts, displayGroups, fieldHints, fields, items, types, tags, actions, situational }`: every key the packs (and the engine) give, its message in `TAG` by the fallback order (ICU MessageFormat, as written); the ruleset's groups and hints; each hinted field's type and numeric `max`; each content item's type; each content type and whether it is carried; the ruleset's tags; the rules actions' parameters, participant roles and results; the situational choices |
+//! | `GET /api/characters/{id}/texts?lang=TAG` | `{ id, locale, texts, displayGroups, fieldHints, oddsHints, fields, items, types, tags, actions, situational }`: every key the packs (and the engine) give, its message in `TAG` by the fallback order (ICU MessageFormat, as written); the ruleset's groups, field hints and odds hints; each hinted field's type and numeric `max`; each content item's type; each content type and whether it is carried; the ruleset's tags; the rules actions' parameters, participant roles and results; the situational choices |
 
 use std::sync::Arc;
 
@@ -86,6 +86,7 @@ fn answer(app: &App, id: &str, lang: Option<&str>) -> Result<Value, ApiError> {
         "texts": messages,
         "displayGroups": ruleset.display_groups,
         "fieldHints": ruleset.field_hints,
+        "oddsHints": ruleset.odds_hints,
         "fields": hinted_fields(&ruleset),
         "items": items(&ruleset),
         "types": ruleset

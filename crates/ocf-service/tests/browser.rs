@@ -624,6 +624,16 @@ fn the_fighter_at_a_glance_edited_rolled_and_played_at_both_widths() {
             odds.contains("% Hit") && odds.contains("% Miss") && odds.contains("expected"),
             "{odds}"
         );
+        // The pack's summary first, as the issue words it: `65 % to hit · 6.0 expected damage`
+        // (+9 after the Strength raise against AC 19: 60 % to hit, a 10 % critical among them).
+        let summary = driver.text("#roll-odds .odds-summary");
+        let (hit, damage) = summary.split_once(" % to hit · ").expect(&summary);
+        assert_eq!(hit, "60", "{summary}");
+        let (mean, words) = damage.split_once(' ').unwrap();
+        assert!(
+            mean.parse::<f64>().unwrap() > 0.0 && mean.contains('.') && words == "expected damage",
+            "{summary}"
+        );
         driver.audit("the attack form with its odds");
         driver.shot("fighter-attack-odds", width);
         driver.click("#roll-go");
@@ -645,6 +655,10 @@ fn the_fighter_at_a_glance_edited_rolled_and_played_at_both_widths() {
         );
         let odds = driver.until_text("#roll-card .odds", "%");
         assert!(odds.contains("Hit") && odds.contains("Miss"), "{odds}");
+        assert!(
+            odds.contains("60 % to hit · "),
+            "the card's summary: {odds}"
+        );
         driver.fits("an attack's roll card");
         driver.audit("an attack's roll card");
         driver.shot("fighter-attack", width);
@@ -782,8 +796,11 @@ fn the_fighter_at_a_glance_edited_rolled_and_played_at_both_widths() {
         driver.click("#guide-close");
 
         // A second class (multiclassing) from the classes group, its choices guided.
-        driver.script("const s = document.querySelector('[data-group=classes] .add-member select'); s.value = '5e-srd-5.1:classes.cleric'; return true;");
-        driver.click("[data-group=classes] .add-member button");
+        driver.until(
+            "Cleric added from the classes group",
+            "const s = document.querySelector('[data-group=classes] .add-member select'); if (!s || ![...s.options].some(o => o.value === '5e-srd-5.1:classes.cleric')) return null; \
+             s.value = '5e-srd-5.1:classes.cleric'; s.nextElementSibling.click(); return true;",
+        );
         driver.until_text("#character-summary", "Cleric 1");
         driver.until_text("#guide-title", "Cleric");
         driver.fits("a second class");
@@ -853,6 +870,12 @@ fn the_scoundrel_gets_a_blades_sheet_from_the_same_page() {
             card.contains("Position: Risky") && card.contains("Effect: Standard"),
             "the effect level in words: {card}"
         );
+        // The odds summed up by the Blades pack's hints: a 2-dot rating, 2d6 keep the highest.
+        let odds = driver.until_text("#roll-card .odds", "full success");
+        assert!(
+            odds.contains("30.6 % full success · 75 % success or partial"),
+            "{odds}"
+        );
         driver.fits("an action roll");
         driver.audit("an action roll");
         driver.shot("scoundrel-action-roll", width);
@@ -875,15 +898,7 @@ fn a_spell_with_a_save_shows_its_odds_and_the_target_rolls_its_own_save() {
     for (width, height) in SIZES {
         let addr = table(&format!("wizard-{width}"));
         // A 5th-level wizard who knows Fireball, from the caster sample.
-        let mut wizard: Value = serde_yaml::from_str(
-            &std::fs::read_to_string(repo().join("testdata/characters/srd-wizard-5.yaml")).unwrap(),
-        )
-        .unwrap();
-        wizard["choices"]["5e-srd-5.1:spells-wizard"] =
-            json!([{ "option": "5e-srd-5.1:spells.fireball" }]);
-        let body = json!({ "id": "orrin", "character": wizard }).to_string();
-        let (status, answer) = request(addr, "POST", "/api/characters", Some(&body));
-        assert_eq!(status, 200, "{answer}");
+        store_wizard(addr, "orrin");
         driver.viewport(width, height);
         driver.open(&format!("http://{addr}/?character=orrin"));
         driver.click_text("#actions button", "Cast a Spell");
@@ -896,6 +911,13 @@ fn a_spell_with_a_save_shows_its_odds_and_the_target_rolls_its_own_save() {
         // damage to brute's hit points (half on a save).
         let odds = driver.until_text("#roll-odds", "brute's Hit Points");
         assert!(odds.contains("brute (target)"), "{odds}");
+        // The summary: the chance brute fails its save, and the expected damage to it.
+        let summary = driver.text("#roll-odds .odds-summary");
+        assert!(
+            summary.contains("% the target fails its save · ")
+                && summary.ends_with(" expected damage"),
+            "{summary}"
+        );
         driver.audit("a spell's form with its odds");
         driver.shot("wizard-fireball-odds", width);
         driver.click("#roll-go");
@@ -905,6 +927,158 @@ fn a_spell_with_a_save_shows_its_odds_and_the_target_rolls_its_own_save() {
         driver.fits("a spell's roll card");
         driver.audit("a spell's roll card");
         driver.shot("wizard-fireball", width);
+    }
+}
+
+/// A stored wizard (the caster sample, Fireball known) under `id`.
+fn store_wizard(addr: SocketAddr, id: &str) {
+    let mut wizard: Value = serde_yaml::from_str(
+        &std::fs::read_to_string(repo().join("testdata/characters/srd-wizard-5.yaml")).unwrap(),
+    )
+    .unwrap();
+    wizard["choices"]["5e-srd-5.1:spells-wizard"] =
+        json!([{ "option": "5e-srd-5.1:spells.fireball" }]);
+    let body = json!({ "id": id, "character": wizard }).to_string();
+    let (status, answer) = request(addr, "POST", "/api/characters", Some(&body));
+    assert_eq!(status, 200, "{answer}");
+}
+
+#[test]
+fn a_second_class_gets_the_multiclass_proficiencies_and_undo_takes_a_change_back() {
+    let Some(driver) = Driver::start() else {
+        return;
+    };
+    for (width, height) in SIZES {
+        let addr = table(&format!("multiclass-{width}"));
+        store_wizard(addr, "orrin");
+        driver.viewport(width, height);
+        driver.open(&format!("http://{addr}/?character=orrin"));
+        driver.until_text("#character-summary", "Wizard 5");
+        // An issue names the choice and the option it is about (this sample's Fireball is not in
+        // its spellbook).
+        let issues = driver.until_text("#issues .list", "Fireball — ");
+        assert!(issues.contains("may not be picked"), "{issues}");
+        let armor = "5e-srd-5.1:proficiencies.armor";
+        let str_save = format!("{} .beside", row_css("5e-srd-5.1:saves.str.mod"));
+        assert_eq!(driver.text(&str_save), "○");
+        // Fighter as a second class: the classes group's `addState` makes it level 1 and not the
+        // starting class, so it gives light and medium armor and shields, not heavy armor, nor
+        // the Strength and Constitution saves, nor the starting class's two skills.
+        driver.until(
+            "Fighter added from the classes group",
+            "const s = document.querySelector('[data-group=classes] .add-member select'); if (!s || ![...s.options].some(o => o.value === '5e-srd-5.1:classes.fighter')) return null; \
+             s.value = '5e-srd-5.1:classes.fighter'; s.nextElementSibling.click(); return true;",
+        );
+        driver.until_text("#character-summary", "Fighter 1");
+        let proficient = driver.until_text(&row_css(armor), "Medium");
+        assert!(!proficient.contains("Heavy"), "{proficient}");
+        assert_eq!(driver.text(&str_save), "○");
+        assert_eq!(
+            driver.text(&format!("{} .beside", row_css("5e-srd-5.1:saves.con.mod"))),
+            "○"
+        );
+        let (_, file) = request(addr, "GET", "/api/characters/orrin", None);
+        let added = file["character"]["inventory"]
+            .as_array()
+            .into_iter()
+            .chain(file["character"]["features"].as_array())
+            .flatten()
+            .find(|e| e["item"] == "5e-srd-5.1:classes.fighter")
+            .cloned()
+            .unwrap();
+        assert_eq!(added["state"]["startingClass"], json!(false), "{added}");
+        assert_eq!(added["state"]["level"], json!(1), "{added}");
+        driver.until_text("#guide-title", "Fighter");
+        let pending = driver.script("return JSON.stringify(state.sheet.pending.map(p => p.path));");
+        let pending = pending.as_str().unwrap();
+        assert!(pending.contains("fighting-style"), "{pending}");
+        assert!(
+            !pending.contains("\"skills\""),
+            "no starting skills: {pending}"
+        );
+        driver.fits("a second class");
+        driver.audit("a second class");
+        driver.shot("wizard-multiclass", width);
+        driver.click("#guide-close");
+
+        // Undo: the class added is taken back (the service's history), and the sheet follows.
+        driver.click("#undo");
+        driver.until(
+            "the second class undone",
+            "return !document.getElementById('character-summary').textContent.includes('Fighter') || null;",
+        );
+        driver.until_text("#status", "Undone");
+        let (_, file) = request(addr, "GET", "/api/characters/orrin", None);
+        assert!(
+            !file.to_string().contains("classes.fighter"),
+            "the file without the fighter: {file}"
+        );
+        driver.fits("an undone change");
+        driver.audit("an undone change");
+    }
+}
+
+#[test]
+fn a_targets_save_that_pauses_is_made_on_the_targets_own_page() {
+    let Some(driver) = Driver::start() else {
+        return;
+    };
+    for (width, height) in SIZES {
+        let addr = table(&format!("asked-{width}"));
+        store_wizard(addr, "orrin");
+        // brute's player has brute's sheet open; orrin's player, in another tab, casts Fireball on
+        // brute rolling their own dice, so brute's save pauses for its player's d20.
+        driver.viewport(width, height);
+        driver.open(&format!("http://{addr}/?character=brute"));
+        driver.until_text("#character-summary", "Fighter 5");
+        let brute_tab = driver.call("GET", "/window", json!({}));
+        let orrin_tab =
+            driver.call("POST", "/window/new", json!({ "type": "tab" }))["handle"].clone();
+        driver.call("POST", "/window", json!({ "handle": orrin_tab }));
+        driver.viewport(width, height);
+        driver.open(&format!("http://{addr}/?character=orrin"));
+        driver.click_text("#actions button", "Cast a Spell");
+        driver.until(
+            "the spell form",
+            "return document.getElementById('roll-dialog').open || null;",
+        );
+        driver.script("const f = document.getElementById('roll-fields'); f.querySelector('select[name=spell]').value = '5e-srd-5.1:spells.fireball'; f.querySelector('input[name=slotLevel]').value = '3'; f.querySelector('select[name=target]').value = 'brute'; f.querySelector('input[name=physical]').checked = true; return true;");
+        driver.click("#roll-go");
+        driver.until_text("#roll-card", "Waiting for brute's player");
+        driver.shot("wizard-waits-for-target", width);
+
+        // brute's page shows the save it is asked for, and its player types the d20's face.
+        driver.call("POST", "/window", json!({ "handle": brute_tab }));
+        driver.until(
+            "the asked save on brute's page",
+            "return document.querySelector('#roll-card .question input') || null;",
+        );
+        let card = driver.text("#roll-card .roll");
+        assert!(card.contains("orrin asks: Saving Throw"), "{card}");
+        driver.fits("a save asked of the target's page");
+        driver.audit("a save asked of the target's page");
+        driver.shot("target-asked-save", width);
+        driver.type_into("#roll-card .question input", "15\u{E007}");
+        driver.until_text("#roll-card", "Sent to orrin.");
+        let card = driver.text("#roll-card .roll");
+        assert!(card.contains("15"), "{card}");
+
+        // orrin's card goes on with brute's outcome: the fire damage's dice, then the damage for
+        // brute.
+        driver.call("POST", "/window", json!({ "handle": orrin_tab }));
+        driver.until(
+            "the damage dice asked of orrin's player",
+            "return document.querySelectorAll('#roll-card .question input').length >= 8 || null;",
+        );
+        driver.script("const boxes = [...document.querySelectorAll('#roll-card .question input')]; boxes.forEach(b => b.value = '3'); boxes[0].form.requestSubmit(); return true;");
+        let card = driver.until_text("#roll-card .roll", "Apply to brute");
+        assert!(card.contains("brute —"), "brute's save in the log: {card}");
+        assert!(card.contains("8d6"), "the damage dice: {card}");
+        driver.shot("wizard-after-target-save", width);
+        driver.fits("the actor's card after the target's save");
+        driver.audit("the actor's card after the target's save");
+        driver.call("DELETE", "/window", json!({}));
+        driver.call("POST", "/window", json!({ "handle": brute_tab }));
     }
 }
 

@@ -8,6 +8,7 @@
 const state = {
   id: null, revision: 0, sheet: null, inputs: {}, events: null, file: null, me: null,
   info: null, hints: [], hintOf: new Map(), rows: new Map(), characters: [], editing: false,
+  asked: new Map(),
 };
 const $ = (selector, root = document) => root.querySelector(selector);
 const el = (tag, props = {}, ...children) => {
@@ -289,6 +290,7 @@ function loadHints() {
   hints.sort((a, b) => (a.order ?? Infinity) - (b.order ?? Infinity) || a.index - b.index);
   state.hints = hints;
   state.hintOf = new Map(hints.map((h) => [h.field, h]));
+  state.oddsHints = Object.entries(info.oddsHints || {}).map(([id, h]) => ({ ...(h.decl || h), hintId: id, pack: h.declaredIn || h.pack }));
   state.groups = Object.entries(info.displayGroups || {}).map(([id, g], index) => ({ ...(g.decl || g), groupId: id, pack: g.declaredIn || g.pack, index }))
     .sort((a, b) => (a.order ?? Infinity) - (b.order ?? Infinity) || a.index - b.index);
 }
@@ -391,10 +393,13 @@ function addMember(group, title) {
   const pick = el("select", { "aria-label": `${title}: another ${typeName.toLowerCase()}` }, choices.map(([name, id]) => el("option", { value: id, text: name })));
   const add = el("button", { type: "button", "data-add-member": group.groupId, text: `Add ${typeName.toLowerCase()}`, onclick: async () => {
     const id = pick.value;
-    // The new member counts from 1 under the key its fellows count by (a class's level).
+    // The state the group's hint gives a member added beside those held (a second class:
+    // level 1, not the starting class); else it counts from 1 under the key its fellows count by.
     const counted = members(group, true).find((m) => m.number);
     const entry = { item: quote(id) };
-    if (counted) entry.state = { [counted.number.key]: "1" };
+    const given = Object.entries(group.addState || {});
+    if (given.length) entry.state = Object.fromEntries(given.map(([key, value]) => [key, typeof value === "string" ? value : JSON.stringify(value)]));
+    else if (counted) entry.state = { [counted.number.key]: "1" };
     const done = await write(() => ({ method: "POST", path: api(state.id, "/changes"),
       body: { changes: [{ type: "addItem", entry }] } }), refusal);
     if (done) startGuide(`New ${typeName.toLowerCase()}: ${itemName(id)}`);
@@ -764,7 +769,15 @@ function prepare(action, fixed = {}, subject) {
     control.dataset.kind = param.type;
     control.dataset.optional = param.optional ? "yes" : "";
     controls.push(["param", name, control]);
-    fields.append(el("label", {}, `${label}${param.optional ? " (optional)" : ""} `, control));
+    const line = el("label", {}, `${label}${param.optional ? " (optional)" : ""} `, control);
+    // An optional free-text parameter (an instance ID an app passes) is rarely a player's: it waits
+    // under "More options".
+    if (param.optional && control.tagName === "INPUT" && control.type === "text" && !["integer", "decimal"].includes(param.type)) {
+      let more = fields.querySelector("details.more");
+      if (!more) more = el("details", { class: "more" }, el("summary", { text: "More options" }));
+      more.append(line);
+      fields.append(more);
+    } else fields.append(line);
   }
   for (const [role, decl] of Object.entries(declared.participants || {})) {
     const others = state.characters.filter((c) => c.id !== state.id);
@@ -824,15 +837,15 @@ function prepare(action, fixed = {}, subject) {
   };
   // The odds before the roll, worked out again as the target or the situation changes.
   const shown = $("#roll-odds");
-  shown.textContent = "";
+  shown.replaceChildren();
   let asked = 0;
   const ask = async () => {
     const mine = ++asked;
     try {
       const input = await gather();
-      const words = await oddsFor(input);
-      if (mine === asked) shown.textContent = words ? `Odds: ${words}` : "";
-    } catch (_) { if (mine === asked) shown.textContent = ""; }
+      const words = await oddsWords(input);
+      if (mine === asked) shown.replaceChildren(...oddsNodes(words, "Odds"));
+    } catch (_) { if (mine === asked) shown.replaceChildren(); }
   };
   for (const [, , control] of controls) control.addEventListener("change", ask);
   ask();
@@ -877,6 +890,7 @@ async function start(input) {
 function stripRevisions(input) {
   const copy = JSON.parse(JSON.stringify(input));
   delete copy.subject;
+  delete copy.asked;
   for (const views of Object.values(copy.participants || {})) for (const view of views) delete view.revision;
   return copy;
 }
@@ -899,6 +913,31 @@ function bandName(actionId, band) {
 const GOOD = new Set(["hit", "critical", "success"]);
 const BAD = new Set(["miss", "failure"]);
 
+// A roll another character's action asks of this one (a target's save that pauses for its
+// player's dice or choice, pushed as `ask`): made here as any roll, its outcome sent back to the
+// asking page (`answered`), whose card then goes on.
+async function askedRoll(ask) {
+  const run = ask.run || {};
+  const input = { action: { id: run.action }, params: run.params || {}, asked: ask,
+    subject: `${ask.from} asks` };
+  if (run.policy) input.policy = run.policy;
+  const participants = {};
+  for (const [role, ids] of Object.entries(run.participants || {})) {
+    participants[role] = await Promise.all((ids || []).map((id) => participantView(id, null, run.action)));
+  }
+  if (Object.keys(participants).length) input.participants = participants;
+  status(`${ask.from} asks for ${actionName(run.action || "")}`);
+  await start(input);
+  $("#roll-card").scrollIntoView({ block: "nearest" });
+}
+function answerAsk(ask, outcome) {
+  const line = el("p", { class: "sent", role: "status", text: `Sending the outcome to ${ask.from}…` });
+  call("POST", api(state.id, "/asks/answer"), { to: ask.from, key: ask.key, outcome })
+    .then(() => { line.textContent = `Sent to ${ask.from}.`; })
+    .catch((error) => { line.textContent = `Not sent to ${ask.from}: ${error.message}`; });
+  return line;
+}
+
 // The roll card: each roll's dice and faces, its bonuses by their sources' names, the result in
 // words, damage by type, then the proposed changes, each applied with one button to its own
 // character; a pause asks its question.
@@ -918,6 +957,7 @@ function showResult(result, input) {
       box.append(el("p", { class: "data", text: `${dataName(actionId, key)}: ${dataValue(actionId, key, value)}` }));
     }
     box.append(proposals(result.proposedChanges || [], input));
+    if (input.asked) box.append(answerAsk(input.asked, outcome));
   } else if (result.status === "paused") {
     box.append(question(result, input));
   }
@@ -1116,23 +1156,44 @@ function question(result, input) {
           participants[role] = await Promise.all((ids || []).map((id) => participantView(id, null, run.action)));
           for (const view of participants[role]) delete view.revision;
         }
-        const theirs = await call("POST", api(who, "/actions"), { action: { id: run.action }, params: run.params || {}, participants });
-        if (theirs.result.status !== "finished") throw new Error(`${who}'s roll needs its player: open ${who}'s sheet to make it`);
-        await go({ outcome: theirs.result.outcome || {} });
+        // The actor rolling their own dice asks the same of the target's player.
+        const policy = input.policy;
+        const theirs = await call("POST", api(who, "/actions"), { action: { id: run.action }, params: run.params || {}, participants, ...(policy ? { policy } : {}) });
+        if (theirs.result.status === "finished") { await go({ outcome: theirs.result.outcome || {} }); return; }
+        // It pauses (a choice, or its player's own dice): asked of the page open on its
+        // character, through the service's pushes; this card goes on when that page answers.
+        const key = `${state.id}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+        state.asked.set(key, (outcome) => go({ outcome }));
+        const waiting = el("p", { class: "waiting", text: `Waiting for ${who}'s player to make this roll on ${who}'s sheet…` });
+        const ask = async () => {
+          try {
+            await call("POST", api(who, "/asks"), { from: state.id, key, run: { ...run, participants: run.participants || {}, ...(policy ? { policy } : {}) } });
+            refusal.textContent = "";
+            set.replaceChildren(set.firstChild, waiting);
+          } catch (error) {
+            refusal.textContent = error.errors && error.errors.length ? error.errors.map((e) => worded(e)).join(" ") : error.message;
+            set.replaceChildren(set.firstChild, el("button", { type: "button", text: "Ask again", onclick: ask }));
+          }
+        };
+        await ask();
       } catch (error) {
         refusal.textContent = error.errors && error.errors.length ? error.errors.map((e) => worded(e)).join(" ") : error.message;
       }
     })();
   } else if (needs.kind === "dice") {
-    const count = needs.count || (needs.dice && needs.dice.count) || 1;
-    const sides = needs.sides || (needs.dice && needs.dice.sides);
+    // `needs.dice`: each dice item still to roll, `{ item, count, sides }`, faces in that order.
+    const wanted = Array.isArray(needs.dice) ? needs.dice : [{ count: needs.count || 1, sides: needs.sides }];
     const boxes = [];
-    for (let i = 0; i < count; i++) {
-      const box = el("input", { type: "text", inputmode: "numeric", size: "3", required: true, "aria-label": `Die ${i + 1}${sides ? ` of d${sides}` : ""}` });
-      boxes.push(box);
-      set.append(box, " ");
+    for (const group of wanted) {
+      for (let i = 0; i < (group.count || 1); i++) {
+        const box = el("input", { type: "text", inputmode: "numeric", size: "3", required: true,
+          "aria-label": `Die ${boxes.length + 1}${group.sides ? ` (d${group.sides})` : ""}` });
+        boxes.push(box);
+        set.append(box, " ");
+      }
     }
-    set.prepend(el("p", { text: `${needs.notation || (sides ? `${count}d${sides}` : "")}: type the faces you rolled.` }));
+    const notation = wanted.map((g) => `${g.count || 1}d${g.sides ?? "?"}`).join(" + ");
+    set.prepend(el("p", { text: `${notation}: type the faces you rolled.` }));
     set.append(el("button", { type: "submit", text: "Use these faces" }));
     form.addEventListener("submit", (event) => { event.preventDefault(); go({ faces: boxes.map((b) => Number(b.value)) }); });
     setTimeout(() => boxes[0] && boxes[0].focus(), 0);
@@ -1155,16 +1216,65 @@ function question(result, input) {
 // (`65 % Hit · 10 % Critical hit · 25 % Miss · brute's Hit Points −7.1 expected`). `trial`: the
 // changes a choice's option would make, for the odds after it. Null when the route gives none.
 const percent = (p) => `${Math.round(Number(p) * 1000) / 10} %`;
-async function oddsFor(input, trial) {
-  const parts = await oddsPartsFor(input, trial);
-  return parts.length ? parts.join(" · ") : null;
-}
-async function oddsPartsFor(input, trial) {
+// The odds in words: the summary the pack's odds hints give, and the details.
+async function oddsWords(input, trial) {
   const body = stripRevisions(input);
   delete body.policy;
   if (trial) body.trial = trial;
   const answer = await call("POST", api(state.id, "/odds"), body);
-  return oddsParts(input.action.id, answer.odds);
+  return { summary: oddsSummary(input, answer.odds), details: oddsParts(input.action.id, answer.odds) };
+}
+// The odds' lines: the summary first (strong), then the details; nothing when the route gave none.
+function oddsNodes(words, label) {
+  if (!words || (!words.summary && !words.details.length)) return [];
+  const nodes = [`${label}: `];
+  if (words.summary) nodes.push(el("strong", { class: "odds-summary", text: words.summary }));
+  if (words.details.length) nodes.push(el("span", { class: "odds-details", text: `${words.summary ? " (" : ""}${words.details.join(" · ")}${words.summary ? ")" : ""}` }));
+  return nodes;
+}
+// The parts compared before → after a choice's option: the summary's phrases where the pack
+// sums the action up, else the details.
+async function oddsPartsFor(input, trial) {
+  const words = await oddsWords(input, trial);
+  return words.summary ? words.summary.split(" · ") : words.details;
+}
+
+// The summary of an action's odds by the pack's odds hints (display-hints.md §4), each phrase
+// its text `odds.<id>.name` with `chance` (the hinted results' summed chance), `mean` (the
+// hinted field's proposed changes' summed mean, negated for a loss) and `name`: `65 % to hit ·
+// 6.0 expected damage`. A hint with a `role` gives one phrase per participant of that role, from
+// its own results and the changes to it; several participants' phrases are each led by its
+// name. A phrase is left out where none of its results may happen, or no change to its field is
+// proposed, or its mean is not above 0. Null when no hint sums the action up.
+function oddsSummary(input, odds) {
+  if (!odds) return null;
+  const hints = (state.oddsHints || []).filter((h) => (h.actions || []).includes(input.action.id));
+  const groups = new Map();
+  for (const hint of hints) {
+    const who = hint.role ? ((input.participants || {})[hint.role] || []).map((v) => v.id) : [null];
+    for (const id of who) {
+      const args = { name: id ?? "" };
+      if (hint.results && hint.results.length) {
+        const results = id === null ? odds.results
+          : (((odds.participants || {})[hint.role] || []).find((e) => e.id === id) || {}).results;
+        if (!results || !hint.results.some((r) => Number(results[r]) > 0)) continue;
+        args.chance = percent(hint.results.reduce((sum, r) => sum + Number(results[r] || 0), 0));
+      }
+      if (hint.field) {
+        const changes = (odds.changes || []).filter((c) => c.field === hint.field && (id === null || c.character === id));
+        const sum = changes.reduce((total, c) => total + Number(c.mean), 0) * (hint.loss ? -1 : 1);
+        if (!changes.length || !(sum > 0)) continue;
+        args.mean = sum.toFixed(1);
+      }
+      const text = t(qualified(hint.pack, `odds.${hint.hintId}.name`), args);
+      if (!text) continue;
+      if (!groups.has(id)) groups.set(id, []);
+      groups.get(id).push(text);
+    }
+  }
+  const named = [...groups.keys()].filter((id) => id !== null).length > 1;
+  const lines = [...groups].map(([id, phrases]) => `${named && id !== null ? `${id}: ` : ""}${phrases.join(" · ")}`);
+  return lines.length ? lines.join(named ? "; " : " · ") : null;
 }
 function oddsParts(actionId, odds) {
   if (!odds) return [];
@@ -1190,8 +1300,8 @@ function oddsParts(actionId, odds) {
 }
 async function odds(input, box) {
   try {
-    const words = await oddsFor(input);
-    if (words) box.append(el("p", { class: "odds", text: `Odds before the roll: ${words}` }));
+    const nodes = oddsNodes(await oddsWords(input), "Odds before the roll");
+    if (nodes.length) box.append(el("p", { class: "odds" }, nodes));
   } catch (_) { /* no odds for this action */ }
 }
 
@@ -1393,7 +1503,7 @@ function guideStep() {
   const pending = (state.sheet.pending || []).filter((p) => !guided.skipped.has(JSON.stringify(p.path)));
   const progress = $("#guide-progress");
   const issues = $("#guide-issues");
-  issues.replaceChildren(...(state.sheet.issues || []).map((issue) => el("li", { text: worded(issue, "issues") })));
+  issues.replaceChildren(...(state.sheet.issues || []).map((issue) => el("li", { text: issueWords(issue) })));
   $("#guide-issues-title").hidden = !issues.children.length;
   if (!pending.length) {
     const skipped = guided.skipped.size ? ` ${guided.skipped.size} left for later (under Choices).` : "";
@@ -1461,10 +1571,23 @@ async function optionOdds(listed, cards) {
   }
 }
 
+// An issue in words, led by the choice and option it is about when its data names them
+// (`option-not-eligible`: "Wizard spells: Fireball — This option may not be picked").
+function issueWords(issue) {
+  const text = worded(issue, "issues");
+  const data = issue.data || {};
+  if (!data.path || !Array.isArray(data.path.choice)) return text;
+  try {
+    const choice = { path: data.path, id: data.path.choice[data.path.choice.length - 1] };
+    const option = data.option !== undefined ? `: ${choiceOption(choice, data.option)}` : "";
+    return `${choicePrompt(choice)}${option} — ${text}`;
+  } catch (_) { return text; }
+}
+
 function renderIssues() {
   const list = $("#issues .list");
   list.replaceChildren();
-  for (const issue of state.sheet.issues || []) list.append(el("li", { text: worded(issue, "issues") }));
+  for (const issue of state.sheet.issues || []) list.append(el("li", { text: issueWords(issue) }));
   for (const error of state.sheet.errors || []) list.append(el("li", { text: `${worded(error, "errors")}${error.field ? ` (${fieldName(error.field)})` : ""}` }));
   $("#issues").hidden = !list.children.length;
 }
@@ -1559,6 +1682,12 @@ function subscribe(id) {
     if (state.info && event.revision > state.revision) applyChanged(event);
   });
   events.addEventListener("resync", () => open(id, true));
+  events.addEventListener("ask", (e) => askedRoll(JSON.parse(e.data)));
+  events.addEventListener("answered", (e) => {
+    const answered = JSON.parse(e.data);
+    const waiting = state.asked.get(answered.key);
+    if (waiting) { state.asked.delete(answered.key); waiting(answered.outcome || {}); }
+  });
   events.onerror = () => status("Reconnecting…", true);
   state.events = events;
 }

@@ -130,6 +130,13 @@ impl<'a> Merger<'a> {
             file,
             |h| Some(&h.id),
         );
+        self.listed(
+            &mut out.odds_hints,
+            doc.odds_hints,
+            "oddsHints",
+            file,
+            |h| Some(&h.id),
+        );
     }
 
     /// Records where the file's declarations land in the merged document, before merging them.
@@ -191,6 +198,7 @@ impl<'a> Merger<'a> {
             ),
             ("immuneTo", out.immune_to.len(), doc.immune_to.len()),
             ("fieldHints", out.field_hints.len(), doc.field_hints.len()),
+            ("oddsHints", out.odds_hints.len(), doc.odds_hints.len()),
         ];
         for (section, before, count) in lists {
             for index in 0..count {

@@ -366,6 +366,15 @@ pub fn catalogue(release: &PackRelease) -> Keyed<KeySpec> {
         let at = Declared::Rules(format!("/displayGroups/{i}"));
         c.add(format!("groups.{}.name", group.id), &[], true, at);
     }
+    for (i, hint) in rules.odds_hints.iter().enumerate() {
+        let at = Declared::Rules(format!("/oddsHints/{i}"));
+        c.add(
+            format!("odds.{}.name", hint.id),
+            &["chance", "mean", "name"],
+            true,
+            at,
+        );
+    }
     if let Some(settings) = serde_json::to_value(&rules.settings)
         .ok()
         .and_then(|v| v.as_object().cloned())

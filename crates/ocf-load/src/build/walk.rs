@@ -276,6 +276,10 @@ impl Walker {
                 });
             }
         });
+        self.list("oddsHints", &doc.odds_hints, |w, hint| {
+            w.references("actions", RefKind::Action, &hint.actions);
+            w.reference("field", RefKind::Field, &hint.field);
+        });
         self.list("standardCopies", &doc.standard_copies, |w, q| {
             w.query(q, false)
         });

@@ -96,6 +96,12 @@ pub fn merge(ruleset: &mut Ruleset, releases: &[PackRelease]) -> Result<(), Vec<
                 .0
                 .insert(h.id.clone(), Declared::new(pack, h.clone()));
         }
+        for h in &rules.odds_hints {
+            ruleset
+                .odds_hints
+                .0
+                .insert(h.id.clone(), Declared::new(pack, h.clone()));
+        }
         for s in &rules.standard_copies {
             ruleset.standard_copies.push(Declared::new(pack, s.clone()));
         }
@@ -324,6 +330,11 @@ fn check_display(ruleset: &mut Ruleset, errors: &mut Vec<LoadErrorRecord>) {
             ));
         }
         ruleset.field_hints.0[i] = hint;
+    }
+    for i in 0..ruleset.odds_hints.len() {
+        let mut hint = ruleset.odds_hints.0[i].clone();
+        qualify(ruleset, &mut hint, |w, h| w.odds_hint(h), errors);
+        ruleset.odds_hints.0[i] = hint;
     }
 }
 
