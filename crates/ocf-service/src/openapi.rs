@@ -441,6 +441,10 @@ pub struct Texts {
     pub display_groups: Value,
     #[schema(value_type = Object)]
     pub field_hints: Value,
+    /// The ruleset's odds hints, by ID: one phrase of an action's odds summary each (the results
+    /// whose chances add up, the field whose expected change is summed; text `odds.<id>.name`).
+    #[schema(value_type = Object)]
+    pub odds_hints: Value,
     #[schema(value_type = Object)]
     pub fields: Value,
     #[schema(value_type = Object)]

@@ -319,6 +319,8 @@ fn every_route_the_router_serves_is_described_and_every_described_one_is_served(
         "post /api/characters/{id}/actions",
         "post /api/characters/{id}/actions/continue",
         "post /api/characters/{id}/odds",
+        "post /api/characters/{id}/asks",
+        "post /api/characters/{id}/asks/answer",
         "post /api/characters/{id}/close",
         "get /api/characters/{id}/history",
         "get /api/characters/{id}/history/{revision}",
