@@ -104,7 +104,7 @@ fn apply(args: &ApplyArgs) -> Result<ExitCode, String> {
         print!("{}", render(&before, &after, &applied));
     }
     if let Some(out) = &args.output {
-        ocf_cli::character::write(out, &applied.character)?;
+        ocf_cli::character::write(out, &applied.character, Some(&args.character))?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -104,14 +104,49 @@ impl<'de> serde::de::Visitor<'de> for UniqueVisitor {
 
 /// Writes `character` to `out` (YAML for `.yaml` / `.yml`, else JSON) through a temporary file
 /// beside it, renamed over it once whole: a failed write leaves the old file as it was. `ocf
-/// apply -o` and `ocf act --apply` write through this one path.
-pub fn write(out: &Path, character: &ocf_model::Character) -> Result<(), String> {
-    let yaml = out.extension().is_some_and(|e| e == "yaml" || e == "yml");
-    let text = if yaml {
-        serde_yaml::to_string(character).map_err(|e| e.to_string())?
-    } else {
-        serde_json::to_string_pretty(character).map_err(|e| e.to_string())? + "\n"
-    };
+/// apply -o` and `ocf act --apply` write through this one path. `original` is the YAML file the
+/// character was read from: its text is patched ([`crate::yaml_patch`]), keeping its comments.
+pub fn write(
+    out: &Path,
+    character: &ocf_model::Character,
+    original: Option<&Path>,
+) -> Result<(), String> {
+    write_text(out, &text(out, character, original)?)
+}
+
+/// The text [`write`] writes: for a YAML `out` with a YAML `original`, the original's text
+/// patched to say `character` (written whole, with a warning on stderr, should the patch not
+/// read back as the character); else the character written whole.
+pub fn text(
+    out: &Path,
+    character: &ocf_model::Character,
+    original: Option<&Path>,
+) -> Result<String, String> {
+    let yaml = |p: &Path| p.extension().is_some_and(|e| e == "yaml" || e == "yml");
+    if !yaml(out) {
+        return Ok(serde_json::to_string_pretty(character).map_err(|e| e.to_string())? + "\n");
+    }
+    if let Some(original) = original.filter(|p| yaml(p)) {
+        let limits = ReadLimits::default();
+        let file = original.display().to_string();
+        let read = ocf_load::build::source::read_bounded(original, &file, limits.max_file_bytes)
+            .ok()
+            .and_then(|bytes| String::from_utf8(bytes).ok());
+        if let Some(written) = read {
+            match crate::yaml_patch::patched(&written, character) {
+                Ok(text) => return Ok(text),
+                Err(why) => eprintln!(
+                    "ocf: {}: written whole, its comments not kept ({why})",
+                    out.display()
+                ),
+            }
+        }
+    }
+    serde_yaml::to_string(character).map_err(|e| e.to_string())
+}
+
+/// Writes `text` to `out` through a temporary file beside it, renamed over it once whole.
+pub fn write_text(out: &Path, text: &str) -> Result<(), String> {
     let name = out
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

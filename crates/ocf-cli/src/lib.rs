@@ -9,3 +9,4 @@ pub mod schema;
 pub mod serve;
 pub mod text_sheet;
 pub mod users;
+pub mod yaml_patch;

@@ -36,6 +36,8 @@ fn second_wind_heals_the_fighter_and_the_file_says_so() {
     // Seed 1 rolls an 8: 1d10 + the fighter level 5 heals 13.
     assert!(text.contains("= 13"), "{text}");
     let healed = std::fs::read_to_string(&output).unwrap();
+    // The file is the fighter's own text patched: its comments are kept.
+    assert!(healed.starts_with("# Brother Aldric"), "{healed}");
     assert!(healed.contains("5e-srd-5.1:hp.current: 33"), "{healed}");
     assert!(
         healed.contains("5e-srd-5.1:secondWind.spent: 1"),

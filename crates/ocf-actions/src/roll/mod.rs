@@ -20,14 +20,13 @@ pub fn roll_step<'db>(
 ) -> Result<Option<Value>, Stop> {
     let step = at.step;
     let bands = step.bands.as_ref().map(|b| b.as_str());
-    let summary = {
-        let ctx = run.ctx(frame, Some(at));
-        summary::summary(run.ruleset, frame, &ctx, bands)
-    };
+    // One context for the step's formulas: nothing the step does before it classifies changes
+    // what they read (the frame, the proposed sheet).
+    let mut ctx = run.ctx(frame, Some(at));
+    let summary = summary::summary(run.ruleset, frame, &ctx, bands);
     if let Some(of) = &step.of {
-        return again(run, frame, at, of, bands, summary).map_err(Stop::Fail);
+        return again(run, frame, at, of, bands, summary, ctx).map_err(Stop::Fail);
     }
-    let ctx = run.ctx(frame, Some(at));
     let mut tags = Vec::new();
     eval_tags(&ctx, run.ruleset, &step.tags, &mut tags)?;
     for t in &frame.extra_tags {
@@ -35,7 +34,6 @@ pub fn roll_step<'db>(
             tags.push(t.clone());
         }
     }
-    drop(ctx);
     let built = build::build(run, frame, at, tags)?;
     let mut need = serde_json::Map::new();
     need.insert("kind".into(), json!("dice"));
@@ -54,7 +52,6 @@ pub fn roll_step<'db>(
     };
     rolled.tallies = classify::tallies(run.ruleset, &built);
     let result = classify::result_value(&rolled, built.empty);
-    let mut ctx = run.ctx(frame, Some(at));
     let result = classify::classify(run.ruleset, frame.pack, bands, &mut ctx, result)?;
     drop(ctx);
     let mut entry = serde_json::Map::new();
@@ -112,6 +109,7 @@ fn again<'db>(
     of: &str,
     bands: Option<&str>,
     summary: Json,
+    mut ctx: crate::context::ActionContext<'db>,
 ) -> Result<Option<Value>, crate::error::ActionError> {
     let segs: Vec<&str> = of.split('/').collect();
     let mut steps = frame.steps.clone();
@@ -128,7 +126,6 @@ fn again<'db>(
     let Some(earlier) = node.filter(|n| member(n, "total").is_some()) else {
         return Ok(None);
     };
-    let mut ctx = run.ctx(frame, Some(at));
     let result = classify::classify(run.ruleset, frame.pack, bands, &mut ctx, earlier)?;
     drop(ctx);
     // The full path names the current participant's run of a per-participant first step.

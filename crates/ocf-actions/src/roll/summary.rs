@@ -162,35 +162,40 @@ fn literal(value: &Value) -> Option<String> {
     crate::run::literal_text(value).ok()
 }
 
-/// The syntax tree of a band's condition or a set's `value`, parsed once per process: the texts
-/// are the rulesets' own, so the table holds what the loaded rulesets write, and past
-/// [`MAX_TREES`] a text is parsed again at each read.
-fn syntax(text: &str) -> ocf_syntax::Parse {
-    type Trees = std::collections::HashMap<Box<str>, ocf_syntax::Parse>;
-    static TREES: std::sync::OnceLock<std::sync::Mutex<Trees>> = std::sync::OnceLock::new();
-    let trees = TREES.get_or_init(Default::default);
-    if let Some(found) = trees.lock().ok().and_then(|t| t.get(text).cloned()) {
+/// How a band's condition or a set's `value` resolves, worked out once per text (its syntax tree
+/// walked, each maximal subexpression that doesn't read `roll` printed): at each roll only those
+/// subexpressions are evaluated. The texts are the rulesets' own, so the table holds what the
+/// loaded rulesets write, and past [`MAX_PLANS`] a text is planned again at each read.
+fn plan(text: &str) -> Option<std::sync::Arc<Plan>> {
+    type Plans = std::collections::HashMap<Box<str>, Option<std::sync::Arc<Plan>>>;
+    static PLANS: std::sync::OnceLock<std::sync::Mutex<Plans>> = std::sync::OnceLock::new();
+    let plans = PLANS.get_or_init(Default::default);
+    if let Some(found) = plans.lock().ok().and_then(|t| t.get(text).cloned()) {
         return found;
     }
     let parse = ocf_syntax::parse(text);
-    if let Ok(mut t) = trees.lock()
-        && t.len() < MAX_TREES
+    let planned = parse
+        .root()
+        .expr()
+        .filter(|_| parse.errors.is_empty())
+        .map(|expr| std::sync::Arc::new(Plan::of(&expr)));
+    if let Ok(mut t) = plans.lock()
+        && t.len() < MAX_PLANS
     {
-        t.insert(text.into(), parse.clone());
+        t.insert(text.into(), planned.clone());
     }
-    parse
+    planned
 }
 
-/// How many summary trees [`syntax`] keeps.
-const MAX_TREES: usize = 1 << 14;
+/// How many plans [`plan`] keeps.
+const MAX_PLANS: usize = 1 << 14;
 
 /// `text` resolved: its printed form, and the tree when it parsed.
 fn resolve_text(ctx: &ActionContext<'_>, text: &str) -> (String, Option<Node>) {
-    let parse = syntax(text);
-    let Some(expr) = parse.root().expr().filter(|_| parse.errors.is_empty()) else {
+    let Some(plan) = plan(text) else {
         return (text.to_owned(), None);
     };
-    let node = resolve(ctx, &expr);
+    let node = plan.resolve(ctx);
     (node.text(), Some(node))
 }
 
@@ -201,91 +206,143 @@ fn reads_roll(expr: &Expr) -> bool {
     })
 }
 
-fn resolve(ctx: &ActionContext<'_>, expr: &Expr) -> Node {
-    if !reads_roll(expr) {
-        let printed = ocf_syntax::printer::print(expr);
-        let written = match expr {
-            Expr::Literal(lit) if !matches!(lit.kind(), Some(LiteralKind::String(_))) => {
-                Some(printed.clone())
+/// A condition's shape: what [`Plan::resolve`] makes of it at a roll.
+#[derive(Debug)]
+enum Plan {
+    /// A maximal subexpression that doesn't read `roll`, printed; with a written literal's own
+    /// spelling (not a string's).
+    Eval(String, Option<String>),
+    Text(String),
+    Paren(Box<Plan>),
+    Bin(BinaryOp, Box<Plan>, Box<Plan>),
+    Prefix(PrefixOp, Box<Plan>),
+    Ternary(Box<Plan>, Box<Plan>, Box<Plan>),
+    Field(Box<Plan>, String),
+    Index(Box<Plan>, Box<Plan>),
+    Call(String, Vec<Plan>),
+    List(Vec<Plan>),
+    Dice(Box<Plan>, String),
+}
+
+impl Plan {
+    fn of(expr: &Expr) -> Plan {
+        if !reads_roll(expr) {
+            let printed = ocf_syntax::printer::print(expr);
+            let written = match expr {
+                Expr::Literal(lit) if !matches!(lit.kind(), Some(LiteralKind::String(_))) => {
+                    Some(printed.clone())
+                }
+                _ => None,
+            };
+            return Plan::Eval(printed, written);
+        }
+        let sub = |e: Option<Expr>| -> Box<Plan> {
+            Box::new(match e {
+                Some(e) => Plan::of(&e),
+                None => Plan::Text(String::new()),
+            })
+        };
+        match expr {
+            Expr::ParenExpr(p) => Plan::Paren(sub(p.expr())),
+            Expr::BinExpr(b) => match b.op_kind() {
+                Some(op) => Plan::Bin(op, sub(b.lhs()), sub(b.rhs())),
+                None => Plan::Text(ocf_syntax::printer::print(expr)),
+            },
+            Expr::PrefixExpr(p) => match p.op_kind() {
+                Some(op) => Plan::Prefix(op, sub(p.operand())),
+                None => Plan::Text(ocf_syntax::printer::print(expr)),
+            },
+            Expr::TernaryExpr(t) => Plan::Ternary(
+                sub(t.condition()),
+                sub(t.then_branch()),
+                sub(t.else_branch()),
+            ),
+            Expr::FieldExpr(f) => Plan::Field(
+                sub(f.receiver()),
+                f.name().map(|n| n.text().to_owned()).unwrap_or_default(),
+            ),
+            Expr::IndexExpr(i) => Plan::Index(sub(i.base()), sub(i.index())),
+            Expr::CallExpr(c) => {
+                let callee = c
+                    .callee()
+                    .map(|e| ocf_syntax::printer::print(&e))
+                    .unwrap_or_default();
+                Plan::Call(callee, c.args().map(|a| Plan::of(&a)).collect())
             }
-            _ => None,
-        };
-        return match ctx.eval(&printed) {
-            Ok(v) if literal(&v).is_some() => Node::Lit(v, written),
-            _ => Node::Text(printed),
-        };
+            Expr::ListExpr(l) => Plan::List(l.items().map(|a| Plan::of(&a)).collect()),
+            Expr::ComputedDice(d) => {
+                let suffix = match (d.notation(), d.suffix_token()) {
+                    (Some(n), _) => n.to_string(),
+                    (None, Some(t)) => t.text().to_owned(),
+                    (None, None) => String::new(),
+                };
+                Plan::Dice(sub(d.count()), suffix)
+            }
+            // `roll` itself.
+            other => Plan::Text(ocf_syntax::printer::print(other)),
+        }
     }
-    let sub = |e: Option<Expr>| -> Node {
-        match e {
-            Some(e) => resolve(ctx, &e),
-            None => Node::Text(String::new()),
-        }
-    };
-    match expr {
-        Expr::ParenExpr(p) => match sub(p.expr()) {
-            // Parentheses stay where written, but around a literal or a single operand they
-            // hold nothing.
-            inner @ (Node::Bin(..) | Node::Ternary(..) | Node::Prefix(..)) => {
-                Node::Paren(Box::new(inner))
+
+    /// The condition resolved in `ctx`: each subexpression that doesn't read `roll` its value as
+    /// a literal (as written when it fails or has none), literal guards deciding as evaluation
+    /// would.
+    fn resolve(&self, ctx: &ActionContext<'_>) -> Node {
+        match self {
+            Plan::Eval(printed, written) => match ctx.eval(printed) {
+                Ok(v) if literal(&v).is_some() => Node::Lit(v, written.clone()),
+                _ => Node::Text(printed.clone()),
+            },
+            Plan::Text(text) => Node::Text(text.clone()),
+            Plan::Paren(inner) => match inner.resolve(ctx) {
+                // Parentheses stay where written, but around a literal or a single operand they
+                // hold nothing.
+                inner @ (Node::Bin(..) | Node::Ternary(..) | Node::Prefix(..)) => {
+                    Node::Paren(Box::new(inner))
+                }
+                inner => inner,
+            },
+            Plan::Bin(op, l, r) => {
+                let (l, r) = (l.resolve(ctx), r.resolve(ctx));
+                match (op, l.literal_bool(), r.literal_bool()) {
+                    (BinaryOp::And, Some(false), _) => Node::Lit(Value::Bool(false), None),
+                    (BinaryOp::Or, Some(true), _) => Node::Lit(Value::Bool(true), None),
+                    (BinaryOp::And, Some(true), _) | (BinaryOp::Or, Some(false), _) => r,
+                    (BinaryOp::And, _, Some(true)) | (BinaryOp::Or, _, Some(false)) => l,
+                    _ => Node::Bin(*op, Box::new(l), Box::new(r)),
+                }
             }
-            inner => inner,
-        },
-        Expr::BinExpr(b) => {
-            let (l, r) = (sub(b.lhs()), sub(b.rhs()));
-            let Some(op) = b.op_kind() else {
-                return Node::Text(ocf_syntax::printer::print(expr));
-            };
-            match (op, l.literal_bool(), r.literal_bool()) {
-                (BinaryOp::And, Some(false), _) => Node::Lit(Value::Bool(false), None),
-                (BinaryOp::Or, Some(true), _) => Node::Lit(Value::Bool(true), None),
-                (BinaryOp::And, Some(true), _) | (BinaryOp::Or, Some(false), _) => r,
-                (BinaryOp::And, _, Some(true)) | (BinaryOp::Or, _, Some(false)) => l,
-                _ => Node::Bin(op, Box::new(l), Box::new(r)),
+            Plan::Prefix(op, operand) => {
+                let operand = operand.resolve(ctx);
+                match (op, operand.literal_bool()) {
+                    (PrefixOp::Not, Some(b)) => Node::Lit(Value::Bool(!b), None),
+                    (op, _) => Node::Prefix(*op, Box::new(operand)),
+                }
             }
-        }
-        Expr::PrefixExpr(p) => {
-            let operand = sub(p.operand());
-            match (p.op_kind(), operand.literal_bool()) {
-                (Some(PrefixOp::Not), Some(b)) => Node::Lit(Value::Bool(!b), None),
-                (Some(op), _) => Node::Prefix(op, Box::new(operand)),
-                (None, _) => Node::Text(ocf_syntax::printer::print(expr)),
+            Plan::Ternary(cond, then, otherwise) => {
+                let cond = cond.resolve(ctx);
+                match cond.literal_bool() {
+                    Some(true) => then.resolve(ctx),
+                    Some(false) => otherwise.resolve(ctx),
+                    None => Node::Ternary(
+                        Box::new(cond),
+                        Box::new(then.resolve(ctx)),
+                        Box::new(otherwise.resolve(ctx)),
+                    ),
+                }
             }
-        }
-        Expr::TernaryExpr(t) => {
-            let cond = sub(t.condition());
-            match cond.literal_bool() {
-                Some(true) => sub(t.then_branch()),
-                Some(false) => sub(t.else_branch()),
-                None => Node::Ternary(
-                    Box::new(cond),
-                    Box::new(sub(t.then_branch())),
-                    Box::new(sub(t.else_branch())),
-                ),
+            Plan::Field(receiver, name) => {
+                Node::Field(Box::new(receiver.resolve(ctx)), name.clone())
             }
+            Plan::Index(base, index) => {
+                Node::Index(Box::new(base.resolve(ctx)), Box::new(index.resolve(ctx)))
+            }
+            Plan::Call(callee, args) => Node::Call(
+                callee.clone(),
+                args.iter().map(|a| a.resolve(ctx)).collect(),
+            ),
+            Plan::List(items) => Node::List(items.iter().map(|a| a.resolve(ctx)).collect()),
+            Plan::Dice(count, suffix) => Node::Dice(Box::new(count.resolve(ctx)), suffix.clone()),
         }
-        Expr::FieldExpr(f) => Node::Field(
-            Box::new(sub(f.receiver())),
-            f.name().map(|n| n.text().to_owned()).unwrap_or_default(),
-        ),
-        Expr::IndexExpr(i) => Node::Index(Box::new(sub(i.base())), Box::new(sub(i.index()))),
-        Expr::CallExpr(c) => {
-            let callee = c
-                .callee()
-                .map(|e| ocf_syntax::printer::print(&e))
-                .unwrap_or_default();
-            Node::Call(callee, c.args().map(|a| resolve(ctx, &a)).collect())
-        }
-        Expr::ListExpr(l) => Node::List(l.items().map(|a| resolve(ctx, &a)).collect()),
-        Expr::ComputedDice(d) => {
-            let suffix = match (d.notation(), d.suffix_token()) {
-                (Some(n), _) => n.to_string(),
-                (None, Some(t)) => t.text().to_owned(),
-                (None, None) => String::new(),
-            };
-            Node::Dice(Box::new(sub(d.count())), suffix)
-        }
-        // `roll` itself.
-        other => Node::Text(ocf_syntax::printer::print(other)),
     }
 }
 

@@ -154,14 +154,19 @@ impl Cast {
             })?;
             to_write.push((i, out, changes.len()));
         }
-        let mut written = Vec::new();
+        // Every text made before any is written: each file's own text patched, its comments kept.
+        let mut texts = Vec::new();
         for (i, out, n) in to_write {
             let m = &self.members[i];
             let file = self.sessions[m.session]
                 .1
                 .file(m.cid)
                 .map_err(|e| e.to_string())?;
-            ocf_cli::character::write(&out, file)?;
+            texts.push((ocf_cli::character::text(&out, file, Some(&m.path))?, out, n));
+        }
+        let mut written = Vec::new();
+        for (text, out, n) in texts {
+            ocf_cli::character::write_text(&out, &text)?;
             written.push((out, n));
         }
         Ok(written)
