@@ -1640,7 +1640,7 @@ fn spell_scrolls_cast_at_their_own_dc_and_crumble() {
     let paused = read(&wizard5, third, "fireball", json!([]), &mut Tens);
     assert_eq!(
         paused["needs"]["run"]["params"],
-        json!({ "ability": "dex", "dc": 15 })
+        json!({ "ability": "dex", "dc": 15, "againstSpell": true })
     );
     let r = read(
         &wizard5,
