@@ -117,7 +117,7 @@ fn print_report(name: &str, clients: usize, writers: usize, edits: usize, report
     let lost = report
         .finals
         .iter()
-        .filter(|(v, _)| *v != edits as i64)
+        .filter(|(v, _)| *v != load::saved(edits as i64))
         .count();
     let doubled = report
         .finals

@@ -245,8 +245,9 @@ pub fn run_on(
                         std::thread::sleep(due.saturating_duration_since(Instant::now()));
                     }
                     let first = Instant::now();
+                    let value = saved(k);
                     loop {
-                        let body = json!({ "revision": revision, "value": k }).to_string();
+                        let body = json!({ "revision": revision, "value": value }).to_string();
                         let path = format!("/api/characters/{id}/values/{FIELD}");
                         let sent = Instant::now();
                         let answered = request(addr, "PUT", &path, &body);
@@ -267,8 +268,8 @@ pub fn run_on(
                             Some((409, _)) | None => {
                                 // The answer may have been lost after the write was stored: the
                                 // store says whether it was.
-                                let (value, now) = read(addr, &id);
-                                if value == k && now == revision + 1 {
+                                let (stored, now) = read(addr, &id);
+                                if stored == value && now == revision + 1 {
                                     recovered.fetch_add(1, Ordering::SeqCst);
                                     acknowledged.fetch_add(1, Ordering::SeqCst);
                                     revision = now;
@@ -303,6 +304,12 @@ pub fn run_on(
         finals,
         elapsed,
     }
+}
+
+/// The hit points the `k`th edit (from 1) saves: 1 to 40, within the sample's maximum (a saved
+/// value past it is `out-of-range`), each edit's differing from the one before.
+pub fn saved(k: i64) -> i64 {
+    (k - 1) % 40 + 1
 }
 
 /// Stores (and so opens) `load-<i>` for each `i` in `ids`, one after another.
