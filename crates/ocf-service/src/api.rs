@@ -138,7 +138,9 @@ pub(crate) async fn blocking(
 }
 
 /// The request's JSON object, or `invalid-request` (`payload-too-large` past the body limit).
-fn body(bytes: Result<Bytes, BytesRejection>) -> Result<serde_json::Map<String, Value>, ApiError> {
+pub(crate) fn body(
+    bytes: Result<Bytes, BytesRejection>,
+) -> Result<serde_json::Map<String, Value>, ApiError> {
     let bytes = bytes.map_err(|rejection| {
         if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
             ApiError::new(

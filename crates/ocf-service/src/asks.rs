@@ -12,6 +12,7 @@
 use std::sync::Arc;
 
 use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
 use axum::extract::{Extension, Path, State};
 use axum::http::StatusCode;
 use serde_json::{Map, Value, json};
@@ -30,15 +31,13 @@ pub fn routes() -> OpenApiRouter<Arc<App>> {
         .routes(routes!(answer))
 }
 
-/// The body's object and its keys: each of `keys` is required, and no other is taken.
-fn fields(body: &Bytes, keys: &[&str]) -> Result<Map<String, Value>, ApiError> {
-    let Ok(Value::Object(map)) = serde_json::from_slice::<Value>(body) else {
-        return Err(ApiError::bad_request(
-            "invalid-request",
-            "the body is a JSON object",
-            "",
-        ));
-    };
+/// The body's object (read as every route reads one: [`crate::api::body`]) and its keys: each of
+/// `keys` is required, and no other is taken.
+fn fields(
+    body: Result<Bytes, BytesRejection>,
+    keys: &[&str],
+) -> Result<Map<String, Value>, ApiError> {
+    let map = crate::api::body(body)?;
     if let Some(key) = map.keys().find(|k| !keys.contains(&k.as_str())) {
         return Err(ApiError::bad_request(
             "invalid-request",
@@ -100,9 +99,9 @@ async fn ask(
     State(app): State<Arc<App>>,
     Extension(who): Extension<Who>,
     Path(id): Path<String>,
-    body: Bytes,
+    body: Result<Bytes, BytesRejection>,
 ) -> Answer {
-    let map = fields(&body, &["from", "key", "run"])?;
+    let map = fields(body, &["from", "key", "run"])?;
     let from = map["from"].as_str().unwrap_or_default().to_owned();
     if !map["run"].is_object() {
         return Err(ApiError::bad_request(
@@ -140,9 +139,9 @@ async fn answer(
     State(app): State<Arc<App>>,
     Extension(who): Extension<Who>,
     Path(id): Path<String>,
-    body: Bytes,
+    body: Result<Bytes, BytesRejection>,
 ) -> Answer {
-    let map = fields(&body, &["to", "key", "outcome"])?;
+    let map = fields(body, &["to", "key", "outcome"])?;
     let to = map["to"].as_str().unwrap_or_default().to_owned();
     if !map["outcome"].is_object() {
         return Err(ApiError::bad_request(
