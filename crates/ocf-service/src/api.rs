@@ -20,7 +20,7 @@
 //! | `POST /api/characters/{id}/undo` `{ revision }` | undoes the write that made `revision` (the current one), as a new write |
 //! | `DELETE /api/characters/{id}` | removes it, whatever its file's state |
 //! | `PUT /api/characters/{id}/ownership` `{ owner, shared }` | who owns it, whether it is shared (gamemaster) |
-//! | `GET /api/characters/{id}/events` | server-sent events: `sheet` first, then `changed` per edit, `ask` and `answered` between pages (`asks.rs`) |
+//! | `GET /api/characters/{id}/events` | server-sent events: `sheet` first, then `changed` per edit, `ask`, `answered` and `withdrawn` between pages (`asks.rs`; the kept asks right after `sheet`) |
 //! | `POST /api/login` `{ user, password }` | a browser session (an HttpOnly, SameSite cookie) |
 //! | `POST /api/logout` | ends it |
 //! | `GET /api/me` | `{ user, role, open }` |
@@ -801,7 +801,7 @@ async fn close(
     path = "/api/characters/{id}/events",
     tag = "characters",
     params(("id" = String, Path, description = "The character's ID")),
-    responses((status = 200, description = "Server-sent events: `sheet` first (`{ id, revision, sheet, inputs }`), then `changed` per write (`{ kind, id, revision, values, removed, parts }`), `resync` (`{ missed }`) when the subscriber fell behind, `ask` (`{ kind, id, from, key, run }`: another character's action asks this character's player to make a roll, `POST …/asks`) and `answered` (`{ kind, id, from, key, outcome }`: the asked player's outcome, `POST …/asks/answer`)", content_type = "text/event-stream", body = String), Reads),
+    responses((status = 200, description = "Server-sent events: `sheet` first (`{ id, revision, sheet, inputs }`), then `changed` per write (`{ kind, id, revision, values, removed, parts }`), `resync` (`{ missed }`) when the subscriber fell behind, `ask` (`{ kind, id, from, key, run }`: another character's action asks this character's player to make a roll, `POST …/asks`; each kept ask is told again to every page that subscribes, after `sheet`), `answered` (`{ kind, id, from, key, outcome }`: the asked player's outcome, `POST …/asks/answer`; told again to every page that subscribes until the asker withdraws it) and `withdrawn` (`{ kind, id, from, key }`: the asker took its ask back)", content_type = "text/event-stream", body = String), Reads),
 )]
 #[tracing::instrument(name = "serve.events", level = "info", skip_all, fields(character = %id))]
 async fn events(
@@ -811,25 +811,34 @@ async fn events(
 ) -> Response {
     let subscribed = tokio::task::spawn_blocking(move || {
         app.authorize(&who, &id, Need::Read)?;
-        app.subscribe(&id)
+        let (first, receiver) = app.subscribe(&id)?;
+        // The asks kept for this character, read after subscribing: one made in between is
+        // told twice (a page knows an ask by its key), none is missed.
+        Ok::<_, ApiError>((first, receiver, app.asks.pending(&id)))
     })
     .await;
-    let (first, receiver) = match subscribed {
+    let (first, receiver, pending) = match subscribed {
         Ok(Ok(subscribed)) => subscribed,
         Ok(Err(error)) => return error.into_response(),
         Err(error) => return ApiError::internal(error.to_string()).into_response(),
     };
-    let first = tokio_stream::once(Ok::<Event, Infallible>(
-        Event::default().event("sheet").data(first.to_string()),
-    ));
-    let rest = BroadcastStream::new(receiver).map(|event| {
+    // An ask between pages (`asks.rs`) goes by its own kind; every other is a change.
+    let named = |event: &Value| {
+        match event["kind"].as_str() {
+            Some(kind @ ("ask" | "answered" | "withdrawn")) => Event::default().event(kind),
+            _ => Event::default().event("changed"),
+        }
+        .data(event.to_string())
+    };
+    let first = tokio_stream::iter(
+        std::iter::once(Event::default().event("sheet").data(first.to_string()))
+            .chain(pending.iter().map(named))
+            .map(Ok::<Event, Infallible>)
+            .collect::<Vec<_>>(),
+    );
+    let rest = BroadcastStream::new(receiver).map(move |event| {
         Ok(match event {
-            // An ask between pages (`asks.rs`) goes by its own kind; every other is a change.
-            Ok(event) => match event["kind"].as_str() {
-                Some(kind @ ("ask" | "answered")) => Event::default().event(kind),
-                _ => Event::default().event("changed"),
-            }
-            .data(event.to_string()),
+            Ok(event) => named(&event),
             Err(BroadcastStreamRecvError::Lagged(missed)) => Event::default()
                 .event("resync")
                 .data(json!({ "missed": missed }).to_string()),

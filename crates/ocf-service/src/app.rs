@@ -83,6 +83,10 @@ pub struct App {
     /// Password checks at once: each Argon2id hash takes 19 MiB, so a flood of logins waits here
     /// instead of taking the machine's memory.
     pub logins: tokio::sync::Semaphore,
+    /// Rolls asked of one character's player by another's action, until answered or withdrawn.
+    pub asks: crate::asks::Kept,
+    /// Each listed character's name at the revision it was read from (`list`).
+    names: Mutex<HashMap<String, (u64, Option<String>)>>,
 }
 
 /// What a route needs of the character it names.
@@ -143,6 +147,8 @@ impl App {
             settings: RwLock::new(Settings::new()),
             signer: OnceLock::new(),
             logins: tokio::sync::Semaphore::new(4),
+            asks: crate::asks::Kept::default(),
+            names: Mutex::new(HashMap::new()),
         }
     }
 
@@ -213,6 +219,11 @@ impl App {
     /// Removes a stored character, whatever its file's state, and closes it. `{ id, deleted }`.
     pub fn delete(&self, id: &str) -> Result<Value, ApiError> {
         self.forget(id);
+        self.asks.forget(id);
+        self.names
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(id);
         if !self.store.delete(id)? {
             return Err(ApiError::not_found("character", id));
         }
@@ -350,23 +361,58 @@ impl App {
         }
     }
 
-    /// Every stored character `who` may read: `[{ id, revision, open, owner, shared }]`.
+    /// Every stored character `who` may read: `[{ id, revision, open, owner, shared, name }]`.
     pub fn list(&self, who: &Who) -> Result<Value, ApiError> {
         let stored = self.store.list()?;
+        let readable: Vec<_> = stored
+            .into_iter()
+            .filter(|listed| who.reads(&listed.ownership))
+            .collect();
+        let names = self.names(&readable);
         let open = self.lock();
         Ok(Value::Array(
-            stored
+            readable
                 .into_iter()
-                .filter(|listed| who.reads(&listed.ownership))
-                .map(|listed| {
+                .zip(names)
+                .map(|(listed, name)| {
                     let is_open = open.contains_key(&listed.id);
                     json!({
                         "id": listed.id, "revision": listed.revision, "open": is_open,
-                        "owner": listed.ownership.owner, "shared": listed.ownership.shared
+                        "owner": listed.ownership.owner, "shared": listed.ownership.shared,
+                        "name": name
                     })
                 })
                 .collect(),
         ))
+    }
+
+    /// Each listed character's name (`crate::names`): read from its stored file only when it
+    /// moved on since the last list read it, no sheet computed.
+    fn names(&self, listed: &[crate::store::Listed]) -> Vec<Option<String>> {
+        let known = |l: &crate::store::Listed| {
+            let names = self.names.lock().unwrap_or_else(|p| p.into_inner());
+            names
+                .get(&l.id)
+                .filter(|(revision, _)| *revision == l.revision)
+                .map(|(_, name)| name.clone())
+        };
+        listed
+            .iter()
+            .map(|l| {
+                known(l).unwrap_or_else(|| {
+                    let stored = self.store.load(&l.id).ok().flatten();
+                    let name = stored.as_ref().and_then(|stored| {
+                        let character = from_body(&stored.body).ok()?;
+                        let (_, ruleset) = self.rulesets.ruleset_for(&character).ok()?;
+                        crate::names::name(&character, &ruleset)
+                    });
+                    let revision = stored.map_or(l.revision, |s| s.revision);
+                    let mut names = self.names.lock().unwrap_or_else(|p| p.into_inner());
+                    names.insert(l.id.clone(), (revision, name.clone()));
+                    name
+                })
+            })
+            .collect()
     }
 
     /// Stores a new character under `id` (its file's `id` when not given) and opens it:

@@ -18,6 +18,7 @@ pub mod asks;
 pub mod changes;
 pub mod error;
 pub mod guard;
+pub mod names;
 pub mod odds;
 pub mod openapi;
 pub mod rulesets;

@@ -245,6 +245,9 @@ pub struct Listed {
     pub open: bool,
     pub owner: Option<String>,
     pub shared: bool,
+    /// The character's name: the saved value of the field its ruleset's hints mark `title`
+    /// (`null` when it has none, or its file does not load).
+    pub name: Option<String>,
 }
 
 /// A character's sheet: computeSheet's output, and its input fields.
@@ -358,17 +361,39 @@ pub struct AskAnswer {
     pub outcome: Value,
 }
 
-/// An ask told to the page open on `id`.
+/// An ask kept on `id` and told to its pages.
 #[derive(ToSchema)]
 pub struct Asked {
     pub id: String,
     pub asked: bool,
+    /// Whether a page was open on `id` to be told now (else it is told when one opens).
+    pub watched: bool,
 }
 
-/// An answer told to the page open on `to`.
+/// An answer kept for `to` and told to its pages.
 #[derive(ToSchema)]
 pub struct Told {
     pub id: String,
+    pub answered: bool,
+    /// Whether a page was open on `to` to be told now (else it is told when one opens).
+    pub watched: bool,
+}
+
+/// `POST /api/characters/{id}/asks/withdraw`: the asker drops its ask of `id`.
+#[derive(ToSchema)]
+pub struct Withdraw {
+    /// The asking character (the caller may write it and read `id`).
+    pub from: String,
+    /// The key the ask gave.
+    pub key: String,
+}
+
+/// A dropped ask.
+#[derive(ToSchema)]
+pub struct Withdrawn {
+    pub id: String,
+    pub withdrawn: bool,
+    /// Whether it had its answer (collected) rather than still waiting (taken back).
     pub answered: bool,
 }
 
@@ -565,7 +590,7 @@ impl utoipa::IntoResponses for Reads {
             (
                 "404",
                 "`not-found`: no such character (one the caller may not see is not told \
-                     apart); `unknown-field`, `unknown-revision` where the route names one",
+                     apart); `unknown-field`, `unknown-revision`, `unknown-ask` where the route names one",
             ),
             TIMEOUT,
             (

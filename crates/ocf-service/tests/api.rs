@@ -28,7 +28,7 @@ fn a_character_is_stored_read_and_edited_and_an_edit_answers_only_what_changed()
     assert_eq!(status, 200);
     assert_eq!(
         list,
-        json!([{ "id": "aldric", "revision": 1, "open": true, "owner": null, "shared": false }])
+        json!([{ "id": "aldric", "revision": 1, "open": true, "owner": null, "shared": false, "name": null }])
     );
 
     // A Constitution edit changes the score, its modifier and what reads them, nothing else.
@@ -247,8 +247,8 @@ fn open_characters_are_bounded_and_a_closed_one_reopens_from_the_store() {
     assert_eq!(
         list,
         json!([
-            { "id": "one", "revision": 1, "open": false, "owner": null, "shared": false },
-            { "id": "two", "revision": 1, "open": true, "owner": null, "shared": false }
+            { "id": "one", "revision": 1, "open": false, "owner": null, "shared": false, "name": null },
+            { "id": "two", "revision": 1, "open": true, "owner": null, "shared": false, "name": null }
         ])
     );
     let (status, sheet) = request(addr, "GET", "/api/characters/one/sheet", None);

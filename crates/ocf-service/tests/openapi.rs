@@ -321,6 +321,7 @@ fn every_route_the_router_serves_is_described_and_every_described_one_is_served(
         "post /api/characters/{id}/odds",
         "post /api/characters/{id}/asks",
         "post /api/characters/{id}/asks/answer",
+        "post /api/characters/{id}/asks/withdraw",
         "post /api/characters/{id}/close",
         "get /api/characters/{id}/history",
         "get /api/characters/{id}/history/{revision}",
@@ -567,6 +568,29 @@ fn the_services_answers_are_as_described() {
         &format!("{c}/ownership"),
         Some(json!({ "owner": null, "shared": true })),
     );
+    // A roll asked of another character's player, answered, collected; each refusal coded.
+    let ask =
+        json!({ "from": "aldric", "key": "k", "run": { "action": "5e-srd-5.1:saving-throw" } });
+    let reply = json!({ "to": "aldric", "key": "k", "outcome": { "result": "success" } });
+    let collect = json!({ "from": "aldric", "key": "k" });
+    for (route, body, status) in [
+        ("asks", &ask, 200),
+        ("asks", &ask, 409),
+        ("asks/answer", &reply, 200),
+        ("asks/answer", &reply, 409),
+        ("asks/withdraw", &collect, 200),
+        ("asks/withdraw", &collect, 404),
+    ] {
+        let (got, _) = exchange(
+            &d,
+            addr,
+            "post",
+            &format!("/api/characters/{{id}}/{route}"),
+            &format!("{c}/{route}"),
+            Some(body.clone()),
+        );
+        assert_eq!(got, status, "{route}");
+    }
     exchange(
         &d,
         addr,
