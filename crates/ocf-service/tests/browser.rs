@@ -1083,6 +1083,133 @@ fn a_targets_save_that_pauses_is_made_on_the_targets_own_page() {
 }
 
 #[test]
+fn an_ask_waits_for_the_targets_page_and_characters_go_by_their_names() {
+    let Some(driver) = Driver::start() else {
+        return;
+    };
+    for (width, height) in SIZES {
+        let addr = table(&format!("kept-{width}"));
+        store_wizard(addr, "orrin");
+        // Named characters: the picker and a target list show each by its name; two of one
+        // name are told apart by their IDs; one with none (brand, generated) by its ID.
+        for (id, name) in [
+            ("orrin", "Orrin the Red"),
+            ("brute", "Brute"),
+            ("aldric", "Brute"),
+        ] {
+            assert_eq!(set(addr, id, "name", 1, json!(name)).0, 200);
+        }
+        driver.viewport(width, height);
+        driver.open(&format!("http://{addr}/?character=orrin"));
+        driver.until_text("#character-name", "Orrin the Red");
+        let picker = driver.script(
+            "return [...document.querySelectorAll('#characters option')].map(o => o.textContent).join(' | ');",
+        );
+        assert_eq!(
+            picker,
+            "Brute (aldric) | brand | Brute (brute) | generated | Orrin the Red"
+        );
+
+        // No page is open on brute: orrin's Fireball, rolled with orrin's own dice, asks brute's
+        // player for its save, and the service keeps the ask until that page opens.
+        driver.click_text("#actions button", "Cast a Spell");
+        driver.until(
+            "the spell form",
+            "return document.getElementById('roll-dialog').open || null;",
+        );
+        let targets = driver.script(
+            "return [...document.querySelectorAll('#roll-fields select[name=target] option')].map(o => o.textContent).join(' | ');",
+        );
+        assert_eq!(
+            targets,
+            "None | Brute (aldric) | brand | Brute (brute) | generated"
+        );
+        driver.script("const f = document.getElementById('roll-fields'); f.querySelector('select[name=spell]').value = '5e-srd-5.1:spells.fireball'; f.querySelector('input[name=slotLevel]').value = '3'; f.querySelector('select[name=target]').value = 'brute'; f.querySelector('input[name=physical]').checked = true; return true;");
+        driver.click("#roll-go");
+        let card = driver.until_text("#roll-card", "the roll is kept until they open");
+        assert!(
+            card.contains("Waiting for Brute (brute)'s player"),
+            "{card}"
+        );
+        driver.fits("an ask kept for a page not open");
+        driver.audit("an ask kept for a page not open");
+        driver.script("document.getElementById('roll-card').scrollIntoView({ block: 'center' }); return true;");
+        driver.shot("wizard-ask-kept", width);
+        let orrin_tab = driver.call("GET", "/window", json!({}));
+
+        // brute's page, opened later, is asked; closed before its player answers, it is asked
+        // again when it opens once more.
+        for again in [false, true] {
+            let tab =
+                driver.call("POST", "/window/new", json!({ "type": "tab" }))["handle"].clone();
+            driver.call("POST", "/window", json!({ "handle": tab }));
+            driver.viewport(width, height);
+            driver.open(&format!("http://{addr}/?character=brute"));
+            driver.until(
+                "the kept ask on brute's page",
+                "return document.querySelector('#roll-card .question input') || null;",
+            );
+            let card = driver.text("#roll-card .roll");
+            assert!(card.contains("Orrin the Red asks: Saving Throw"), "{card}");
+            if again {
+                break;
+            }
+            driver.call("DELETE", "/window", json!({}));
+            driver.call("POST", "/window", json!({ "handle": orrin_tab }));
+        }
+        driver.fits("a kept ask on a page opened later");
+        driver.audit("a kept ask on a page opened later");
+        driver.shot("target-kept-ask", width);
+        let key = driver.script("return [...state.asks.values()][0].key;");
+        driver.type_into("#roll-card .question input", "15\u{E007}");
+        driver.until_text("#roll-card", "Sent to Orrin the Red.");
+        // Answered once: a second answer is refused (answered, or collected by orrin's page).
+        let (status, answer) = request(
+            addr,
+            "POST",
+            "/api/characters/brute/asks/answer",
+            Some(&json!({ "to": "orrin", "key": key, "outcome": {} }).to_string()),
+        );
+        assert!(
+            matches!(
+                (status, codes(&answer).as_slice()),
+                (409, ["already-answered"]) | (404, ["unknown-ask"])
+            ),
+            "{status} {answer}"
+        );
+        driver.call("DELETE", "/window", json!({}));
+
+        // orrin's card went on with brute's outcome: its own damage dice, then brute's damage.
+        driver.call("POST", "/window", json!({ "handle": orrin_tab }));
+        driver.until(
+            "the damage dice asked of orrin's player",
+            "return document.querySelectorAll('#roll-card .question input').length >= 8 || null;",
+        );
+        driver.script("const boxes = [...document.querySelectorAll('#roll-card .question input')]; boxes.forEach(b => b.value = '3'); boxes[0].form.requestSubmit(); return true;");
+        let card = driver.until_text("#roll-card .roll", "Apply to Brute (brute)");
+        assert!(
+            card.contains("Brute (brute) —"),
+            "brute's save in the log: {card}"
+        );
+
+        // Asked again and withdrawn: the card says so and may ask again.
+        driver.click_text("#actions button", "Cast a Spell");
+        driver.until(
+            "the spell form",
+            "return document.getElementById('roll-dialog').open || null;",
+        );
+        driver.script("const f = document.getElementById('roll-fields'); f.querySelector('select[name=spell]').value = '5e-srd-5.1:spells.fireball'; f.querySelector('input[name=slotLevel]').value = '3'; f.querySelector('select[name=target]').value = 'brute'; f.querySelector('input[name=physical]').checked = true; return true;");
+        driver.click("#roll-go");
+        driver.until_text("#roll-card", "the roll is kept until they open");
+        driver.click_text("#roll-card button", "Withdraw");
+        let card = driver.until_text("#roll-card", "Withdrawn");
+        assert!(card.contains("Ask again"), "{card}");
+        driver.fits("a withdrawn ask");
+        driver.audit("a withdrawn ask");
+    }
+}
+
+#[test]
 fn an_edit_of_the_generated_character_repaints_quickly() {
     let Some(driver) = Driver::start() else {
         return;

@@ -8,7 +8,9 @@
 const state = {
   id: null, revision: 0, sheet: null, inputs: {}, events: null, file: null, me: null,
   info: null, hints: [], hintOf: new Map(), rows: new Map(), characters: [], editing: false,
-  asked: new Map(),
+  // This page's asks of other characters' players waiting for their answer (by key), and the
+  // asks other characters' actions made of this one (by asker and key).
+  asked: new Map(), asks: new Map(), askRolling: null,
 };
 const $ = (selector, root = document) => root.querySelector(selector);
 const el = (tag, props = {}, ...children) => {
@@ -328,6 +330,7 @@ function renderIdentity() {
     : state.id ? state.id.charAt(0).toUpperCase() + state.id.slice(1) : "";
   $("#character-name").textContent = name;
   document.title = `${name} · ocf sheet`;
+  renamed(typeof named === "string" && named.trim() ? named.trim() : null);
   // The name's box, drawn again only when its saved value changed (a pushed sheet leaves it be).
   const box = $("#character-name-edit");
   const base = hint && state.sheet.values[hint.field] ? JSON.stringify(state.sheet.values[hint.field].base ?? null) : "";
@@ -783,7 +786,7 @@ function prepare(action, fixed = {}, subject) {
     const others = state.characters.filter((c) => c.id !== state.id);
     const label = t(`${root}.participants.${role}.name`) ?? humanize(role);
     const control = el("select", { name: role }, el("option", { value: "", text: "None" }),
-      others.map((c) => el("option", { value: c.id, text: c.id })));
+      others.map((c) => el("option", { value: c.id, text: characterName(c.id) })));
     controls.push(["participant", role, control, decl]);
     fields.append(el("label", {}, `${label} (a stored character) `, control));
   }
@@ -879,6 +882,8 @@ async function participantView(id, decl, actionId) {
 
 async function start(input) {
   const card = $("#roll-card");
+  // Another roll takes the card: an asked roll left unmade goes back to the list.
+  if (!input.asked && state.askRolling) { state.askRolling = null; renderAsks(); }
   card.replaceChildren(el("p", { text: "Rolling…" }));
   try {
     const answer = await call("POST", api(state.id, "/actions"), stripRevisions(input));
@@ -916,25 +921,65 @@ const BAD = new Set(["miss", "failure"]);
 // A roll another character's action asks of this one (a target's save that pauses for its
 // player's dice or choice, pushed as `ask`): made here as any roll, its outcome sent back to the
 // asking page (`answered`), whose card then goes on.
+// An ask is kept by the service until answered or withdrawn: a page that opens (or reconnects)
+// is told every ask kept for its character, so each is known by its asker and key, listed under
+// the actions while unanswered, and the first made at once when no other asked roll is under way.
+const askId = (ask) => `${ask.from}\n${ask.key}`;
+function heardAsk(ask) {
+  if (state.asks.has(askId(ask))) return;
+  state.asks.set(askId(ask), ask);
+  renderAsks();
+  if (!state.askRolling) askedRoll(ask);
+}
+function withdrawnAsk(ask) {
+  const id = askId(ask);
+  if (!state.asks.delete(id)) return;
+  renderAsks();
+  if (state.askRolling === id) {
+    state.askRolling = null;
+    const box = $("#roll-card .roll");
+    if (box) box.replaceChildren(el("p", { class: "sent", role: "status", text: `${characterName(ask.from)} withdrew this roll.` }));
+  }
+}
+function renderAsks() {
+  const list = $("#asks");
+  const waiting = [...state.asks.entries()].filter(([id]) => id !== state.askRolling);
+  list.replaceChildren(...(waiting.length ? [el("h3", { text: "Rolls asked of you" })] : []),
+    ...waiting.map(([, ask]) => el("p", {}, `${characterName(ask.from)} asks: ${actionName((ask.run || {}).action || "")} `,
+      el("button", { type: "button", text: "Make this roll", onclick: () => askedRoll(ask) }))));
+}
 async function askedRoll(ask) {
+  state.askRolling = askId(ask);
+  renderAsks();
   const run = ask.run || {};
   const input = { action: { id: run.action }, params: run.params || {}, asked: ask,
-    subject: `${ask.from} asks` };
+    subject: `${characterName(ask.from)} asks` };
   if (run.policy) input.policy = run.policy;
   const participants = {};
   for (const [role, ids] of Object.entries(run.participants || {})) {
     participants[role] = await Promise.all((ids || []).map((id) => participantView(id, null, run.action)));
   }
   if (Object.keys(participants).length) input.participants = participants;
-  status(`${ask.from} asks for ${actionName(run.action || "")}`);
+  status(`${characterName(ask.from)} asks for ${actionName(run.action || "")}`);
   await start(input);
   $("#roll-card").scrollIntoView({ block: "nearest" });
 }
 function answerAsk(ask, outcome) {
-  const line = el("p", { class: "sent", role: "status", text: `Sending the outcome to ${ask.from}…` });
+  const asker = characterName(ask.from);
+  const line = el("p", { class: "sent", role: "status", text: `Sending the outcome to ${asker}…` });
+  const done = () => {
+    state.asks.delete(askId(ask));
+    if (state.askRolling === askId(ask)) state.askRolling = null;
+    renderAsks();
+  };
   call("POST", api(state.id, "/asks/answer"), { to: ask.from, key: ask.key, outcome })
-    .then(() => { line.textContent = `Sent to ${ask.from}.`; })
-    .catch((error) => { line.textContent = `Not sent to ${ask.from}: ${error.message}`; });
+    .then(() => { line.textContent = `Sent to ${asker}.`; done(); })
+    .catch((error) => {
+      const code = error.errors && error.errors[0] && error.errors[0].code;
+      if (code === "unknown-ask") { line.textContent = `Not sent: ${asker} withdrew this roll.`; done(); }
+      else if (code === "already-answered") { line.textContent = `Not sent: this roll was answered already (on another page).`; done(); }
+      else line.textContent = `Not sent to ${asker}: ${error.message}`;
+    });
   return line;
 }
 
@@ -1041,7 +1086,7 @@ function logEntry(entry, actionId) {
   } else if (entry.kind === "handoff" && entry.outcome) {
     const who = entry.participant && entry.participant.id;
     const result = entry.outcome.result;
-    section.append(el("p", { text: `${name}: ${who}${result ? ` — ${humanize(result)}` : ""}` }));
+    section.append(el("p", { text: `${name}: ${characterName(who)}${result ? ` — ${humanize(result)}` : ""}` }));
   } else if (entry.picked !== undefined) {
     section.append(el("p", { text: `${name}: ${optionName(entry.picked, action, stepId)}` }));
   }
@@ -1095,7 +1140,7 @@ function proposals(proposed, input) {
   for (const [who, changes] of byCharacter) {
     const refusal = el("p", { class: "refusal", role: "alert" });
     const list = el("ul", {}, changes.map((c) => el("li", { text: changeWords(c) })));
-    const button = el("button", { type: "button", class: "primary", text: who === state.id ? "Apply to me" : `Apply to ${who}` });
+    const button = el("button", { type: "button", class: "primary", text: who === state.id ? "Apply to me" : `Apply to ${characterName(who)}` });
     button.addEventListener("click", async () => {
       button.disabled = true;
       const done = who === state.id
@@ -1103,7 +1148,7 @@ function proposals(proposed, input) {
         : await writeTo(who, changes, refusal);
       if (done) button.textContent = "Applied"; else button.disabled = false;
     });
-    wrap.append(el("p", { text: who === state.id ? "For this character:" : `For ${who}:` }), list, button, refusal);
+    wrap.append(el("p", { text: who === state.id ? "For this character:" : `For ${characterName(who)}:` }), list, button, refusal);
   }
   void input;
   return wrap;
@@ -1148,7 +1193,7 @@ function question(result, input) {
     // outcome given back to this action.
     const who = needs.participant && needs.participant.id;
     const run = needs.run || {};
-    set.append(el("p", { text: `${who} rolls ${actionName(run.action || "")} on their own sheet…` }));
+    set.append(el("p", { text: `${characterName(who)} rolls ${actionName(run.action || "")} on their own sheet…` }));
     (async () => {
       try {
         const participants = {};
@@ -1162,17 +1207,43 @@ function question(result, input) {
         if (theirs.result.status === "finished") { await go({ outcome: theirs.result.outcome || {} }); return; }
         // It pauses (a choice, or its player's own dice): asked of the page open on its
         // character, through the service's pushes; this card goes on when that page answers.
-        const key = `${state.id}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
-        state.asked.set(key, (outcome) => go({ outcome }));
-        const waiting = el("p", { class: "waiting", text: `Waiting for ${who}'s player to make this roll on ${who}'s sheet…` });
+        // The service keeps the ask until it is answered or withdrawn: that page may open later.
+        const name = characterName(who);
+        const from = state.id;
+        let key;
         const ask = async () => {
+          key = `${from}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+          const mine = key;
+          state.asked.set(mine, (outcome) => {
+            // Collected once this card goes on: the service stops telling this page of it.
+            call("POST", api(who, "/asks/withdraw"), { from, key: mine }).catch(() => {});
+            set.replaceChildren(set.firstChild, el("p", { class: "waiting", text: `${name} answered.` }));
+            go({ outcome });
+          });
           try {
-            await call("POST", api(who, "/asks"), { from: state.id, key, run: { ...run, participants: run.participants || {}, ...(policy ? { policy } : {}) } });
+            const asked = await call("POST", api(who, "/asks"), { from, key: mine, run: { ...run, participants: run.participants || {}, ...(policy ? { policy } : {}) } });
+            if (!state.asked.has(mine)) return;
             refusal.textContent = "";
-            set.replaceChildren(set.firstChild, waiting);
+            set.replaceChildren(set.firstChild,
+              el("p", { class: "waiting", text: asked.watched
+                ? `Waiting for ${name}'s player to make this roll on ${name}'s sheet…`
+                : `Waiting for ${name}'s player: the roll is kept until they open ${name}'s sheet…` }),
+              el("button", { type: "button", text: "Withdraw", onclick: withdraw }));
           } catch (error) {
+            state.asked.delete(mine);
             refusal.textContent = error.errors && error.errors.length ? error.errors.map((e) => worded(e)).join(" ") : error.message;
             set.replaceChildren(set.firstChild, el("button", { type: "button", text: "Ask again", onclick: ask }));
+          }
+        };
+        const withdraw = async () => {
+          try {
+            await call("POST", api(who, "/asks/withdraw"), { from, key });
+            state.asked.delete(key);
+            refusal.textContent = "";
+            set.replaceChildren(set.firstChild, el("p", { class: "waiting", text: `Withdrawn: ${name}'s player is no longer asked.` }),
+              el("button", { type: "button", text: "Ask again", onclick: ask }));
+          } catch (error) {
+            refusal.textContent = error.errors && error.errors.length ? error.errors.map((e) => worded(e)).join(" ") : error.message;
           }
         };
         await ask();
@@ -1291,7 +1362,7 @@ function oddsParts(actionId, odds) {
   for (const change of odds.changes || []) {
     const mean = Number(change.mean);
     if (!mean) continue;
-    const who = change.character && change.character !== state.id ? `${change.character}'s ` : "";
+    const who = change.character && change.character !== state.id ? `${characterName(change.character)}'s ` : "";
     const sure = (change.distribution || []).length === 1;
     const amount = sure ? numberText(Math.abs(mean)) : Math.abs(mean).toFixed(1);
     parts.push(`${who}${fieldName(change.field)} ${mean < 0 ? "−" : "+"}${amount}${sure ? "" : " expected"}`);
@@ -1668,6 +1739,9 @@ function applyChanged(event) {
 
 function subscribe(id) {
   if (state.events) state.events.close();
+  state.asks = new Map();
+  state.askRolling = null;
+  renderAsks();
   const events = new EventSource(api(id, "/events"));
   events.addEventListener("sheet", (e) => {
     const data = JSON.parse(e.data);
@@ -1682,7 +1756,8 @@ function subscribe(id) {
     if (state.info && event.revision > state.revision) applyChanged(event);
   });
   events.addEventListener("resync", () => open(id, true));
-  events.addEventListener("ask", (e) => askedRoll(JSON.parse(e.data)));
+  events.addEventListener("ask", (e) => heardAsk(JSON.parse(e.data)));
+  events.addEventListener("withdrawn", (e) => withdrawnAsk(JSON.parse(e.data)));
   events.addEventListener("answered", (e) => {
     const answered = JSON.parse(e.data);
     const waiting = state.asked.get(answered.key);
@@ -1711,11 +1786,28 @@ async function open(id, quiet) {
   if (!quiet) status(`Revision ${state.revision}`);
 }
 
+// A stored character by its name (the list's `name`: its title field, as its sheet's header shows
+// it), by its ID when it has none; two of one name are told apart by their IDs.
+function characterName(id) {
+  const listed = state.characters.find((c) => c.id === id);
+  const name = listed && listed.name;
+  if (!name) return id;
+  const same = state.characters.filter((c) => c.name && c.name.toLowerCase() === name.toLowerCase());
+  return same.length > 1 ? `${name} (${id})` : name;
+}
+// The open character renamed on this page: its place in the list follows.
+function renamed(name) {
+  const listed = state.characters.find((c) => c.id === state.id);
+  if (!listed || (listed.name || null) === name) return;
+  listed.name = name;
+  for (const option of $("#characters").options) option.textContent = characterName(option.value);
+}
+
 async function listCharacters(select) {
   const list = await call("GET", "/api/characters");
   state.characters = list;
   const picker = $("#characters");
-  picker.replaceChildren(...list.map((c) => el("option", { value: c.id, text: c.id })));
+  picker.replaceChildren(...list.map((c) => el("option", { value: c.id, text: characterName(c.id) })));
   const wanted = select || new URLSearchParams(location.search).get("character") || (list[0] && list[0].id);
   if (wanted) {
     picker.value = wanted;
