@@ -1135,6 +1135,10 @@ fn an_ask_waits_for_the_targets_page_and_characters_go_by_their_names() {
         driver.audit("an ask kept for a page not open");
         driver.script("document.getElementById('roll-card').scrollIntoView({ block: 'center' }); return true;");
         driver.shot("wizard-ask-kept", width);
+        // orrin's page reloaded still shows its card waiting (the browser kept it).
+        driver.open(&format!("http://{addr}/?character=orrin"));
+        let card = driver.until_text("#roll-card", "Waiting for Brute (brute)'s player");
+        assert!(card.contains("Withdraw"), "{card}");
         let orrin_tab = driver.call("GET", "/window", json!({}));
 
         // brute's page, opened later, is asked; closed before its player answers, it is asked

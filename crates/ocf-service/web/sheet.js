@@ -921,6 +921,23 @@ const BAD = new Set(["miss", "failure"]);
 // A roll another character's action asks of this one (a target's save that pauses for its
 // player's dice or choice, pushed as `ask`): made here as any roll, its outcome sent back to the
 // asking page (`answered`), whose card then goes on.
+// This page's asks waiting for their answers, kept by the browser too (its local storage, the
+// newest 16): the paused action's signed state and its card's input, so a reloaded page shows
+// the card again, waiting, and the answer the service tells it again goes on with it.
+const ASKED = "ocf-asked";
+function keptAsks() {
+  try { const kept = JSON.parse(localStorage.getItem(ASKED) || "[]"); return Array.isArray(kept) ? kept : []; } catch (_) { return []; }
+}
+function storeAsks(kept) {
+  try { localStorage.setItem(ASKED, JSON.stringify(kept.slice(-16))); } catch (_) { /* full or refused: the card still waits */ }
+}
+function keepAsk(entry) { storeAsks([...keptAsks().filter((e) => e.key !== entry.key), entry]); }
+function dropAsk(from, key) { storeAsks(keptAsks().filter((e) => !(e.from === from && e.key === key))); }
+function resumeAsk(id) {
+  const entry = keptAsks().filter((e) => e.from === id && e.result && e.input).pop();
+  if (entry && !state.asked.has(entry.key)) showResult(entry.result, entry.input, { key: entry.key });
+}
+
 // An ask is kept by the service until answered or withdrawn: a page that opens (or reconnects)
 // is told every ask kept for its character, so each is known by its asker and key, listed under
 // the actions while unanswered, and the first made at once when no other asked roll is under way.
@@ -986,7 +1003,7 @@ function answerAsk(ask, outcome) {
 // The roll card: each roll's dice and faces, its bonuses by their sources' names, the result in
 // words, damage by type, then the proposed changes, each applied with one button to its own
 // character; a pause asks its question.
-function showResult(result, input) {
+function showResult(result, input, resume) {
   const card = $("#roll-card");
   const actionId = input.action.id;
   const box = el("article", { class: "roll", "aria-label": "Roll result" });
@@ -1004,7 +1021,7 @@ function showResult(result, input) {
     box.append(proposals(result.proposedChanges || [], input));
     if (input.asked) box.append(answerAsk(input.asked, outcome));
   } else if (result.status === "paused") {
-    box.append(question(result, input));
+    box.append(question(result, input, resume));
   }
   card.replaceChildren(box);
   odds(input, box);
@@ -1170,7 +1187,7 @@ async function writeTo(id, changes, refusal) {
 }
 
 // A pause: its question in words, its options by name, or the faces of physical dice.
-function question(result, input) {
+function question(result, input, resume) {
   const needs = result.needs || {};
   const actionId = input.action.id;
   const root = actionRoot(actionId);
@@ -1193,8 +1210,64 @@ function question(result, input) {
     // outcome given back to this action.
     const who = needs.participant && needs.participant.id;
     const run = needs.run || {};
-    set.append(el("p", { text: `${characterName(who)} rolls ${actionName(run.action || "")} on their own sheet…` }));
-    (async () => {
+    const policy = input.policy;
+    const name = characterName(who);
+    const from = state.id;
+    set.append(el("p", { text: `${name} rolls ${actionName(run.action || "")} on their own sheet…` }));
+    // When it pauses (a choice, or its player's own dice) it is asked of that player's page
+    // (`…/asks`), which the service keeps until it is answered or withdrawn: the page may open
+    // later. This card waits and goes on with the answer; the browser keeps it too (`keepAsk`),
+    // so this page reloaded shows it waiting again and the answer, told again, still reaches it.
+    let key = resume && resume.key;
+    const waitFor = (mine) => state.asked.set(mine, (outcome) => {
+      // Collected once this card goes on: the service stops telling this page of it.
+      call("POST", api(who, "/asks/withdraw"), { from, key: mine }).catch(() => {});
+      dropAsk(from, mine);
+      set.replaceChildren(set.firstChild, el("p", { class: "waiting", text: `${name} answered.` }));
+      go({ outcome });
+    });
+    const waiting = (watched) => {
+      refusal.textContent = "";
+      set.replaceChildren(set.firstChild,
+        el("p", { class: "waiting", text: watched === false
+          ? `Waiting for ${name}'s player: the roll is kept until they open ${name}'s sheet…`
+          : `Waiting for ${name}'s player to make this roll on ${name}'s sheet…` }),
+        el("button", { type: "button", text: "Withdraw", onclick: withdraw }));
+    };
+    const ask = async () => {
+      key = `${from}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+      const mine = key;
+      waitFor(mine);
+      try {
+        const asked = await call("POST", api(who, "/asks"), { from, key: mine, run: { ...run, participants: run.participants || {}, ...(policy ? { policy } : {}) } });
+        if (!state.asked.has(mine)) return;
+        keepAsk({ from, key: mine, result, input });
+        waiting(asked.watched);
+      } catch (error) {
+        state.asked.delete(mine);
+        refusal.textContent = error.errors && error.errors.length ? error.errors.map((e) => worded(e)).join(" ") : error.message;
+        set.replaceChildren(set.firstChild, el("button", { type: "button", text: "Ask again", onclick: ask }));
+      }
+    };
+    const withdraw = async () => {
+      try {
+        await call("POST", api(who, "/asks/withdraw"), { from, key });
+        state.asked.delete(key);
+        dropAsk(from, key);
+        refusal.textContent = "";
+        set.replaceChildren(set.firstChild, el("p", { class: "waiting", text: `Withdrawn: ${name}'s player is no longer asked.` }),
+          el("button", { type: "button", text: "Ask again", onclick: ask }));
+      } catch (error) {
+        const code = error.errors && error.errors[0] && error.errors[0].code;
+        if (code === "unknown-ask") { state.asked.delete(key); dropAsk(from, key); }
+        refusal.textContent = error.errors && error.errors.length ? error.errors.map((e) => worded(e)).join(" ") : error.message;
+      }
+    };
+    if (key) {
+      // The card of an ask made before this page was loaded: waiting as it was.
+      waitFor(key);
+      waiting();
+    } else (async () => {
       try {
         const participants = {};
         for (const [role, ids] of Object.entries(run.participants || {})) {
@@ -1202,50 +1275,8 @@ function question(result, input) {
           for (const view of participants[role]) delete view.revision;
         }
         // The actor rolling their own dice asks the same of the target's player.
-        const policy = input.policy;
         const theirs = await call("POST", api(who, "/actions"), { action: { id: run.action }, params: run.params || {}, participants, ...(policy ? { policy } : {}) });
         if (theirs.result.status === "finished") { await go({ outcome: theirs.result.outcome || {} }); return; }
-        // It pauses (a choice, or its player's own dice): asked of the page open on its
-        // character, through the service's pushes; this card goes on when that page answers.
-        // The service keeps the ask until it is answered or withdrawn: that page may open later.
-        const name = characterName(who);
-        const from = state.id;
-        let key;
-        const ask = async () => {
-          key = `${from}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
-          const mine = key;
-          state.asked.set(mine, (outcome) => {
-            // Collected once this card goes on: the service stops telling this page of it.
-            call("POST", api(who, "/asks/withdraw"), { from, key: mine }).catch(() => {});
-            set.replaceChildren(set.firstChild, el("p", { class: "waiting", text: `${name} answered.` }));
-            go({ outcome });
-          });
-          try {
-            const asked = await call("POST", api(who, "/asks"), { from, key: mine, run: { ...run, participants: run.participants || {}, ...(policy ? { policy } : {}) } });
-            if (!state.asked.has(mine)) return;
-            refusal.textContent = "";
-            set.replaceChildren(set.firstChild,
-              el("p", { class: "waiting", text: asked.watched
-                ? `Waiting for ${name}'s player to make this roll on ${name}'s sheet…`
-                : `Waiting for ${name}'s player: the roll is kept until they open ${name}'s sheet…` }),
-              el("button", { type: "button", text: "Withdraw", onclick: withdraw }));
-          } catch (error) {
-            state.asked.delete(mine);
-            refusal.textContent = error.errors && error.errors.length ? error.errors.map((e) => worded(e)).join(" ") : error.message;
-            set.replaceChildren(set.firstChild, el("button", { type: "button", text: "Ask again", onclick: ask }));
-          }
-        };
-        const withdraw = async () => {
-          try {
-            await call("POST", api(who, "/asks/withdraw"), { from, key });
-            state.asked.delete(key);
-            refusal.textContent = "";
-            set.replaceChildren(set.firstChild, el("p", { class: "waiting", text: `Withdrawn: ${name}'s player is no longer asked.` }),
-              el("button", { type: "button", text: "Ask again", onclick: ask }));
-          } catch (error) {
-            refusal.textContent = error.errors && error.errors.length ? error.errors.map((e) => worded(e)).join(" ") : error.message;
-          }
-        };
         await ask();
       } catch (error) {
         refusal.textContent = error.errors && error.errors.length ? error.errors.map((e) => worded(e)).join(" ") : error.message;
@@ -1783,7 +1814,10 @@ async function open(id, quiet) {
   document.documentElement.lang = info.locale || "en";
   loadHints();
   renderSheet();
-  if (!quiet) status(`Revision ${state.revision}`);
+  if (!quiet) {
+    status(`Revision ${state.revision}`);
+    resumeAsk(id);
+  }
 }
 
 // A stored character by its name (the list's `name`: its title field, as its sheet's header shows
