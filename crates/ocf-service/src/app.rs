@@ -87,6 +87,9 @@ pub struct App {
     pub asks: crate::asks::Kept,
     /// Each listed character's name at the revision it was read from (`list`).
     names: Mutex<HashMap<String, (u64, Option<String>)>>,
+    /// The title field of each ruleset a listed character's pins name (`crate::names::pins`):
+    /// a list asks for a ruleset once per pins, not once per character.
+    titles: Mutex<HashMap<String, Option<ocf_model::Id>>>,
 }
 
 /// What a route needs of the character it names.
@@ -149,6 +152,7 @@ impl App {
             logins: tokio::sync::Semaphore::new(4),
             asks: crate::asks::Kept::default(),
             names: Mutex::new(HashMap::new()),
+            titles: Mutex::new(HashMap::new()),
         }
     }
 
@@ -386,6 +390,32 @@ impl App {
         ))
     }
 
+    /// The title field of the ruleset `character` computes on (`None` when it has none, or does
+    /// not load), asked of the rulesets once per pins.
+    fn title_field(&self, character: &Character) -> Option<ocf_model::Id> {
+        let pins = crate::names::pins(character);
+        let known = self
+            .titles
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&pins)
+            .cloned();
+        if let Some(field) = known {
+            return field;
+        }
+        // A ruleset that does not load gives no name, and is not asked for again by lists.
+        let field = self
+            .rulesets
+            .ruleset_for(character)
+            .ok()
+            .and_then(|(_, ruleset)| crate::names::title_field(&ruleset));
+        self.titles
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(pins, field.clone());
+        field
+    }
+
     /// Each listed character's name (`crate::names`): read from its stored file only when it
     /// moved on since the last list read it, no sheet computed.
     fn names(&self, listed: &[crate::store::Listed]) -> Vec<Option<String>> {
@@ -403,8 +433,8 @@ impl App {
                     let stored = self.store.load(&l.id).ok().flatten();
                     let name = stored.as_ref().and_then(|stored| {
                         let character = from_body(&stored.body).ok()?;
-                        let (_, ruleset) = self.rulesets.ruleset_for(&character).ok()?;
-                        crate::names::name(&character, &ruleset)
+                        let field = self.title_field(&character)?;
+                        crate::names::name(&character, &field)
                     });
                     let revision = stored.map_or(l.revision, |s| s.revision);
                     let mut names = self.names.lock().unwrap_or_else(|p| p.into_inner());
