@@ -35,7 +35,7 @@ use utoipa_axum::routes;
 /// Asks kept on one character at most.
 pub const MAX_KEPT: usize = 16;
 /// The largest `run` or `outcome`, in bytes of JSON.
-pub const MAX_BYTES: usize = 64 * 1024;
+pub const MAX_BYTES: usize = 16 * 1024;
 /// The longest key.
 pub const MAX_KEY: usize = 200;
 

@@ -989,7 +989,7 @@ function answerAsk(ask, outcome) {
     if (state.askRolling === askId(ask)) state.askRolling = null;
     renderAsks();
   };
-  call("POST", api(state.id, "/asks/answer"), { to: ask.from, key: ask.key, outcome })
+  call("POST", api(ask.id || state.id, "/asks/answer"), { to: ask.from, key: ask.key, outcome })
     .then(() => { line.textContent = `Sent to ${asker}.`; done(); })
     .catch((error) => {
       const code = error.errors && error.errors[0] && error.errors[0].code;
