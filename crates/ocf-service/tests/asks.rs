@@ -341,3 +341,99 @@ fn the_list_names_each_character_by_its_title_field() {
         ]
     );
 }
+
+#[test]
+fn who_may_ask_answer_and_withdraw() {
+    use ocf_service::accounts::{self, Role};
+    let dir = temp_dir("asks-roles");
+    let store =
+        ocf_service::store::SqliteStore::open(dir.join("store.sqlite3").to_str().unwrap()).unwrap();
+    let mut tokens = std::collections::HashMap::new();
+    for (user, role) in [
+        ("gm", Role::Gamemaster),
+        ("pat", Role::Player),
+        ("obs", Role::Observer),
+    ] {
+        accounts::put_user(&store, user, role, Some("correct horse")).unwrap();
+        tokens.insert(user, accounts::issue_token(&store, user, None).unwrap().0);
+    }
+    let addr = start_with(
+        Box::new(store),
+        Limits::default(),
+        ocf_service::Settings::new(),
+    );
+    let fighter =
+        std::fs::read_to_string(repo().join("testdata/characters/fighter-5.yaml")).unwrap();
+    // pat's own character, a monster every player sees (shared), and the gamemaster's secret.
+    for (id, owner, shared) in [
+        ("pats", Some("pat"), false),
+        ("monster", None, true),
+        ("secret", None, false),
+    ] {
+        let body = json!({ "id": id, "character": fighter, "owner": owner }).to_string();
+        let (status, answer) =
+            request_as(addr, &tokens["gm"], "POST", "/api/characters", Some(&body));
+        assert_eq!(status, 200, "{answer}");
+        let body = json!({ "owner": owner, "shared": shared }).to_string();
+        let path = format!("/api/characters/{id}/ownership");
+        assert_eq!(
+            request_as(addr, &tokens["gm"], "PUT", &path, Some(&body)).0,
+            200
+        );
+    }
+    let call = |who: &str, path: &str, body: Value| -> (u16, Vec<String>) {
+        let (status, answer) =
+            request_as(addr, &tokens[who], "POST", path, Some(&body.to_string()));
+        let codes = codes(&answer).into_iter().map(str::to_owned).collect();
+        (status, codes)
+    };
+    let run = json!({ "action": "5e-srd-5.1:saving-throw" });
+    let ask = |from: &str, key: &str| json!({ "from": from, "key": key, "run": run });
+    // The asker writes `from` and reads the asked character.
+    assert_eq!(
+        call("pat", "/api/characters/monster/asks", ask("pats", "k")).0,
+        200
+    );
+    assert_eq!(
+        call("pat", "/api/characters/secret/asks", ask("pats", "k")),
+        (404, vec!["not-found".to_owned()])
+    );
+    assert_eq!(
+        call("pat", "/api/characters/pats/asks", ask("monster", "k")),
+        (403, vec!["forbidden".to_owned()])
+    );
+    assert_eq!(
+        call("obs", "/api/characters/monster/asks", ask("monster", "o")),
+        (403, vec!["forbidden".to_owned()])
+    );
+    // The answerer writes the asked character and reads the asker: the gamemaster for the
+    // monster; not pat, nor the observer.
+    let reply = json!({ "to": "pats", "key": "k", "outcome": {} });
+    for who in ["pat", "obs"] {
+        assert_eq!(
+            call(who, "/api/characters/monster/asks/answer", reply.clone()),
+            (403, vec!["forbidden".to_owned()]),
+            "{who}"
+        );
+    }
+    // Only the asker's writer withdraws.
+    let collect = json!({ "from": "pats", "key": "k" });
+    assert_eq!(
+        call(
+            "obs",
+            "/api/characters/monster/asks/withdraw",
+            collect.clone()
+        )
+        .0,
+        404,
+        "the observer does not see pats"
+    );
+    assert_eq!(
+        call("gm", "/api/characters/monster/asks/answer", reply).0,
+        200
+    );
+    assert_eq!(
+        call("pat", "/api/characters/monster/asks/withdraw", collect),
+        (200, vec![])
+    );
+}
