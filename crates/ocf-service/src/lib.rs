@@ -9,7 +9,9 @@
 //! tokens), [`rulesets`] (which ruleset a character computes on; the front end decides),
 //! [`changes`] (what an edit changed), [`states`] (paused actions' signed states), [`app`]
 //! (sessions, open characters, reads and writes), [`guard`] (what every request passes: host,
-//! origin, content type, who sends it), [`api`] and [`web`] (HTTP).
+//! origin, content type, who sends it), [`api`] and [`web`] (HTTP), [`asks`] (rolls one
+//! character's action asks of another's player, kept until answered), [`names`] (a listed
+//! character's name).
 
 pub mod accounts;
 pub mod api;
