@@ -1196,7 +1196,15 @@ fn an_ask_waits_for_the_targets_page_and_characters_go_by_their_names() {
             "brute's save in the log: {card}"
         );
 
-        // Asked again and withdrawn: the card says so and may ask again.
+        // Asked again with brute's page open, and withdrawn: orrin's card says so and may ask
+        // again; brute's page says the roll was withdrawn.
+        let brute_tab =
+            driver.call("POST", "/window/new", json!({ "type": "tab" }))["handle"].clone();
+        driver.call("POST", "/window", json!({ "handle": brute_tab }));
+        driver.viewport(width, height);
+        driver.open(&format!("http://{addr}/?character=brute"));
+        driver.until_text("#character-name", "Brute");
+        driver.call("POST", "/window", json!({ "handle": orrin_tab }));
         driver.click_text("#actions button", "Cast a Spell");
         driver.until(
             "the spell form",
@@ -1204,12 +1212,21 @@ fn an_ask_waits_for_the_targets_page_and_characters_go_by_their_names() {
         );
         driver.script("const f = document.getElementById('roll-fields'); f.querySelector('select[name=spell]').value = '5e-srd-5.1:spells.fireball'; f.querySelector('input[name=slotLevel]').value = '3'; f.querySelector('select[name=target]').value = 'brute'; f.querySelector('input[name=physical]').checked = true; return true;");
         driver.click("#roll-go");
-        driver.until_text("#roll-card", "the roll is kept until they open");
+        driver.until_text("#roll-card", "to make this roll on Brute (brute)'s sheet");
+        driver.call("POST", "/window", json!({ "handle": brute_tab }));
+        driver.until_text("#roll-card", "Orrin the Red asks: Saving Throw");
+        driver.call("POST", "/window", json!({ "handle": orrin_tab }));
         driver.click_text("#roll-card button", "Withdraw");
         let card = driver.until_text("#roll-card", "Withdrawn");
         assert!(card.contains("Ask again"), "{card}");
         driver.fits("a withdrawn ask");
         driver.audit("a withdrawn ask");
+        driver.call("POST", "/window", json!({ "handle": brute_tab }));
+        driver.until_text("#roll-card", "Orrin the Red withdrew this roll.");
+        driver.fits("a withdrawn ask on the target's page");
+        driver.audit("a withdrawn ask on the target's page");
+        driver.call("DELETE", "/window", json!({}));
+        driver.call("POST", "/window", json!({ "handle": orrin_tab }));
     }
 }
 
