@@ -4,7 +4,9 @@
 //! the 5E fighter and the Blades scoundrel at a glance, an edit in place (refused in words beside
 //! the field; a stale revision made again), rolls from the sheet and an attack on another stored
 //! character with its changes applied to that character, physical dice at a pause, damage and
-//! healing, conditions, a rest, the inventory, a choice through listOptions. At each step the page
+//! healing, conditions, a rest, the inventory, a choice through listOptions, a target's save asked
+//! of its player's page (kept for a page opened later, withdrawn), stored characters by their
+//! names. At each step the page
 //! must not scroll sideways, and axe-core (from npm: `.ci/run` installs it under `target/npm`) must
 //! find no serious or critical violation. The time from an edit of the 2 000-field generated
 //! character to the repaint is printed. With `OCF_SCREENSHOTS=DIR` it saves what it saw there
