@@ -1,11 +1,12 @@
 //! A load on `ocf serve` over loopback, as many apps would put on it: clients, each editing its own
-//! character, one edit after another, each made against the revision the last one answered. The
+//! character, one edit after another over a connection it keeps (HTTP/1.1 keep-alive, as an app's
+//! HTTP client does), each made against the revision the last one answered. The
 //! service can be killed (SIGKILL) and restarted part way; a client whose answer was lost reads the
 //! character again and counts its edit done only if the store has it. Shared by the test (small,
 //! asserting nothing is lost or doubled) and the benchmark (figures for docs/perf.md).
 #![allow(dead_code)]
 
-use std::io::{Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -128,6 +129,83 @@ pub fn request(addr: SocketAddr, method: &str, path: &str, body: &str) -> Option
     Some((status, serde_json::from_str(rest).ok()?))
 }
 
+/// A client's connection, kept between its requests (HTTP/1.1 keep-alive), as an app's HTTP
+/// client keeps it: a request costs neither side a TCP connection. A request whose connection
+/// fails is answered `None` (its answer may have been lost after the write was stored: the caller
+/// reads the store to tell) and the next one connects again; nothing is sent twice.
+pub struct Client {
+    addr: SocketAddr,
+    kept: Option<BufReader<TcpStream>>,
+}
+
+impl Client {
+    pub fn new(addr: SocketAddr) -> Client {
+        Client { addr, kept: None }
+    }
+
+    /// One request: the status and the JSON body, or `None` when the connection failed.
+    pub fn request(&mut self, method: &str, path: &str, body: &str) -> Option<(u16, Value)> {
+        let answer = self.exchange(method, path, body);
+        if answer.is_none() {
+            self.kept = None;
+        }
+        answer
+    }
+
+    fn exchange(&mut self, method: &str, path: &str, body: &str) -> Option<(u16, Value)> {
+        if self.kept.is_none() {
+            let stream = TcpStream::connect(self.addr).ok()?;
+            stream
+                .set_read_timeout(Some(Duration::from_secs(30)))
+                .ok()?;
+            stream.set_nodelay(true).ok()?;
+            self.kept = Some(BufReader::new(stream));
+        }
+        let reader = self.kept.as_mut()?;
+        let request = format!(
+            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        reader.get_mut().write_all(request.as_bytes()).ok()?;
+        let mut line = String::new();
+        reader.read_line(&mut line).ok()?;
+        let status: u16 = line.split(' ').nth(1)?.parse().ok()?;
+        let (mut length, mut close) = (None, false);
+        loop {
+            line.clear();
+            reader.read_line(&mut line).ok()?;
+            let header = line.trim_end();
+            if header.is_empty() {
+                break;
+            }
+            let (name, value) = header.split_once(':')?;
+            let value = value.trim();
+            if name.eq_ignore_ascii_case("content-length") {
+                length = Some(value.parse::<usize>().ok()?);
+            } else if name.eq_ignore_ascii_case("connection") && value.eq_ignore_ascii_case("close")
+            {
+                close = true;
+            }
+        }
+        let mut answer = Vec::new();
+        match length {
+            Some(length) => {
+                answer.resize(length, 0);
+                reader.read_exact(&mut answer).ok()?;
+            }
+            // No length: the answer runs to the connection's end.
+            None => {
+                reader.read_to_end(&mut answer).ok()?;
+                close = true;
+            }
+        }
+        if close {
+            self.kept = None;
+        }
+        Some((status, serde_json::from_slice(&answer).ok()?))
+    }
+}
+
 #[derive(Debug, Default)]
 pub struct Report {
     /// Each acknowledged edit's latency, from its first attempt to its acknowledgement (with the
@@ -228,6 +306,7 @@ pub fn run_on(
             let (attempts, conflicts) = (attempts.clone(), conflicts.clone());
             let addr = addrs[i % addrs.len()];
             std::thread::spawn(move || {
+                let mut client = Client::new(addr);
                 let id = format!("load-{}", i / writers);
                 let create = json!({ "id": id, "character": fighter }).to_string();
                 loop {
@@ -236,7 +315,7 @@ pub fn run_on(
                         _ => std::thread::sleep(Duration::from_millis(50)),
                     }
                 }
-                let mut revision = read(addr, &id).1;
+                let mut revision = read(&mut client, &id).1;
                 let begin =
                     Instant::now() + pace.map_or(Duration::ZERO, |p| p * i as u32 / clients as u32);
                 for k in 1..=edits as i64 {
@@ -250,7 +329,7 @@ pub fn run_on(
                         let body = json!({ "revision": revision, "value": value }).to_string();
                         let path = format!("/api/characters/{id}/values/{FIELD}");
                         let sent = Instant::now();
-                        let answered = request(addr, "PUT", &path, &body);
+                        let answered = client.request("PUT", &path, &body);
                         if let Some((200 | 409, _)) = answered {
                             attempts.lock().unwrap().push(sent.elapsed());
                         }
@@ -263,12 +342,12 @@ pub fn run_on(
                             }
                             Some((409, _)) if writers > 1 => {
                                 conflicts.fetch_add(1, Ordering::SeqCst);
-                                revision = read(addr, &id).1;
+                                revision = read(&mut client, &id).1;
                             }
                             Some((409, _)) | None => {
                                 // The answer may have been lost after the write was stored: the
                                 // store says whether it was.
-                                let (stored, now) = read(addr, &id);
+                                let (stored, now) = read(&mut client, &id);
                                 if stored == value && now == revision + 1 {
                                     recovered.fetch_add(1, Ordering::SeqCst);
                                     acknowledged.fetch_add(1, Ordering::SeqCst);
@@ -292,7 +371,7 @@ pub fn run_on(
     }
     let elapsed = started.elapsed();
     let finals = (0..characters)
-        .map(|i| read(addrs[0], &format!("load-{i}")))
+        .map(|i| read(&mut Client::new(addrs[0]), &format!("load-{i}")))
         .collect();
     drop(server);
     drop(others);
@@ -326,17 +405,13 @@ pub fn create(addr: SocketAddr, ids: std::ops::Range<usize>) {
 }
 
 /// The character's hit points and revision, waiting out a restart.
-fn read(addr: SocketAddr, id: &str) -> (i64, u64) {
+fn read(client: &mut Client, id: &str) -> (i64, u64) {
+    let addr = client.addr;
     let started = Instant::now();
     let mut told = false;
     loop {
         let asked = Instant::now();
-        let answer = request(
-            addr,
-            "GET",
-            &format!("/api/characters/{id}/fields/{FIELD}"),
-            "",
-        );
+        let answer = client.request("GET", &format!("/api/characters/{id}/fields/{FIELD}"), "");
         if let Some((200, answer)) = answer {
             return (
                 answer["value"]["value"].as_i64().unwrap(),
