@@ -1176,7 +1176,8 @@ fn undo(session: &mut Session, id: CharacterId, before: &Character) {
 }
 
 fn push(c: &OpenCharacter, events: &broadcast::Sender<Event>, id: &str, changes: &Changes) {
-    if changes.is_empty() {
+    // Nobody watching: no event is made.
+    if changes.is_empty() || events.receiver_count() == 0 {
         return;
     }
     let mut event = changes.to_json();
@@ -1185,7 +1186,7 @@ fn push(c: &OpenCharacter, events: &broadcast::Sender<Event>, id: &str, changes:
         map.insert("id".into(), json!(id));
         map.insert("revision".into(), json!(c.revision));
     }
-    // No subscriber is not an error: nobody is watching.
+    // A subscriber gone since is not an error.
     let _ = events.send(Arc::new(event));
 }
 
