@@ -137,4 +137,14 @@ fn print_report(name: &str, clients: usize, writers: usize, edits: usize, report
         report.conflicts,
         report.recovered,
     );
+    // CPU per acknowledged edit: the service's (all its instances) and the clients' own, which
+    // run on the same cores.
+    let per_edit = |cpu: std::time::Duration| cpu / (clients * edits) as u32;
+    if let Some(service) = report.service_cpu {
+        println!(
+            "  CPU per edit: service {:.2?}, clients {:.2?}",
+            per_edit(service),
+            report.client_cpu.map(per_edit).unwrap_or_default()
+        );
+    }
 }

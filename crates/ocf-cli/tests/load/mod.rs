@@ -77,6 +77,11 @@ impl Server {
         }
     }
 
+    /// The CPU time the process has used (user and system), where the system tells it.
+    pub fn cpu(&self) -> Option<Duration> {
+        cpu_of(&format!("/proc/{}/stat", self.child.id()))
+    }
+
     /// The process's resident memory in bytes (`VmRSS`), where the system tells it.
     pub fn resident(&self) -> Option<u64> {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).ok()?;
@@ -99,6 +104,17 @@ impl Drop for Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// The user and system CPU time of the process whose `/proc/…/stat` is `path` (in the kernel's
+/// ticks, taken as 100 a second).
+fn cpu_of(path: &str) -> Option<Duration> {
+    let stat = std::fs::read_to_string(path).ok()?;
+    // The fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+    let mut fields = stat.rsplit_once(')')?.1.split_whitespace().skip(11);
+    let user: u64 = fields.next()?.parse().ok()?;
+    let system: u64 = fields.next()?.parse().ok()?;
+    Some(Duration::from_millis((user + system) * 10))
 }
 
 pub fn free_addr() -> SocketAddr {
@@ -220,6 +236,11 @@ pub struct Report {
     /// Per client: the final stored value and revision.
     pub finals: Vec<(i64, u64)>,
     pub elapsed: Duration,
+    /// The CPU time the service's instances used during the run (none when one was killed: its
+    /// time went with it).
+    pub service_cpu: Option<Duration>,
+    /// The CPU time the clients (this process) used during the run.
+    pub client_cpu: Option<Duration>,
 }
 
 impl Report {
@@ -288,7 +309,12 @@ pub fn run_on(
     let attempts = Arc::new(Mutex::new(Vec::new()));
     let conflicts = Arc::new(AtomicUsize::new(0));
     let recovered = Arc::new(AtomicUsize::new(0));
-    let started = Instant::now();
+    // The clock (and the CPU count) starts once every client has made its character and read it:
+    // the run times the edits, not the characters' first opens.
+    let ready = Arc::new(AtomicUsize::new(0));
+    // Held until the run starts: each client waits on it once ready.
+    let gate = Arc::new(std::sync::RwLock::new(()));
+    let closed = gate.write().unwrap();
     let killer = kill_after.map(|after| {
         let (server, acknowledged) = (server.clone(), acknowledged.clone());
         std::thread::spawn(move || {
@@ -305,6 +331,7 @@ pub fn run_on(
                 (acknowledged.clone(), latencies.clone(), recovered.clone());
             let (attempts, conflicts) = (attempts.clone(), conflicts.clone());
             let addr = addrs[i % addrs.len()];
+            let (ready, gate) = (ready.clone(), gate.clone());
             std::thread::spawn(move || {
                 let mut client = Client::new(addr);
                 let id = format!("load-{}", i / writers);
@@ -316,6 +343,8 @@ pub fn run_on(
                     }
                 }
                 let mut revision = read(&mut client, &id).1;
+                ready.fetch_add(1, Ordering::SeqCst);
+                drop(gate.read());
                 let begin =
                     Instant::now() + pace.map_or(Duration::ZERO, |p| p * i as u32 / clients as u32);
                 for k in 1..=edits as i64 {
@@ -363,6 +392,17 @@ pub fn run_on(
             })
         })
         .collect();
+    // A client that failed before it was ready ends the wait (its panic is told at its join).
+    while ready.load(Ordering::SeqCst) < clients && !threads.iter().any(|t| t.is_finished()) {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let started = Instant::now();
+    let service_before: Option<Duration> = {
+        let first = server.lock().unwrap().cpu();
+        others.iter().map(Server::cpu).chain([first]).sum()
+    };
+    let client_before = cpu_of("/proc/self/stat");
+    drop(closed);
     for thread in threads {
         thread.join().unwrap();
     }
@@ -370,6 +410,18 @@ pub fn run_on(
         killer.join().unwrap();
     }
     let elapsed = started.elapsed();
+    let client_cpu = cpu_of("/proc/self/stat")
+        .zip(client_before)
+        .map(|(after, before)| after.saturating_sub(before));
+    let service_cpu = if kill_after.is_some() {
+        None
+    } else {
+        let first = server.lock().unwrap().cpu();
+        let after: Option<Duration> = others.iter().map(Server::cpu).chain([first]).sum();
+        after
+            .zip(service_before)
+            .map(|(after, before)| after.saturating_sub(before))
+    };
     let finals = (0..characters)
         .map(|i| read(&mut Client::new(addrs[0]), &format!("load-{i}")))
         .collect();
@@ -382,6 +434,8 @@ pub fn run_on(
         recovered: recovered.load(Ordering::SeqCst),
         finals,
         elapsed,
+        service_cpu,
+        client_cpu,
     }
 }
 
