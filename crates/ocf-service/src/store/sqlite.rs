@@ -658,20 +658,25 @@ fn keep(
             ])
         })
         .map_err(backend)?;
-    connection
-        .prepare_cached(
-            "DELETE FROM revisions WHERE id = ?1 AND revision < ?2
-             AND (revision <= ?2 - ?3 OR at < ?4)",
-        )
-        .and_then(|mut statement| {
-            statement.execute(params![
-                id,
-                revision as i64,
-                note.keep.count.min(i64::MAX as u64) as i64,
-                note.keep.oldest(at)
-            ])
-        })
-        .map_err(backend)?;
+    let count = note.keep.count.min(i64::MAX as u64) as i64;
+    // Bounded by count alone (the default), the revisions to drop are a range of the key: only
+    // they are visited, not every kept revision's row for its time.
+    let dropped = match note.keep.max_age {
+        None => connection
+            .prepare_cached(
+                "DELETE FROM revisions WHERE id = ?1 AND revision < ?2 AND revision <= ?2 - ?3",
+            )
+            .and_then(|mut statement| statement.execute(params![id, revision as i64, count])),
+        Some(_) => connection
+            .prepare_cached(
+                "DELETE FROM revisions WHERE id = ?1 AND revision < ?2
+                 AND (revision <= ?2 - ?3 OR at < ?4)",
+            )
+            .and_then(|mut statement| {
+                statement.execute(params![id, revision as i64, count, note.keep.oldest(at)])
+            }),
+    };
+    dropped.map_err(backend)?;
     Ok(())
 }
 
