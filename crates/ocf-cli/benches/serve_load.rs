@@ -10,7 +10,10 @@
 //! SQLite store with another durability (docs/service.md, "Durability"); `OCF_LOAD_RUNS=sqlite`,
 //! `=paced`, `=postgres` or `=memory` runs only those; the paced run offers `OCF_LOAD_RATE` edits
 //! a second (1 500) and measures the PUT's latency at that rate. It also prints the memory per open character (the
-//! service's resident memory with one character open, then with 100 more).
+//! service's resident memory with one character open, then with 100 more), and for each run without a
+//! kill the CPU time per acknowledged edit of the service and of the clients. Each client keeps its
+//! connection (keep-alive); the clock starts once every client has stored and read its character.
+//! Push latency between instances is `cargo bench -p ocf-service --bench push`.
 
 #[path = "../tests/load/mod.rs"]
 mod load;
@@ -137,4 +140,14 @@ fn print_report(name: &str, clients: usize, writers: usize, edits: usize, report
         report.conflicts,
         report.recovered,
     );
+    // CPU per acknowledged edit: the service's (all its instances) and the clients' own, which
+    // run on the same cores.
+    let per_edit = |cpu: std::time::Duration| cpu / (clients * edits) as u32;
+    if let Some(service) = report.service_cpu {
+        println!(
+            "  CPU per edit: service {:.2?}, clients {:.2?}",
+            per_edit(service),
+            report.client_cpu.map(per_edit).unwrap_or_default()
+        );
+    }
 }

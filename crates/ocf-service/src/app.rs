@@ -22,7 +22,7 @@ use serde_json::{Value, json};
 use tokio::sync::broadcast;
 
 use crate::accounts::Who;
-use crate::changes::{Changes, diff};
+use crate::changes::{Changes, diff, told};
 use crate::error::ApiError;
 use crate::guard::Settings;
 use crate::rulesets::Rulesets;
@@ -132,7 +132,9 @@ struct OpenCharacter {
     session: Session,
     id: CharacterId,
     revision: u64,
-    /// The sheet as last sent: what the next change is told against.
+    /// The sheet as last sent: what the next change is told against. The session's last report
+    /// of what changed ([`Session::changes`]) is of this sheet, so each write makes JSON of and
+    /// compares only what it changed.
     sheet: Value,
 }
 
@@ -1056,7 +1058,9 @@ impl App {
         self.check_cost(&character, &ruleset)?;
         let mut session = Session::shared(ruleset.clone());
         let cid = session.open(&character, &[]);
-        let sheet = sheet_json(&session, cid)?;
+        // The first report is the sheet whole: the one later reports are made against.
+        let mut sheet = Value::Null;
+        told(&sheet, &session_changes(&mut session, cid)?).apply_to(&mut sheet);
         Ok(OpenCharacter {
             key,
             session,
@@ -1098,11 +1102,10 @@ impl App {
         c.session
             .update(c.id, &character)
             .map_err(|e| ApiError::internal(e.to_string()))?;
-        let sheet = sheet_json(&c.session, c.id)?;
-        let changes = diff(&c.sheet, &sheet);
-        c.sheet = sheet;
+        let told = told(&c.sheet, &session_changes(&mut c.session, c.id)?);
         c.revision = stored.revision;
-        push(&c, events, id, &changes);
+        push(&c, events, id, &told.changes);
+        told.apply_to(&mut c.sheet);
         Ok(c)
     }
 
@@ -1133,9 +1136,16 @@ impl App {
                     return Err(error);
                 }
             };
-            let sheet = sheet_json(session, c.id)?;
+            // What the edit changed, as the engine tells it (its cost follows what changed).
+            let told = match session_changes(session, c.id) {
+                Ok(changed) => told(&c.sheet, &changed),
+                Err(error) => {
+                    undo(session, c.id, &before);
+                    return Err(error);
+                }
+            };
             let made = refused(
-                new_value_errors(&c.sheet, &sheet)
+                new_value_errors(&c.sheet, &told.changes)
                     .into_iter()
                     .filter(|e| refuses(e))
                     .collect(),
@@ -1153,13 +1163,12 @@ impl App {
             };
             match self.store.save_noted(id, revision, &body, note) {
                 Ok(new_revision) => {
-                    let changes = diff(&c.sheet, &sheet);
-                    c.sheet = sheet;
                     c.revision = new_revision;
-                    push(c, events, id, &changes);
+                    push(c, events, id, &told.changes);
                     let mut answer = json!({
-                        "id": id, "revision": new_revision, "changes": changes.to_json()
+                        "id": id, "revision": new_revision, "changes": told.changes.to_json()
                     });
+                    told.apply_to(&mut c.sheet);
                     if let (Value::Object(answer), Value::Object(extra)) = (&mut answer, extra) {
                         answer.extend(extra);
                     }
@@ -1231,14 +1240,20 @@ fn dice(seed: Option<u64>) -> Box<dyn ocf_dice::DiceFunction> {
     }
 }
 
+/// Takes an edit back: the file as it was, and the session's report of what changed brought
+/// back to the sheet last sent (so the next write is told against it).
 fn undo(session: &mut Session, id: CharacterId, before: &Character) {
     if let Err(error) = session.update(id, before) {
+        tracing::error!(%error, "taking an edit back");
+    }
+    if let Err(error) = session.changes(id) {
         tracing::error!(%error, "taking an edit back");
     }
 }
 
 fn push(c: &OpenCharacter, events: &broadcast::Sender<Event>, id: &str, changes: &Changes) {
-    if changes.is_empty() {
+    // Nobody watching: no event is made.
+    if changes.is_empty() || events.receiver_count() == 0 {
         return;
     }
     let mut event = changes.to_json();
@@ -1247,22 +1262,28 @@ fn push(c: &OpenCharacter, events: &broadcast::Sender<Event>, id: &str, changes:
         map.insert("id".into(), json!(id));
         map.insert("revision".into(), json!(c.revision));
     }
-    // No subscriber is not an error: nobody is watching.
+    // A subscriber gone since is not an error.
     let _ = events.send(Arc::new(event));
 }
 
-fn sheet_json(session: &Session, id: CharacterId) -> Result<Value, ApiError> {
+/// What changed on the sheet since the session last reported it.
+fn session_changes(
+    session: &mut Session,
+    id: CharacterId,
+) -> Result<ocf_engine::SheetChanges, ApiError> {
     session
-        .sheet_json(id)
+        .changes(id)
         .map_err(|e| ApiError::internal(e.to_string()))
 }
 
-/// The sheet errors at `/values/…` that `after` has and `before` had not: what an edit of a saved
-/// value made wrong.
-fn new_value_errors(before: &Value, after: &Value) -> Vec<Value> {
-    let errors = |sheet: &Value| -> Vec<Value> {
-        sheet
-            .get("errors")
+/// The sheet errors at `/values/…` that the sheet after `changes` has and `before` had not: what
+/// an edit of a saved value made wrong (none when the errors did not change).
+fn new_value_errors(before: &Value, changes: &Changes) -> Vec<Value> {
+    let Some(after) = changes.parts.get("errors") else {
+        return Vec::new();
+    };
+    let errors = |errors: Option<&Value>| -> Vec<Value> {
+        errors
             .and_then(Value::as_array)
             .map(|errors| {
                 errors
@@ -1277,8 +1298,8 @@ fn new_value_errors(before: &Value, after: &Value) -> Vec<Value> {
             })
             .unwrap_or_default()
     };
-    let old = errors(before);
-    errors(after)
+    let old = errors(before.get("errors"));
+    errors(Some(after))
         .into_iter()
         .filter(|e| !old.contains(e))
         .collect()

@@ -3,6 +3,7 @@
 //! other part of the sheet (`issues`, `competing`, `effects`, ...) that changed, whole. A browser
 //! tab re-renders just these.
 
+use ocf_engine::SheetChanges;
 use serde_json::{Map, Value, json};
 
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -51,6 +52,86 @@ pub fn diff(before: &Value, after: &Value) -> Changes {
         }
     }
     changes
+}
+
+/// What the engine's report `changed` (what changed on the sheet since the session last reported
+/// it, which `sheet` is, as JSON) changes of `sheet`, told as [`diff`] tells it, with the sheet
+/// after them. Its cost follows what changed: only the reported fields and parts are made JSON and
+/// compared, except for a sheet reported whole (the first report, a file whose fields changed),
+/// which is diffed whole.
+pub fn told(sheet: &Value, changed: &SheetChanges) -> Told {
+    let mut now = changed.to_json();
+    if changed.whole {
+        if let Value::Object(map) = &mut now {
+            map.shift_remove("whole");
+        }
+        return Told {
+            changes: diff(sheet, &now),
+            whole: Some(now),
+        };
+    }
+    let mut changes = Changes::default();
+    let old_values = sheet.get("values").and_then(Value::as_object);
+    let Value::Object(patch) = now else {
+        return Told {
+            changes,
+            whole: None,
+        };
+    };
+    for (key, value) in patch {
+        if key == "values" {
+            let Value::Object(values) = value else {
+                continue;
+            };
+            for (field, value) in values {
+                if old_values.and_then(|old| old.get(&field)) != Some(&value) {
+                    changes.values.insert(field, value);
+                }
+            }
+        } else if sheet.get(&key) != Some(&value) {
+            changes.parts.insert(key, value);
+        }
+    }
+    Told {
+        changes,
+        whole: None,
+    }
+}
+
+/// What an edit changed of the sheet last sent ([`told`]): the changes, and the sheet after them
+/// when it was reported whole.
+#[derive(Debug)]
+pub struct Told {
+    pub changes: Changes,
+    whole: Option<Value>,
+}
+
+impl Told {
+    /// The sheet after the changes: `sheet` patched with them (or the sheet reported whole).
+    pub fn apply_to(self, sheet: &mut Value) {
+        if let Some(whole) = self.whole {
+            *sheet = whole;
+            return;
+        }
+        let Value::Object(map) = sheet else {
+            return;
+        };
+        if let Some(Value::Object(values)) = map.get_mut("values") {
+            for (field, value) in &self.changes.values {
+                values.insert(field.clone(), value.clone());
+            }
+            for field in &self.changes.removed {
+                values.shift_remove(field);
+            }
+        }
+        for (part, value) in self.changes.parts {
+            if value.is_null() {
+                map.shift_remove(&part);
+            } else {
+                map.insert(part, value);
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -516,3 +516,87 @@ fn a_character_that_costs_too_much_to_open_is_refused_before_it_is_stored() {
     let (_, file) = request(addr, "GET", "/api/characters/aldric", None);
     assert_eq!(file["revision"], 1);
 }
+
+/// A write tells only what it changed (the engine's report of it), and the sheet the service keeps
+/// for reads is patched with that: after edits, a refused edit, a batch and an undo, the sheet read
+/// is the one the stored file computes afresh (the character closed and opened again), and every
+/// write's `changes` patched onto the first sheet gives it too.
+#[test]
+fn the_sheet_kept_across_writes_is_the_one_the_stored_file_computes() {
+    let dir = temp_dir("kept");
+    let addr = start(&dir.join("store.sqlite3"), Limits::default());
+    let made = post_fighter(addr, "aldric");
+    let mut patched = made["sheet"].clone();
+    let mut patch = |answer: &Value| {
+        let changes = &answer["changes"];
+        let sheet = patched.as_object_mut().unwrap();
+        for (field, value) in changes["values"].as_object().unwrap() {
+            sheet["values"][field] = value.clone();
+        }
+        for field in changes["removed"].as_array().unwrap() {
+            sheet["values"]
+                .as_object_mut()
+                .unwrap()
+                .shift_remove(field.as_str().unwrap());
+        }
+        for (part, value) in changes["parts"].as_object().unwrap() {
+            sheet.insert(part.clone(), value.clone());
+        }
+    };
+    let (status, answer) = set(addr, "aldric", "abilities.con.score", 1, json!(10));
+    assert_eq!(status, 200, "{answer}");
+    patch(&answer);
+    // Refused: its own value is out of range (read as 30, the bound, while it was tried).
+    assert_eq!(
+        set(addr, "aldric", "abilities.str.score", 2, json!(99)).0,
+        422
+    );
+    let (status, answer) = set(addr, "aldric", "hp.current", 2, json!(20));
+    assert_eq!(status, 200, "{answer}");
+    patch(&answer);
+    let batch = json!({
+        "revision": 3,
+        "changes": [
+            { "type": "set", "field": "hp.temp", "value": "5" },
+            { "type": "adjust", "field": "hp.current", "by": "-12" },
+        ],
+    });
+    let (status, answer) = request(
+        addr,
+        "POST",
+        "/api/characters/aldric/changes",
+        Some(&batch.to_string()),
+    );
+    assert_eq!(status, 200, "{answer}");
+    patch(&answer);
+    // What the refused edit computed, made for real: told against the sheet before it.
+    let (status, answer) = set(addr, "aldric", "abilities.str.score", 4, json!(30));
+    assert_eq!(status, 200, "{answer}");
+    assert!(
+        answer["changes"]["values"]
+            .get("5e-srd-5.1:abilities.str.mod")
+            .is_some(),
+        "{answer}"
+    );
+    patch(&answer);
+    let (status, answer) = set(addr, "aldric", "abilities.str.score", 5, json!(8));
+    assert_eq!(status, 200, "{answer}");
+    patch(&answer);
+    let (status, answer) = request(
+        addr,
+        "POST",
+        "/api/characters/aldric/undo",
+        Some(r#"{"revision":6}"#),
+    );
+    assert_eq!(status, 200, "{answer}");
+    patch(&answer);
+
+    let (_, kept) = request(addr, "GET", "/api/characters/aldric/sheet", None);
+    assert_eq!(kept["revision"], 7);
+    let (status, _) = request(addr, "POST", "/api/characters/aldric/close", Some("{}"));
+    assert_eq!(status, 200);
+    let (_, fresh) = request(addr, "GET", "/api/characters/aldric/sheet", None);
+    assert_eq!(fresh["revision"], 7);
+    assert_eq!(kept["sheet"], fresh["sheet"]);
+    assert_eq!(patched, fresh["sheet"]);
+}

@@ -1,11 +1,12 @@
 //! A load on `ocf serve` over loopback, as many apps would put on it: clients, each editing its own
-//! character, one edit after another, each made against the revision the last one answered. The
+//! character, one edit after another over a connection it keeps (HTTP/1.1 keep-alive, as an app's
+//! HTTP client does), each made against the revision the last one answered. The
 //! service can be killed (SIGKILL) and restarted part way; a client whose answer was lost reads the
 //! character again and counts its edit done only if the store has it. Shared by the test (small,
 //! asserting nothing is lost or doubled) and the benchmark (figures for docs/perf.md).
 #![allow(dead_code)]
 
-use std::io::{Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -76,6 +77,11 @@ impl Server {
         }
     }
 
+    /// The CPU time the process has used (user and system), where the system tells it.
+    pub fn cpu(&self) -> Option<Duration> {
+        cpu_of(&format!("/proc/{}/stat", self.child.id()))
+    }
+
     /// The process's resident memory in bytes (`VmRSS`), where the system tells it.
     pub fn resident(&self) -> Option<u64> {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).ok()?;
@@ -98,6 +104,17 @@ impl Drop for Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// The user and system CPU time of the process whose `/proc/…/stat` is `path` (in the kernel's
+/// ticks, taken as 100 a second).
+fn cpu_of(path: &str) -> Option<Duration> {
+    let stat = std::fs::read_to_string(path).ok()?;
+    // The fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+    let mut fields = stat.rsplit_once(')')?.1.split_whitespace().skip(11);
+    let user: u64 = fields.next()?.parse().ok()?;
+    let system: u64 = fields.next()?.parse().ok()?;
+    Some(Duration::from_millis((user + system) * 10))
 }
 
 pub fn free_addr() -> SocketAddr {
@@ -128,6 +145,83 @@ pub fn request(addr: SocketAddr, method: &str, path: &str, body: &str) -> Option
     Some((status, serde_json::from_str(rest).ok()?))
 }
 
+/// A client's connection, kept between its requests (HTTP/1.1 keep-alive), as an app's HTTP
+/// client keeps it: a request costs neither side a TCP connection. A request whose connection
+/// fails is answered `None` (its answer may have been lost after the write was stored: the caller
+/// reads the store to tell) and the next one connects again; nothing is sent twice.
+pub struct Client {
+    addr: SocketAddr,
+    kept: Option<BufReader<TcpStream>>,
+}
+
+impl Client {
+    pub fn new(addr: SocketAddr) -> Client {
+        Client { addr, kept: None }
+    }
+
+    /// One request: the status and the JSON body, or `None` when the connection failed.
+    pub fn request(&mut self, method: &str, path: &str, body: &str) -> Option<(u16, Value)> {
+        let answer = self.exchange(method, path, body);
+        if answer.is_none() {
+            self.kept = None;
+        }
+        answer
+    }
+
+    fn exchange(&mut self, method: &str, path: &str, body: &str) -> Option<(u16, Value)> {
+        if self.kept.is_none() {
+            let stream = TcpStream::connect(self.addr).ok()?;
+            stream
+                .set_read_timeout(Some(Duration::from_secs(30)))
+                .ok()?;
+            stream.set_nodelay(true).ok()?;
+            self.kept = Some(BufReader::new(stream));
+        }
+        let reader = self.kept.as_mut()?;
+        let request = format!(
+            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        reader.get_mut().write_all(request.as_bytes()).ok()?;
+        let mut line = String::new();
+        reader.read_line(&mut line).ok()?;
+        let status: u16 = line.split(' ').nth(1)?.parse().ok()?;
+        let (mut length, mut close) = (None, false);
+        loop {
+            line.clear();
+            reader.read_line(&mut line).ok()?;
+            let header = line.trim_end();
+            if header.is_empty() {
+                break;
+            }
+            let (name, value) = header.split_once(':')?;
+            let value = value.trim();
+            if name.eq_ignore_ascii_case("content-length") {
+                length = Some(value.parse::<usize>().ok()?);
+            } else if name.eq_ignore_ascii_case("connection") && value.eq_ignore_ascii_case("close")
+            {
+                close = true;
+            }
+        }
+        let mut answer = Vec::new();
+        match length {
+            Some(length) => {
+                answer.resize(length, 0);
+                reader.read_exact(&mut answer).ok()?;
+            }
+            // No length: the answer runs to the connection's end.
+            None => {
+                reader.read_to_end(&mut answer).ok()?;
+                close = true;
+            }
+        }
+        if close {
+            self.kept = None;
+        }
+        Some((status, serde_json::from_slice(&answer).ok()?))
+    }
+}
+
 #[derive(Debug, Default)]
 pub struct Report {
     /// Each acknowledged edit's latency, from its first attempt to its acknowledgement (with the
@@ -142,6 +236,11 @@ pub struct Report {
     /// Per client: the final stored value and revision.
     pub finals: Vec<(i64, u64)>,
     pub elapsed: Duration,
+    /// The CPU time the service's instances used during the run (none when one was killed: its
+    /// time went with it).
+    pub service_cpu: Option<Duration>,
+    /// The CPU time the clients (this process) used during the run.
+    pub client_cpu: Option<Duration>,
 }
 
 impl Report {
@@ -210,7 +309,12 @@ pub fn run_on(
     let attempts = Arc::new(Mutex::new(Vec::new()));
     let conflicts = Arc::new(AtomicUsize::new(0));
     let recovered = Arc::new(AtomicUsize::new(0));
-    let started = Instant::now();
+    // The clock (and the CPU count) starts once every client has made its character and read it:
+    // the run times the edits, not the characters' first opens.
+    let ready = Arc::new(AtomicUsize::new(0));
+    // Held until the run starts: each client waits on it once ready.
+    let gate = Arc::new(std::sync::RwLock::new(()));
+    let closed = gate.write().unwrap();
     let killer = kill_after.map(|after| {
         let (server, acknowledged) = (server.clone(), acknowledged.clone());
         std::thread::spawn(move || {
@@ -227,7 +331,9 @@ pub fn run_on(
                 (acknowledged.clone(), latencies.clone(), recovered.clone());
             let (attempts, conflicts) = (attempts.clone(), conflicts.clone());
             let addr = addrs[i % addrs.len()];
+            let (ready, gate) = (ready.clone(), gate.clone());
             std::thread::spawn(move || {
+                let mut client = Client::new(addr);
                 let id = format!("load-{}", i / writers);
                 let create = json!({ "id": id, "character": fighter }).to_string();
                 loop {
@@ -236,7 +342,9 @@ pub fn run_on(
                         _ => std::thread::sleep(Duration::from_millis(50)),
                     }
                 }
-                let mut revision = read(addr, &id).1;
+                let mut revision = read(&mut client, &id).1;
+                ready.fetch_add(1, Ordering::SeqCst);
+                drop(gate.read());
                 let begin =
                     Instant::now() + pace.map_or(Duration::ZERO, |p| p * i as u32 / clients as u32);
                 for k in 1..=edits as i64 {
@@ -250,7 +358,7 @@ pub fn run_on(
                         let body = json!({ "revision": revision, "value": value }).to_string();
                         let path = format!("/api/characters/{id}/values/{FIELD}");
                         let sent = Instant::now();
-                        let answered = request(addr, "PUT", &path, &body);
+                        let answered = client.request("PUT", &path, &body);
                         if let Some((200 | 409, _)) = answered {
                             attempts.lock().unwrap().push(sent.elapsed());
                         }
@@ -263,12 +371,12 @@ pub fn run_on(
                             }
                             Some((409, _)) if writers > 1 => {
                                 conflicts.fetch_add(1, Ordering::SeqCst);
-                                revision = read(addr, &id).1;
+                                revision = read(&mut client, &id).1;
                             }
                             Some((409, _)) | None => {
                                 // The answer may have been lost after the write was stored: the
                                 // store says whether it was.
-                                let (stored, now) = read(addr, &id);
+                                let (stored, now) = read(&mut client, &id);
                                 if stored == value && now == revision + 1 {
                                     recovered.fetch_add(1, Ordering::SeqCst);
                                     acknowledged.fetch_add(1, Ordering::SeqCst);
@@ -284,6 +392,17 @@ pub fn run_on(
             })
         })
         .collect();
+    // A client that failed before it was ready ends the wait (its panic is told at its join).
+    while ready.load(Ordering::SeqCst) < clients && !threads.iter().any(|t| t.is_finished()) {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let started = Instant::now();
+    let service_before: Option<Duration> = {
+        let first = server.lock().unwrap().cpu();
+        others.iter().map(Server::cpu).chain([first]).sum()
+    };
+    let client_before = cpu_of("/proc/self/stat");
+    drop(closed);
     for thread in threads {
         thread.join().unwrap();
     }
@@ -291,8 +410,20 @@ pub fn run_on(
         killer.join().unwrap();
     }
     let elapsed = started.elapsed();
+    let client_cpu = cpu_of("/proc/self/stat")
+        .zip(client_before)
+        .map(|(after, before)| after.saturating_sub(before));
+    let service_cpu = if kill_after.is_some() {
+        None
+    } else {
+        let first = server.lock().unwrap().cpu();
+        let after: Option<Duration> = others.iter().map(Server::cpu).chain([first]).sum();
+        after
+            .zip(service_before)
+            .map(|(after, before)| after.saturating_sub(before))
+    };
     let finals = (0..characters)
-        .map(|i| read(addrs[0], &format!("load-{i}")))
+        .map(|i| read(&mut Client::new(addrs[0]), &format!("load-{i}")))
         .collect();
     drop(server);
     drop(others);
@@ -303,6 +434,8 @@ pub fn run_on(
         recovered: recovered.load(Ordering::SeqCst),
         finals,
         elapsed,
+        service_cpu,
+        client_cpu,
     }
 }
 
@@ -326,17 +459,13 @@ pub fn create(addr: SocketAddr, ids: std::ops::Range<usize>) {
 }
 
 /// The character's hit points and revision, waiting out a restart.
-fn read(addr: SocketAddr, id: &str) -> (i64, u64) {
+fn read(client: &mut Client, id: &str) -> (i64, u64) {
+    let addr = client.addr;
     let started = Instant::now();
     let mut told = false;
     loop {
         let asked = Instant::now();
-        let answer = request(
-            addr,
-            "GET",
-            &format!("/api/characters/{id}/fields/{FIELD}"),
-            "",
-        );
+        let answer = client.request("GET", &format!("/api/characters/{id}/fields/{FIELD}"), "");
         if let Some((200, answer)) = answer {
             return (
                 answer["value"]["value"].as_i64().unwrap(),

@@ -6,12 +6,13 @@
 //! a server on another machine must offer it (`sslmode=require` unless the URL says otherwise), so
 //! passwords and characters never cross a network in the clear.
 
+use std::collections::HashMap;
 use std::str::FromStr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use postgres::config::{Host, SslMode};
-use postgres::{Client, Config};
+use postgres::{Client, Config, Statement};
 use tokio_postgres_rustls::MakeRustlsConnect;
 
 use super::{
@@ -23,9 +24,16 @@ pub struct PostgresStore {
     tls: MakeRustlsConnect,
     /// A few connections, each made when first needed: requests on different characters use
     /// different ones rather than queueing on one.
-    clients: Vec<Mutex<Option<Client>>>,
+    clients: Vec<Mutex<Option<Connection>>>,
     /// How long the listener waits for a notification before asking whether it is still wanted.
     listen_tick: Duration,
+}
+
+/// A connection, with the statements of the requests' hot path prepared on it once (each use is
+/// then one round trip, not a parse and plan first).
+struct Connection {
+    client: Client,
+    prepared: HashMap<&'static str, Statement>,
 }
 
 /// How long the listener waits for a notification before asking whether it is still wanted.
@@ -36,7 +44,7 @@ const CONNECTIONS: usize = 4;
 
 impl PostgresStore {
     /// A free connection, else the next one to come free.
-    fn client(&self) -> std::sync::MutexGuard<'_, Option<Client>> {
+    fn client(&self) -> std::sync::MutexGuard<'_, Option<Connection>> {
         for client in &self.clients {
             if let Ok(client) = client.try_lock() {
                 return client;
@@ -158,12 +166,40 @@ impl PostgresStore {
         &self,
         f: impl FnOnce(&mut Client) -> Result<T, postgres::Error>,
     ) -> Result<T, StoreError> {
+        let mut slot = self.connection()?;
+        let connection = slot.as_mut().expect("connected");
+        f(&mut connection.client).map_err(backend)
+    }
+
+    /// A connection, connected again first if the last one was lost (its statements with it).
+    fn connection(&self) -> Result<std::sync::MutexGuard<'_, Option<Connection>>, StoreError> {
         let mut slot = self.client();
-        if slot.as_ref().is_none_or(Client::is_closed) {
-            *slot = Some(self.config.connect(self.tls.clone()).map_err(backend)?);
+        if slot.as_ref().is_none_or(|c| c.client.is_closed()) {
+            *slot = Some(Connection {
+                client: self.config.connect(self.tls.clone()).map_err(backend)?,
+                prepared: HashMap::new(),
+            });
         }
-        let client = slot.as_mut().expect("connected above");
-        f(client).map_err(backend)
+        Ok(slot)
+    }
+
+    /// Runs `f` with `sql` prepared on the connection (once per connection), as [`Self::with`].
+    fn with_prepared<T>(
+        &self,
+        sql: &'static str,
+        f: impl FnOnce(&mut Client, &Statement) -> Result<T, postgres::Error>,
+    ) -> Result<T, StoreError> {
+        let mut slot = self.connection()?;
+        let connection = slot.as_mut().expect("connected");
+        let statement = match connection.prepared.get(sql) {
+            Some(statement) => statement.clone(),
+            None => {
+                let statement = connection.client.prepare(sql).map_err(backend)?;
+                connection.prepared.insert(sql, statement.clone());
+                statement
+            }
+        };
+        f(&mut connection.client, &statement).map_err(backend)
     }
 }
 
@@ -187,12 +223,10 @@ fn account(row: &postgres::Row) -> Account {
 
 impl Store for PostgresStore {
     fn load(&self, id: &str) -> Result<Option<Stored>, StoreError> {
-        let row = self.with(|c| {
-            c.query_opt(
-                "SELECT revision, body FROM ocf_characters WHERE id = $1",
-                &[&id],
-            )
-        })?;
+        let row = self.with_prepared(
+            "SELECT revision, body FROM ocf_characters WHERE id = $1",
+            |c, statement| c.query_opt(statement, &[&id]),
+        )?;
         Ok(row.map(|row| Stored {
             revision: row.get::<_, i64>(0) as u64,
             body: row.get(1),
@@ -200,8 +234,10 @@ impl Store for PostgresStore {
     }
 
     fn revision(&self, id: &str) -> Result<Option<u64>, StoreError> {
-        let row = self
-            .with(|c| c.query_opt("SELECT revision FROM ocf_characters WHERE id = $1", &[&id]))?;
+        let row = self.with_prepared(
+            "SELECT revision FROM ocf_characters WHERE id = $1",
+            |c, statement| c.query_opt(statement, &[&id]),
+        )?;
         Ok(row.map(|row| row.get::<_, i64>(0) as u64))
     }
 
@@ -249,9 +285,8 @@ impl Store for PostgresStore {
         // The write, its entry in the history (older ones past the bound dropped) and its
         // notification to every listening instance are one statement: told at its commit, and
         // only when it wrote.
-        let updated = self.with(|c| {
-            c.query(
-                "WITH written AS (
+        let updated = self.with_prepared(
+            "WITH written AS (
                      UPDATE ocf_characters SET body = $1, revision = revision + 1
                      WHERE id = $2 AND revision = $3 RETURNING id, revision
                  ), kept AS (
@@ -265,18 +300,22 @@ impl Store for PostgresStore {
                        AND (r.revision <= w.revision - $7 OR r.at < $8)
                  )
                  SELECT pg_notify('ocf_changed', id) FROM written",
-                &[
-                    &body,
-                    &id,
-                    &expected_i,
-                    &note.author,
-                    &note.what,
-                    &at,
-                    &count,
-                    &oldest,
-                ],
-            )
-        })?;
+            |c, statement| {
+                c.query(
+                    statement,
+                    &[
+                        &body,
+                        &id,
+                        &expected_i,
+                        &note.author,
+                        &note.what,
+                        &at,
+                        &count,
+                        &oldest,
+                    ],
+                )
+            },
+        )?;
         if updated.len() == 1 {
             return Ok(expected + 1);
         }
@@ -412,12 +451,10 @@ impl Store for PostgresStore {
     }
 
     fn ownership(&self, id: &str) -> Result<Option<Ownership>, StoreError> {
-        let row = self.with(|c| {
-            c.query_opt(
-                "SELECT owner, shared FROM ocf_characters WHERE id = $1",
-                &[&id],
-            )
-        })?;
+        let row = self.with_prepared(
+            "SELECT owner, shared FROM ocf_characters WHERE id = $1",
+            |c, statement| c.query_opt(statement, &[&id]),
+        )?;
         Ok(row.map(|row| Ownership {
             owner: row.get(0),
             shared: row.get(1),

@@ -283,28 +283,28 @@ impl SqliteStore {
 impl Store for SqliteStore {
     fn load(&self, id: &str) -> Result<Option<Stored>, StoreError> {
         self.reader()
-            .query_row(
-                "SELECT revision, body FROM characters WHERE id = ?1",
-                params![id],
-                |row| {
-                    Ok(Stored {
-                        revision: row.get::<_, i64>(0)? as u64,
-                        body: row.get(1)?,
+            .prepare_cached("SELECT revision, body FROM characters WHERE id = ?1")
+            .and_then(|mut statement| {
+                statement
+                    .query_row(params![id], |row| {
+                        Ok(Stored {
+                            revision: row.get::<_, i64>(0)? as u64,
+                            body: row.get(1)?,
+                        })
                     })
-                },
-            )
-            .optional()
+                    .optional()
+            })
             .map_err(backend)
     }
 
     fn revision(&self, id: &str) -> Result<Option<u64>, StoreError> {
         self.reader()
-            .query_row(
-                "SELECT revision FROM characters WHERE id = ?1",
-                params![id],
-                |row| row.get::<_, i64>(0),
-            )
-            .optional()
+            .prepare_cached("SELECT revision FROM characters WHERE id = ?1")
+            .and_then(|mut statement| {
+                statement
+                    .query_row(params![id], |row| row.get::<_, i64>(0))
+                    .optional()
+            })
             .map(|r| r.map(|r| r as u64))
             .map_err(backend)
     }
@@ -426,17 +426,17 @@ impl Store for SqliteStore {
 
     fn ownership(&self, id: &str) -> Result<Option<Ownership>, StoreError> {
         self.reader()
-            .query_row(
-                "SELECT owner, shared FROM characters WHERE id = ?1",
-                params![id],
-                |row| {
-                    Ok(Ownership {
-                        owner: row.get(0)?,
-                        shared: row.get::<_, i64>(1)? != 0,
+            .prepare_cached("SELECT owner, shared FROM characters WHERE id = ?1")
+            .and_then(|mut statement| {
+                statement
+                    .query_row(params![id], |row| {
+                        Ok(Ownership {
+                            owner: row.get(0)?,
+                            shared: row.get::<_, i64>(1)? != 0,
+                        })
                     })
-                },
-            )
-            .optional()
+                    .optional()
+            })
             .map_err(backend)
     }
 
@@ -606,12 +606,13 @@ fn save_on(
     body: &str,
     note: &Note,
 ) -> Result<u64, StoreError> {
+    // Each statement of a write is prepared once for the connection and kept (rusqlite's cache).
     let updated = connection
-        .execute(
+        .prepare_cached(
             "UPDATE characters SET body = ?1, revision = revision + 1
              WHERE id = ?2 AND revision = ?3",
-            params![body, id, expected as i64],
         )
+        .and_then(|mut statement| statement.execute(params![body, id, expected as i64]))
         .map_err(backend)?;
     if updated == 1 {
         keep(connection, id, expected + 1, body, note)?;
@@ -642,24 +643,40 @@ fn keep(
 ) -> Result<(), StoreError> {
     let at = now();
     connection
-        .execute(
+        .prepare_cached(
             "INSERT OR REPLACE INTO revisions (id, revision, body, author, what, at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            params![id, revision as i64, body, note.author, note.what, at],
         )
-        .map_err(backend)?;
-    connection
-        .execute(
-            "DELETE FROM revisions WHERE id = ?1 AND revision < ?2
-             AND (revision <= ?2 - ?3 OR at < ?4)",
-            params![
+        .and_then(|mut statement| {
+            statement.execute(params![
                 id,
                 revision as i64,
-                note.keep.count.min(i64::MAX as u64) as i64,
-                note.keep.oldest(at)
-            ],
-        )
+                body,
+                note.author,
+                note.what,
+                at
+            ])
+        })
         .map_err(backend)?;
+    let count = note.keep.count.min(i64::MAX as u64) as i64;
+    // Bounded by count alone (the default), the revisions to drop are a range of the key: only
+    // they are visited, not every kept revision's row for its time.
+    let dropped = match note.keep.max_age {
+        None => connection
+            .prepare_cached(
+                "DELETE FROM revisions WHERE id = ?1 AND revision < ?2 AND revision <= ?2 - ?3",
+            )
+            .and_then(|mut statement| statement.execute(params![id, revision as i64, count])),
+        Some(_) => connection
+            .prepare_cached(
+                "DELETE FROM revisions WHERE id = ?1 AND revision < ?2
+                 AND (revision <= ?2 - ?3 OR at < ?4)",
+            )
+            .and_then(|mut statement| {
+                statement.execute(params![id, revision as i64, count, note.keep.oldest(at)])
+            }),
+    };
+    dropped.map_err(backend)?;
     Ok(())
 }
 
