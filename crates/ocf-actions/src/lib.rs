@@ -133,7 +133,12 @@ fn without_picks(db: &ocf_engine::Database, character: CharacterInput) -> Charac
 
 /// A JSON object of `members`, moved in.
 fn object<const N: usize>(members: [(&str, Json); N]) -> Json {
-    Json::Object(members.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
+    Json::Object(
+        members
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v))
+            .collect(),
+    )
 }
 
 pub(crate) fn run_call<'r>(

@@ -131,12 +131,10 @@ impl RollBase {
     ) -> ActionContext<'db> {
         let self_ref = match (instance.copy, instance.applied_entry) {
             (Some(copy), _) => ocf_engine::context::SelfRef::Copy(copy),
-            (None, Some(e)) => {
-                ocf_engine::context::SelfRef::Value(ocf_engine::view::applied_self(
-                    run.ruleset,
-                    &run.character.applied(run.db)[e],
-                ))
-            }
+            (None, Some(e)) => ocf_engine::context::SelfRef::Value(ocf_engine::view::applied_self(
+                run.ruleset,
+                &run.character.applied(run.db)[e],
+            )),
             _ => ocf_engine::context::SelfRef::None,
         };
         let item = (!instance.item.is_empty()).then(|| {
