@@ -182,7 +182,7 @@ impl<'db> Run<'db, '_> {
                 if let Some(p) = &at.participant {
                     ctx.bind(ocf_formula::Root::Participant, p.clone());
                 }
-                step_action(frame, at, &tags)
+                step_action(frame, at, tags)
             }
             None => frame.action_base.clone(),
         };
