@@ -93,6 +93,17 @@ impl<'a> ActionContext<'a> {
             .map_err(|e| ActionError::formula(&e, text))
     }
 
+    /// Evaluates `formula`, already parsed (its text for the error).
+    pub fn eval_parsed(
+        &self,
+        formula: &ocf_formula::Formula,
+        text: &str,
+    ) -> Result<Value, ActionError> {
+        formula
+            .evaluate(self)
+            .map_err(|e| ActionError::formula(&e, text))
+    }
+
     /// A condition: `true` holds, `false` doesn't, anything else is `type-mismatch`.
     pub fn condition(&self, text: &str) -> Result<bool, ActionError> {
         match self.eval(text)? {

@@ -96,8 +96,7 @@ pub fn find<'db>(
         e
     };
     if check_listed {
-        let acts = activations(db, character);
-        let listed = available_actions(db, character, acts);
+        let listed = available_actions(db, character);
         let wanted = Listed {
             id: id.to_owned(),
             entry: entry.map(str::to_owned),

@@ -131,6 +131,16 @@ fn without_picks(db: &ocf_engine::Database, character: CharacterInput) -> Charac
     character.derive(db, &file)
 }
 
+/// A JSON object of `members`, moved in.
+fn object<const N: usize>(members: [(&str, Json); N]) -> Json {
+    Json::Object(
+        members
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v))
+            .collect(),
+    )
+}
+
 pub(crate) fn run_call<'r>(
     db: &ocf_engine::Database,
     character: CharacterInput,
@@ -226,12 +236,13 @@ pub(crate) fn run_call<'r>(
             if let Some(id) = clear {
                 proposed.push(json!({ "to": "self", "step": "", "change": { "type": "clearFollowUp", "id": id } }));
             }
-            Ok(json!({
-                "status": "finished",
-                "outcome": outcome,
-                "proposedChanges": proposed,
-                "log": log,
-            }))
+            // Built by moving the parts in: `json!` would copy each through the serializer.
+            Ok(object([
+                ("status", json!("finished")),
+                ("outcome", outcome),
+                ("proposedChanges", Json::Array(proposed)),
+                ("log", log),
+            ]))
         }
         Err(Stop::Pause(needs)) => {
             let state = State {
@@ -240,12 +251,12 @@ pub(crate) fn run_call<'r>(
                 input: input.clone(),
                 rolled: run.checkpoints.rolled.clone(),
             };
-            Ok(json!({
-                "status": "paused",
-                "needs": needs,
-                "state": serde_json::to_value(&state).unwrap_or_default(),
-                "log": log,
-            }))
+            Ok(object([
+                ("status", json!("paused")),
+                ("needs", needs),
+                ("state", serde_json::to_value(&state).unwrap_or_default()),
+                ("log", log),
+            ]))
         }
         Err(Stop::Fail(e)) => Err(e),
     }

@@ -147,11 +147,12 @@ impl<'db> Run<'db, '_> {
     /// The context of a formula in `frame` at `at`: `action.step` is the step's `{ id, tags }`,
     /// its tags evaluated (EA "Starting an action" 5).
     pub fn ctx(&self, frame: &Frame<'db>, at: Option<&StepAt<'db>>) -> ActionContext<'db> {
-        let mut ctx = self.ctx_with_tags(frame, at, Vec::new());
+        let mut ctx = self.ctx_with_tags(frame, at, &[]);
         if let Some(at) = at {
+            // The tags are worked out in the context without them, then set in its `action`.
             let tags = step_tags(&ctx, self.ruleset, frame, at.step);
             if !tags.is_empty() {
-                ctx = self.ctx_with_tags(frame, Some(at), tags);
+                ctx.bind(ocf_formula::Root::Action, step_action(frame, at, &tags));
             }
         }
         ctx
@@ -161,7 +162,7 @@ impl<'db> Run<'db, '_> {
         &self,
         frame: &Frame<'db>,
         at: Option<&StepAt<'db>>,
-        tags: Vec<String>,
+        tags: &[String],
     ) -> ActionContext<'db> {
         // On a proposed sheet, `self` is the action's copy as it is there.
         let self_ref = match self.sheets.given {
@@ -176,23 +177,15 @@ impl<'db> Run<'db, '_> {
         ctx.bind(ocf_formula::Root::Participants, frame.participants.clone());
         ctx.bind(ocf_formula::Root::Steps, frame.steps.clone());
         ctx.bind(ocf_formula::Root::Flags, frame.flags.clone());
-        let mut action = frame.action_base.clone();
-        if let Some(at) = at {
-            set_member(
-                &mut action,
-                "step",
-                Value::map([
-                    ("id", Value::string(at.step.id.as_str())),
-                    (
-                        "tags",
-                        Value::list(tags.iter().map(|t| Value::string(t.as_str())).collect()),
-                    ),
-                ]),
-            );
-            if let Some(p) = &at.participant {
-                ctx.bind(ocf_formula::Root::Participant, p.clone());
+        let action = match at {
+            Some(at) => {
+                if let Some(p) = &at.participant {
+                    ctx.bind(ocf_formula::Root::Participant, p.clone());
+                }
+                step_action(frame, at, tags)
             }
-        }
+            None => frame.action_base.clone(),
+        };
         ctx.bind(ocf_formula::Root::Action, action);
         ctx
     }
@@ -212,6 +205,23 @@ impl<'db> Run<'db, '_> {
         }
         Ok(())
     }
+}
+
+/// `action` at a step: the action's `item` and `self`, and `step` (`{ id, tags }`).
+fn step_action(frame: &Frame<'_>, at: &StepAt<'_>, tags: &[String]) -> Value {
+    let mut action = frame.action_base.clone();
+    set_member(
+        &mut action,
+        "step",
+        Value::map([
+            ("id", Value::string(at.step.id.as_str())),
+            (
+                "tags",
+                Value::list(tags.iter().map(|t| Value::string(t.as_str())).collect()),
+            ),
+        ]),
+    );
+    action
 }
 
 /// Builds the frame of an action about to run: its `action.item` / `action.self`, parameters and

@@ -6,7 +6,7 @@ use ocf_model::{Action, Scope};
 use serde_json::{Value as Json, json};
 
 use crate::context::{Bindings, Mode, SheetContext};
-use crate::db::{Activation, Activations, CharacterInput, Via};
+use crate::db::{Activation, CharacterInput, Via};
 use crate::report::{action_id, listing_source, resolve_action};
 
 /// One listed action: its ID, the copy or applied entry it runs on, the content it comes from.
@@ -31,12 +31,19 @@ impl Listed {
     }
 }
 
-pub fn available_actions(
+/// The character's available actions as computeSheet lists them, worked out once per revision of
+/// what they read ([`crate::db::listed_actions`], memoized): an action run looks its action up
+/// here without walking the activations and the `available` formulas again.
+pub fn available_actions(db: &dyn salsa::Database, character: CharacterInput) -> &[Listed] {
+    crate::db::listed_actions(db, character)
+}
+
+pub(crate) fn listed_actions_query(
     db: &dyn salsa::Database,
     character: CharacterInput,
-    acts: &Activations,
 ) -> Vec<Listed> {
     let ruleset = character.ruleset(db).ruleset(db);
+    let acts = crate::db::activations(db, character);
     let mut out: Vec<Listed> = Vec::new();
     for a in &acts.list {
         // A template's actions are listed with its copy's (the type's, the item's, the templates').
@@ -101,7 +108,28 @@ pub fn available_actions(
         }
     }
     // Rules actions that no content type or item uses.
-    let used: Vec<String> = ruleset
+    let used = crate::db::used_rules_actions(db, character.ruleset(db));
+    for (id, action) in ruleset.actions.iter() {
+        if used.contains(id) {
+            continue;
+        }
+        if available(db, character, &action.decl, &action.pack, None) {
+            out.push(Listed {
+                id: id.to_owned(),
+                entry: None,
+                source: None,
+            });
+        }
+    }
+    out
+}
+
+/// The rules actions some content type or item `use`s, by qualified ID: the ruleset's alone, so
+/// worked out once per ruleset ([`crate::db::used_rules_actions`]).
+pub(crate) fn used_rules_actions_query(
+    ruleset: &ocf_model::Ruleset,
+) -> std::collections::BTreeSet<String> {
+    ruleset
         .content_types
         .iter()
         .flat_map(|(_, t)| t.decl.actions.iter().map(move |x| (x, t.pack.as_str())))
@@ -116,20 +144,7 @@ pub fn available_actions(
                 .as_ref()
                 .map(|u| resolve_action(ruleset, pack, u.as_str()))
         })
-        .collect();
-    for (id, action) in ruleset.actions.iter() {
-        if used.iter().any(|u| u == id) {
-            continue;
-        }
-        if available(db, character, &action.decl, &action.pack, None) {
-            out.push(Listed {
-                id: id.to_owned(),
-                entry: None,
-                source: None,
-            });
-        }
-    }
-    out
+        .collect()
 }
 
 /// An action's `available`, with `item` and `self` as its activation's (none for rules actions).

@@ -279,6 +279,25 @@ pub(crate) fn shared_activations(
     crate::sheet::shared_activations_query(db, character)
 }
 
+/// The available actions (EC, computeSheet "Actions"); reads [`activations`], the actions'
+/// `available` formulas, [`used_rules_actions`].
+#[salsa::tracked(returns(ref))]
+pub fn listed_actions(
+    db: &dyn salsa::Database,
+    character: CharacterInput,
+) -> Vec<crate::actions::Listed> {
+    crate::actions::listed_actions_query(db, character)
+}
+
+/// The rules actions content `use`s; reads the ruleset only.
+#[salsa::tracked(returns(ref))]
+pub(crate) fn used_rules_actions(
+    db: &dyn salsa::Database,
+    ruleset_input: RulesetInput,
+) -> std::collections::BTreeSet<String> {
+    crate::actions::used_rules_actions_query(ruleset_input.ruleset(db))
+}
+
 /// Copies' computed values and names, errors, actions and offers; reads [`computed_values`], [`links`], [`offers`].
 #[salsa::tracked(returns(ref))]
 pub(crate) fn sheet_rest(db: &dyn salsa::Database, character: CharacterInput) -> Arc<Rest> {

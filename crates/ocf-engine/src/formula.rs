@@ -87,14 +87,27 @@ fn shared(ruleset: &Ruleset) -> Option<&Shared> {
 /// Parses `text`, once per ruleset: every session and database of `ruleset` shares the result.
 pub fn parse_in(ruleset: &Ruleset, text: &str) -> Result<Arc<Formula>, FormulaError> {
     let Some(shared) = shared(ruleset) else {
-        return parse_text(text);
+        return parse_loaded(ruleset, text);
     };
     if let Some(found) = lock(&shared.formulas).get(text) {
         return found.parsed.clone();
     }
-    let result = parse_text(text);
+    let result = parse_loaded(ruleset, text);
     remember(shared, text, result.clone(), None);
     result
+}
+
+/// `text` parsed: the load's parse when it made one (the ruleset keeps them, `Ruleset::parsed`),
+/// else parsed now.
+fn parse_loaded(ruleset: &Ruleset, text: &str) -> Result<Arc<Formula>, FormulaError> {
+    match ruleset
+        .parsed
+        .get::<ocf_load::parsed::Kept>()
+        .and_then(|kept| kept.get(text))
+    {
+        Some(formula) => Ok(Arc::clone(formula)),
+        None => parse_text(text),
+    }
 }
 
 /// [`parse_in`], with the fields the formula names resolved in `pack` (EC: "resolving field
@@ -106,7 +119,7 @@ pub fn parse_resolved(
     text: &str,
 ) -> Result<(Arc<Formula>, Option<ResolvedNames>), FormulaError> {
     let Some(shared) = shared(ruleset) else {
-        return parse_text(text).map(|f| (f, None));
+        return parse_loaded(ruleset, text).map(|f| (f, None));
     };
     let found = lock(&shared.formulas).get(text).map(|found| {
         let names = found.names.iter().find(|(p, _)| **p == *pack);
@@ -116,7 +129,7 @@ pub fn parse_resolved(
         Some((Err(error), _)) => return Err(error),
         Some((Ok(formula), Some(names))) => return Ok((formula, Some(names))),
         Some((parsed, None)) => parsed,
-        None => parse_text(text),
+        None => parse_loaded(ruleset, text),
     };
     // Parsed and resolved outside the lock: another thread may do the same meanwhile, to the same
     // result.

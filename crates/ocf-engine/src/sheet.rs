@@ -420,7 +420,7 @@ pub(crate) fn sheet_judged_query(
 pub(crate) fn sheet_rest_query(db: &dyn salsa::Database, character: CharacterInput) -> Arc<Rest> {
     let acts = activations(db, character);
     let judged = sheet_judged(db, character).clone();
-    let actions = crate::actions::available_actions(db, character, acts);
+    let actions = crate::actions::available_actions(db, character).to_vec();
     let (mut copies, mut copy_names) = (Vec::new(), Vec::new());
     let mut errors: Vec<Json> = (**character.errors(db)).clone();
     errors.extend(crate::db::links(db, character).errors.iter().cloned());

@@ -73,6 +73,14 @@ impl Formula {
         Ok(Formula { lowered, limits })
     }
 
+    /// One expression of a formula parsed without errors, lowered as a formula of its own (what
+    /// parsing its printed text gives, without parsing it again).
+    pub fn of_expr(expr: &ocf_syntax::ast::Expr) -> Result<Formula, Vec<FormulaError>> {
+        let limits = Limits::default();
+        let lowered = lower::lower_expr(expr, &limits)?;
+        Ok(Formula { lowered, limits })
+    }
+
     pub fn lowered(&self) -> &Lowered {
         &self.lowered
     }

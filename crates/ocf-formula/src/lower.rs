@@ -39,6 +39,27 @@ pub fn lower(formula: &ast::Formula, limits: &Limits) -> Result<Lowered, Vec<For
     }
 }
 
+/// One expression of a parsed formula lowered on its own, as if it were the whole formula (its
+/// ranges stay those of the text it was parsed from).
+pub fn lower_expr(expr: &ast::Expr, limits: &Limits) -> Result<Lowered, Vec<FormulaError>> {
+    let mut lowerer = Lowerer {
+        exprs: Arena::new(),
+        ranges: ArenaMap::default(),
+        errors: Vec::new(),
+        limits,
+    };
+    let root = lowerer.expr(expr, 1);
+    if lowerer.errors.is_empty() {
+        Ok(Lowered {
+            exprs: lowerer.exprs,
+            ranges: lowerer.ranges,
+            root,
+        })
+    } else {
+        Err(lowerer.errors)
+    }
+}
+
 struct Lowerer<'a> {
     exprs: Arena<Expr>,
     ranges: ArenaMap<ExprId, TextRange>,

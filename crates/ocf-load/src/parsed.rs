@@ -9,12 +9,42 @@
 
 use std::cell::RefCell;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use ocf_formula::{Formula, FormulaError};
 use rustc_hash::FxHashMap;
 
 /// A formula's parse: the lowered formula or its errors.
-pub type Parse = Rc<Result<Formula, Vec<FormulaError>>>;
+pub type Parse = Rc<Result<Arc<Formula>, Vec<FormulaError>>>;
+
+/// The formulas a load parsed, by text, as the loaded ruleset keeps them ([`kept`];
+/// `Ruleset::parsed`): an engine takes them up instead of parsing the same texts again.
+#[derive(Default)]
+pub struct Kept(pub FxHashMap<Box<str>, Arc<Formula>>);
+
+impl Kept {
+    pub fn get(&self, text: &str) -> Option<&Arc<Formula>> {
+        self.0.get(text)
+    }
+}
+
+/// The formulas the current scope's memo parsed without error (none outside a scope).
+pub fn kept() -> Kept {
+    MEMO.with(|memo| {
+        let memo = memo.borrow();
+        let Some(memo) = memo.as_ref() else {
+            return Kept::default();
+        };
+        Kept(
+            memo.iter()
+                .filter_map(|(text, parse)| match &**parse {
+                    Ok(formula) => Some((text.clone(), Arc::clone(formula))),
+                    Err(_) => None,
+                })
+                .collect(),
+        )
+    })
+}
 
 thread_local! {
     static MEMO: RefCell<Option<FxHashMap<Box<str>, Parse>>> = const { RefCell::new(None) };
@@ -94,7 +124,7 @@ pub fn parse(text: &str) -> Parse {
     if let Some(known) = MEMO.with(|memo| memo.borrow().as_ref()?.get(text).cloned()) {
         return known;
     }
-    let parsed = Rc::new(Formula::parse(text));
+    let parsed = Rc::new(Formula::parse(text).map(Arc::new));
     MEMO.with(|memo| {
         if let Some(memo) = memo.borrow_mut().as_mut() {
             memo.insert(text.into(), Rc::clone(&parsed));
@@ -121,7 +151,7 @@ mod tests {
             assert!(Rc::ptr_eq(&a, &b));
             assert!(MEMO.with(|memo| memo.borrow().is_some()));
         });
-        assert_eq!(*a, Formula::parse("1 + 2"));
+        assert_eq!(*a, Formula::parse("1 + 2").map(Arc::new));
     }
 
     #[test]

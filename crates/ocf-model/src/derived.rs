@@ -24,6 +24,20 @@ impl Derived {
     }
 }
 
+impl Derived {
+    /// A slot already holding `value`.
+    pub fn with<T: Any + Send + Sync>(value: T) -> Derived {
+        let slot = OnceLock::new();
+        let _ = slot.set(Arc::new(value) as Arc<dyn Any + Send + Sync>);
+        Derived(Arc::new(slot))
+    }
+
+    /// What the slot holds, if it holds a `T`.
+    pub fn get<T: Any + Send + Sync>(&self) -> Option<&T> {
+        self.0.get()?.as_ref().downcast_ref::<T>()
+    }
+}
+
 impl PartialEq for Derived {
     /// A cache, not part of the ruleset's value.
     fn eq(&self, _: &Derived) -> bool {

@@ -117,6 +117,12 @@ pub struct Ruleset {
     #[serde(skip)]
     #[schemars(skip)]
     pub derived: crate::derived::Derived,
+    /// The formulas the load parsed (and checked), by text, for an engine to take up instead of
+    /// parsing them again; never written. A parse is a function of the text alone, so the table
+    /// stays true whatever is changed in the ruleset after.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub parsed: crate::derived::Derived,
 }
 
 /// A loaded pack.

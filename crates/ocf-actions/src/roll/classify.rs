@@ -58,6 +58,12 @@ pub fn tallies(ruleset: &Ruleset, built: &Built<'_>) -> Vec<(String, i64)> {
 
 /// The result value of a rolled roll, without its band.
 pub fn result_value(rolled: &Rolled, empty: bool) -> Value {
+    let items = serde_json::to_value(&rolled.items).unwrap_or_default();
+    result_value_with(rolled, empty, &items)
+}
+
+/// [`result_value`], with the roll's items already as JSON (the log's `items`).
+pub fn result_value_with(rolled: &Rolled, empty: bool, items: &serde_json::Value) -> Value {
     let mut faces = Vec::new();
     let mut kept = Vec::new();
     for item in &rolled.items {
@@ -68,7 +74,6 @@ pub fn result_value(rolled: &Rolled, empty: bool) -> Value {
             }
         }
     }
-    let items = serde_json::to_value(&rolled.items).unwrap_or_default();
     let tallies = Value::map(
         rolled
             .tallies
@@ -80,7 +85,7 @@ pub fn result_value(rolled: &Rolled, empty: bool) -> Value {
         ("faces", Value::list(faces)),
         ("kept", Value::list(kept)),
         ("empty", Value::Bool(empty)),
-        ("items", Value::from_json(&items).unwrap_or_default()),
+        ("items", Value::from_json(items).unwrap_or_default()),
         ("tallies", tallies),
         (
             "bounds",

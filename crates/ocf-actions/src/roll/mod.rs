@@ -51,7 +51,8 @@ pub fn roll_step<'db>(
         rolling::roll(&mut run.checkpoints, &built, &at.path, need, rounding)?
     };
     rolled.tallies = classify::tallies(run.ruleset, &built);
-    let result = classify::result_value(&rolled, built.empty);
+    let items = serde_json::to_value(&rolled.items).unwrap_or_default();
+    let result = classify::result_value_with(&rolled, built.empty, &items);
     let result = classify::classify(run.ruleset, frame.pack, bands, &mut ctx, result)?;
     drop(ctx);
     let mut entry = serde_json::Map::new();
@@ -66,10 +67,7 @@ pub fn roll_step<'db>(
     if has_dice {
         entry.insert("faces".into(), json!(rolled.supplied));
     }
-    entry.insert(
-        "items".into(),
-        serde_json::to_value(&rolled.items).unwrap_or_default(),
-    );
+    entry.insert("items".into(), items);
     entry.insert("total".into(), json!(rolled.total));
     if !rolled.tallies.is_empty() {
         let tallies: serde_json::Map<String, Json> = rolled

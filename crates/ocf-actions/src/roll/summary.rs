@@ -209,9 +209,13 @@ fn reads_roll(expr: &Expr) -> bool {
 /// A condition's shape: what [`Plan::resolve`] makes of it at a roll.
 #[derive(Debug)]
 enum Plan {
-    /// A maximal subexpression that doesn't read `roll`, printed; with a written literal's own
-    /// spelling (not a string's).
-    Eval(String, Option<String>),
+    /// A maximal subexpression that doesn't read `roll`, printed and parsed (`None`: it doesn't
+    /// parse alone); with a written literal's own spelling (not a string's).
+    Eval(
+        String,
+        Option<std::sync::Arc<ocf_formula::Formula>>,
+        Option<String>,
+    ),
     Text(String),
     Paren(Box<Plan>),
     Bin(BinaryOp, Box<Plan>, Box<Plan>),
@@ -234,7 +238,10 @@ impl Plan {
                 }
                 _ => None,
             };
-            return Plan::Eval(printed, written);
+            let parsed = ocf_formula::Formula::of_expr(expr)
+                .ok()
+                .map(std::sync::Arc::new);
+            return Plan::Eval(printed, parsed, written);
         }
         let sub = |e: Option<Expr>| -> Box<Plan> {
             Box::new(match e {
@@ -288,10 +295,12 @@ impl Plan {
     /// would.
     fn resolve(&self, ctx: &ActionContext<'_>) -> Node {
         match self {
-            Plan::Eval(printed, written) => match ctx.eval(printed) {
-                Ok(v) if literal(&v).is_some() => Node::Lit(v, written.clone()),
-                _ => Node::Text(printed.clone()),
-            },
+            Plan::Eval(printed, parsed, written) => {
+                match parsed.as_ref().map(|f| ctx.eval_parsed(f, printed)) {
+                    Some(Ok(v)) if literal(&v).is_some() => Node::Lit(v, written.clone()),
+                    _ => Node::Text(printed.clone()),
+                }
+            }
             Plan::Text(text) => Node::Text(text.clone()),
             Plan::Paren(inner) => match inner.resolve(ctx) {
                 // Parentheses stay where written, but around a literal or a single operand they

@@ -95,16 +95,15 @@ pub fn run<'db>(
             // With `entry` alone, the action the copy's own item (or its type) defines: that
             // listing has no `source`.
             (None, Some(entry)) if !rules_action => {
-                let acts = ocf_engine::activation::activations(run.db, run.character);
                 let suffix = format!("#{}", used.as_str());
-                ocf_engine::actions::available_actions(run.db, run.character, acts)
-                    .into_iter()
+                ocf_engine::actions::available_actions(run.db, run.character)
+                    .iter()
                     .find(|l| {
                         l.entry.as_deref() == Some(entry)
                             && l.source.is_none()
                             && l.id.ends_with(&suffix)
                     })
-                    .map_or_else(|| used_id.clone(), |l| l.id)
+                    .map_or_else(|| used_id.clone(), |l| l.id.clone())
             }
             _ => used_id.clone(),
         };
@@ -120,12 +119,11 @@ pub fn run<'db>(
             // With `source` only: the listing with that action and source, "the one with the
             // parent's entry first" (EA "Other steps", `source`), else the first listed.
             None => {
-                let acts = ocf_engine::activation::activations(run.db, run.character);
-                let listed = ocf_engine::actions::available_actions(run.db, run.character, acts);
+                let listed = ocf_engine::actions::available_actions(run.db, run.character);
                 let mut entries: Vec<Option<String>> = listed
-                    .into_iter()
+                    .iter()
                     .filter(|l| l.id == listed_id && l.source == source)
-                    .map(|l| l.entry)
+                    .map(|l| l.entry.clone())
                     .collect();
                 if let Some(i) = entries.iter().position(|e| *e == frame.entry) {
                     let parent = entries.remove(i);

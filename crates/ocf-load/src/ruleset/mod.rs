@@ -48,7 +48,13 @@ pub fn load_ruleset(
     options: &LoadOptions,
 ) -> Result<Ruleset, Vec<LoadErrorRecord>> {
     // Steps 4 and 5 parse formulas, and so does a build that loads what it built: one parse each.
-    crate::parsed::scope(|| load(releases, options))
+    // The ruleset keeps what they parsed: an engine takes the parses up instead of parsing the
+    // same texts again (once per ruleset).
+    crate::parsed::scope(|| {
+        let mut ruleset = load(releases, options)?;
+        ruleset.parsed = ocf_model::Derived::with(crate::parsed::kept());
+        Ok(ruleset)
+    })
 }
 
 fn load(releases: &[PackRelease], options: &LoadOptions) -> Result<Ruleset, Vec<LoadErrorRecord>> {

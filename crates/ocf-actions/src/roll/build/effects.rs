@@ -28,6 +28,8 @@ pub(super) fn roll_effects<'db>(
             .iter()
             .any(|t| tags.iter().any(|s| ocf_model::tag_matches(t.as_str(), s)))
     };
+    // The step's roots and the roll's view, made once for every candidate.
+    let mut base: Option<RollBase> = None;
     for instance in &index.list {
         let Target::Rolls { rolls, from, .. } = &instance.effect.target else {
             continue;
@@ -38,7 +40,8 @@ pub(super) fn roll_effects<'db>(
         if *from == Some(ocf_model::From::Self_) && instance.source.entry != frame.entry {
             continue;
         }
-        let ctx = instance_ctx(run, frame, at, instance, tags);
+        let base = base.get_or_insert_with(|| RollBase::new(run, frame, at, tags));
+        let ctx = base.instance_ctx(run, instance);
         if let Some(when) = &instance.effect.when
             && !ctx.condition(when.as_str())?
         {
@@ -62,7 +65,7 @@ pub(super) fn roll_effects<'db>(
             if !matches(rolls) {
                 continue;
             }
-            let base = run.ctx(frame, Some(at));
+            let base = base.get_or_insert_with(|| RollBase::new(run, frame, at, tags));
             let mut ctx = ActionContext::new(
                 run.db,
                 run.character,
@@ -71,7 +74,6 @@ pub(super) fn roll_effects<'db>(
                 None,
             );
             ctx.roots = base.roots.clone();
-            bind_roll_view(&mut ctx, frame, at, tags);
             if let Some(when) = &effect.when
                 && !ctx.condition(when.as_str())?
             {
@@ -98,31 +100,59 @@ pub fn instance_ctx<'db>(
     instance: &'db Instance,
     tags: &[String],
 ) -> ActionContext<'db> {
-    let self_ref = match (instance.copy, instance.applied_entry) {
-        (Some(copy), _) => ocf_engine::context::SelfRef::Copy(copy),
-        (None, Some(e)) => ocf_engine::context::SelfRef::Value(ocf_engine::view::applied_self(
-            run.ruleset,
-            &run.character.applied(run.db)[e],
-        )),
-        _ => ocf_engine::context::SelfRef::None,
-    };
-    let item = (!instance.item.is_empty()).then(|| {
-        ocf_engine::view::ItemKey::new(
-            run.db,
-            run.character.ruleset(run.db),
-            &*instance.item,
-            &instance.templates[..],
-        )
-    });
-    let base = run.ctx(frame, Some(at));
-    let mut ctx = ActionContext::new(run.db, run.character, &instance.pack, self_ref, item);
-    ctx.roots = base.roots.clone();
-    ctx.content_entry = Some(instance.source.entry.clone());
-    bind_roll_view(&mut ctx, frame, at, tags);
-    ctx
+    RollBase::new(run, frame, at, tags).instance_ctx(run, instance)
 }
 
-pub(super) fn bind_roll_view(
+/// The roots every roll effect's formulas of one step share: the step's, with `roll` and
+/// `action` (its `step` with the roll's tags) bound.
+pub(super) struct RollBase {
+    roots: Vec<(Root, Value)>,
+}
+
+impl RollBase {
+    pub(super) fn new<'db>(
+        run: &Run<'db, '_>,
+        frame: &Frame<'db>,
+        at: &StepAt<'db>,
+        tags: &[String],
+    ) -> RollBase {
+        let mut base = run.ctx(frame, Some(at));
+        bind_roll_view(&mut base, frame, at, tags);
+        RollBase {
+            roots: std::mem::take(&mut base.roots),
+        }
+    }
+
+    /// `instance`'s context: its own `item`, `self` and pack on the shared roots.
+    pub(super) fn instance_ctx<'db>(
+        &self,
+        run: &Run<'db, '_>,
+        instance: &'db Instance,
+    ) -> ActionContext<'db> {
+        let self_ref = match (instance.copy, instance.applied_entry) {
+            (Some(copy), _) => ocf_engine::context::SelfRef::Copy(copy),
+            (None, Some(e)) => ocf_engine::context::SelfRef::Value(ocf_engine::view::applied_self(
+                run.ruleset,
+                &run.character.applied(run.db)[e],
+            )),
+            _ => ocf_engine::context::SelfRef::None,
+        };
+        let item = (!instance.item.is_empty()).then(|| {
+            ocf_engine::view::ItemKey::new(
+                run.db,
+                run.character.ruleset(run.db),
+                &*instance.item,
+                &instance.templates[..],
+            )
+        });
+        let mut ctx = ActionContext::new(run.db, run.character, &instance.pack, self_ref, item);
+        ctx.roots = self.roots.clone();
+        ctx.content_entry = Some(instance.source.entry.clone());
+        ctx
+    }
+}
+
+fn bind_roll_view(
     ctx: &mut ActionContext<'_>,
     frame: &Frame<'_>,
     at: &StepAt<'_>,
