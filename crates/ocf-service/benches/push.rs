@@ -8,46 +8,13 @@
 #[path = "../tests/support/mod.rs"]
 mod support;
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use ocf_service::Limits;
 use ocf_service::store::PostgresStore;
-use serde_json::{Value, json};
+use serde_json::json;
 use support::*;
-
-/// The subscriber: `next()` waits for the next event's name and data.
-struct Events(BufReader<TcpStream>);
-
-impl Events {
-    fn open(addr: SocketAddr, id: &str) -> Events {
-        let mut stream = TcpStream::connect(addr).unwrap();
-        stream
-            .set_read_timeout(Some(Duration::from_secs(60)))
-            .unwrap();
-        write!(
-            stream,
-            "GET /api/characters/{id}/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
-        )
-        .unwrap();
-        Events(BufReader::new(stream))
-    }
-
-    fn next(&mut self) -> (String, Value) {
-        let mut event = String::new();
-        loop {
-            let mut line = String::new();
-            self.0.read_line(&mut line).expect("an event");
-            let line = line.trim_end();
-            if let Some(name) = line.strip_prefix("event: ") {
-                event = name.to_owned();
-            } else if let Some(data) = line.strip_prefix("data: ") {
-                return (event, serde_json::from_str(data).unwrap());
-            }
-        }
-    }
-}
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]

@@ -3,10 +3,6 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::TcpStream;
-use std::time::Duration;
-
 use ocf_service::Limits;
 use serde_json::{Value, json};
 use support::*;
@@ -196,29 +192,8 @@ fn subscribers_are_pushed_only_what_changed() {
     let dir = temp_dir("events");
     let addr = start(&dir.join("store.sqlite3"), Limits::default());
     post_fighter(addr, "aldric");
-    let mut stream = TcpStream::connect(addr).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(60)))
-        .unwrap();
-    write!(
-        stream,
-        "GET /api/characters/aldric/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
-    )
-    .unwrap();
-    let mut lines = BufReader::new(stream);
-    let mut next_event = || -> (String, Value) {
-        let mut event = String::new();
-        loop {
-            let mut line = String::new();
-            lines.read_line(&mut line).unwrap();
-            let line = line.trim_end();
-            if let Some(name) = line.strip_prefix("event: ") {
-                event = name.to_owned();
-            } else if let Some(data) = line.strip_prefix("data: ") {
-                return (event, serde_json::from_str(data).unwrap());
-            }
-        }
-    };
+    let mut events = Events::open(addr, "aldric");
+    let mut next_event = || events.next();
     let (kind, first) = next_event();
     assert_eq!(kind, "sheet");
     assert_eq!(first["revision"], 1);

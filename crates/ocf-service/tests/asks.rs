@@ -7,43 +7,22 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::{SocketAddr, TcpStream};
-use std::time::Duration;
+use std::net::SocketAddr;
 
 use ocf_service::Limits;
 use serde_json::{Value, json};
 use support::*;
 
-/// A page subscribed to `id`'s events: each next event's name and data.
-struct Page(BufReader<TcpStream>);
+/// A page subscribed to `id`'s events ([`Events`]).
+struct Page(Events);
 
 impl Page {
     fn open(addr: SocketAddr, id: &str) -> Page {
-        let mut stream = TcpStream::connect(addr).unwrap();
-        stream
-            .set_read_timeout(Some(Duration::from_secs(60)))
-            .unwrap();
-        write!(
-            stream,
-            "GET /api/characters/{id}/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
-        )
-        .unwrap();
-        Page(BufReader::new(stream))
+        Page(Events::open(addr, id))
     }
 
     fn next(&mut self) -> (String, Value) {
-        let mut event = String::new();
-        loop {
-            let mut line = String::new();
-            assert!(self.0.read_line(&mut line).unwrap() > 0, "the stream ended");
-            let line = line.trim_end();
-            if let Some(name) = line.strip_prefix("event: ") {
-                event = name.to_owned();
-            } else if let Some(data) = line.strip_prefix("data: ") {
-                return (event, serde_json::from_str(data).unwrap());
-            }
-        }
+        self.0.next()
     }
 
     /// The events after `sheet` until the next event pushed by a write (`probe` makes one).

@@ -121,30 +121,8 @@ fn an_edit_on_one_instance_is_told_to_the_other_by_postgres_itself() {
         Limits::default(),
     );
     post_fighter(a, "aldric");
-    use std::io::{BufRead, BufReader, Write};
-    let mut stream = std::net::TcpStream::connect(a).unwrap();
-    stream
-        .set_read_timeout(Some(std::time::Duration::from_secs(60)))
-        .unwrap();
-    write!(
-        stream,
-        "GET /api/characters/aldric/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
-    )
-    .unwrap();
-    let mut lines = BufReader::new(stream);
-    let mut next_event = || -> (String, serde_json::Value) {
-        let mut event = String::new();
-        loop {
-            let mut line = String::new();
-            lines.read_line(&mut line).unwrap();
-            let line = line.trim_end();
-            if let Some(name) = line.strip_prefix("event: ") {
-                event = name.to_owned();
-            } else if let Some(data) = line.strip_prefix("data: ") {
-                return (event, serde_json::from_str(data).unwrap());
-            }
-        }
-    };
+    let mut events = Events::open(a, "aldric");
+    let mut next_event = || events.next();
     assert_eq!(next_event().0, "sheet");
     assert_eq!(set(b, "aldric", "hp.current", 1, json!(4)).0, 200);
     let (kind, changed) = next_event();

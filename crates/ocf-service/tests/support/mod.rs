@@ -2,7 +2,7 @@
 //! requests by plain HTTP/1.1, and a throwaway PostgreSQL server.
 #![allow(dead_code)]
 
-use std::io::{Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -270,6 +270,39 @@ fn connect(addr: SocketAddr) -> TcpStream {
                 std::thread::sleep(Duration::from_millis(100));
             }
             Err(e) => panic!("connecting to {addr}: {e}"),
+        }
+    }
+}
+
+/// A page subscribed to a character's events (`GET /api/characters/{id}/events`): `next()` waits
+/// for the next event's name and data (a minute at most; a stream that ends fails the test).
+pub struct Events(BufReader<TcpStream>);
+
+impl Events {
+    pub fn open(addr: SocketAddr, id: &str) -> Events {
+        let mut stream = TcpStream::connect(addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(60)))
+            .unwrap();
+        write!(
+            stream,
+            "GET /api/characters/{id}/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+        )
+        .unwrap();
+        Events(BufReader::new(stream))
+    }
+
+    pub fn next(&mut self) -> (String, Value) {
+        let mut event = String::new();
+        loop {
+            let mut line = String::new();
+            assert!(self.0.read_line(&mut line).unwrap() > 0, "the stream ended");
+            let line = line.trim_end();
+            if let Some(name) = line.strip_prefix("event: ") {
+                event = name.to_owned();
+            } else if let Some(data) = line.strip_prefix("data: ") {
+                return (event, serde_json::from_str(data).unwrap());
+            }
         }
     }
 }
