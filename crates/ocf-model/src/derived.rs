@@ -22,9 +22,7 @@ impl Derived {
             .as_ref()
             .downcast_ref::<T>()
     }
-}
 
-impl Derived {
     /// A slot already holding `value`.
     pub fn with<T: Any + Send + Sync>(value: T) -> Derived {
         let slot = OnceLock::new();
