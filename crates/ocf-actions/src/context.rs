@@ -189,7 +189,7 @@ pub fn set_member(value: &mut Value, key: &str, v: Value) {
         *value = Value::map(Vec::<(&str, Value)>::new());
     }
     if let Value::Map(m) = value {
-        std::sync::Arc::make_mut(m).insert(key.into(), v);
+        std::sync::Arc::make_mut(m).insert(ocf_formula::value::key(key), v);
     }
 }
 

@@ -15,6 +15,150 @@ use crate::decimal::{Decimal, Millionths, ParseDecimalError};
 /// A map value: members ordered by name, so that equal maps print alike.
 pub type Map = BTreeMap<Arc<str>, Value>;
 
+/// The member names the engines' own values use (a roll's result and items, a face, a step's
+/// `action`, a change's): kept once per process, so a map made with them shares its keys instead of
+/// allocating each one. [`kept_key`] gives each one's place.
+const KEPT_KEYS: [&str; 40] = [
+    "action",
+    "band",
+    "bandSet",
+    "bandValue",
+    "bounds",
+    "by",
+    "change",
+    "count",
+    "dropped",
+    "empty",
+    "entry",
+    "exploded",
+    "faces",
+    "factor",
+    "field",
+    "id",
+    "item",
+    "items",
+    "kept",
+    "kind",
+    "modifiers",
+    "multiplied",
+    "replaces",
+    "rerolled",
+    "result",
+    "self",
+    "set",
+    "sides",
+    "source",
+    "split",
+    "step",
+    "steppedFrom",
+    "tags",
+    "tallies",
+    "to",
+    "total",
+    "type",
+    "unbounded",
+    "value",
+    "values",
+];
+
+fn kept_key(name: &str) -> Option<usize> {
+    // A `match` on strings compiles to a test of the length, then of the bytes.
+    Some(match name {
+        "action" => 0,
+        "band" => 1,
+        "bandSet" => 2,
+        "bandValue" => 3,
+        "bounds" => 4,
+        "by" => 5,
+        "change" => 6,
+        "count" => 7,
+        "dropped" => 8,
+        "empty" => 9,
+        "entry" => 10,
+        "exploded" => 11,
+        "faces" => 12,
+        "factor" => 13,
+        "field" => 14,
+        "id" => 15,
+        "item" => 16,
+        "items" => 17,
+        "kept" => 18,
+        "kind" => 19,
+        "modifiers" => 20,
+        "multiplied" => 21,
+        "replaces" => 22,
+        "rerolled" => 23,
+        "result" => 24,
+        "self" => 25,
+        "set" => 26,
+        "sides" => 27,
+        "source" => 28,
+        "split" => 29,
+        "step" => 30,
+        "steppedFrom" => 31,
+        "tags" => 32,
+        "tallies" => 33,
+        "to" => 34,
+        "total" => 35,
+        "type" => 36,
+        "unbounded" => 37,
+        "value" => 38,
+        "values" => 39,
+        _ => return None,
+    })
+}
+
+/// What a map's member name can be made from.
+pub trait MapKey {
+    fn into_key(self) -> Arc<str>;
+}
+
+impl MapKey for Arc<str> {
+    fn into_key(self) -> Arc<str> {
+        self
+    }
+}
+
+impl MapKey for &Arc<str> {
+    fn into_key(self) -> Arc<str> {
+        self.clone()
+    }
+}
+
+impl MapKey for &str {
+    fn into_key(self) -> Arc<str> {
+        key(self)
+    }
+}
+
+impl MapKey for String {
+    fn into_key(self) -> Arc<str> {
+        key(&self)
+    }
+}
+
+impl MapKey for &String {
+    fn into_key(self) -> Arc<str> {
+        key(self)
+    }
+}
+
+impl MapKey for Box<str> {
+    fn into_key(self) -> Arc<str> {
+        key(&self)
+    }
+}
+
+/// A map key: the kept one when `name` is one of [`KEPT_KEYS`], else a new one.
+pub fn key(name: &str) -> Arc<str> {
+    static KEYS: std::sync::LazyLock<Vec<Arc<str>>> =
+        std::sync::LazyLock::new(|| KEPT_KEYS.iter().map(|k| Arc::from(*k)).collect());
+    match kept_key(name) {
+        Some(i) => KEYS[i].clone(),
+        None => Arc::from(name),
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub enum Value {
     #[default]
@@ -37,9 +181,13 @@ impl Value {
         Value::List(Arc::new(items))
     }
 
-    pub fn map<K: Into<Arc<str>>>(members: impl IntoIterator<Item = (K, Value)>) -> Value {
+    /// A map of `members`; a member name among the kept ones ([`key`]) is shared, not made.
+    pub fn map<K: MapKey>(members: impl IntoIterator<Item = (K, Value)>) -> Value {
         Value::Map(Arc::new(
-            members.into_iter().map(|(k, v)| (k.into(), v)).collect(),
+            members
+                .into_iter()
+                .map(|(k, v)| (k.into_key(), v))
+                .collect(),
         ))
     }
 
@@ -134,7 +282,7 @@ impl Value {
             serde_json::Value::Object(members) => {
                 let mut map = Map::new();
                 for (k, v) in members {
-                    map.insert(k.as_str().into(), Value::from_json(v)?);
+                    map.insert(key(k), Value::from_json(v)?);
                 }
                 Value::Map(Arc::new(map))
             }
@@ -232,6 +380,16 @@ mod tests {
     use serde_json::json;
 
     fn assert_send_sync_hash<T: Send + Sync + Eq + std::hash::Hash>() {}
+
+    #[test]
+    fn kept_keys_are_shared() {
+        for (i, name) in KEPT_KEYS.iter().enumerate() {
+            assert_eq!(kept_key(name), Some(i), "{name}");
+            assert!(Arc::ptr_eq(&key(name), &key(name)), "{name}");
+        }
+        assert_eq!(kept_key("values2"), None);
+        assert_eq!(&*key("elsewhere"), "elsewhere");
+    }
 
     #[test]
     fn values_can_be_memoized() {

@@ -56,14 +56,9 @@ pub fn tallies(ruleset: &Ruleset, built: &Built<'_>) -> Vec<(String, i64)> {
         .collect()
 }
 
-/// The result value of a rolled roll, without its band.
+/// The result value of a rolled roll, without its band: its items as their JSON reads
+/// ([`item_value`]), made without going through JSON.
 pub fn result_value(rolled: &Rolled, empty: bool) -> Value {
-    let items = serde_json::to_value(&rolled.items).unwrap_or_default();
-    result_value_with(rolled, empty, &items)
-}
-
-/// [`result_value`], with the roll's items already as JSON (the log's `items`).
-pub fn result_value_with(rolled: &Rolled, empty: bool, items: &serde_json::Value) -> Value {
     let mut faces = Vec::new();
     let mut kept = Vec::new();
     for item in &rolled.items {
@@ -80,19 +75,130 @@ pub fn result_value_with(rolled: &Rolled, empty: bool, items: &serde_json::Value
             .iter()
             .map(|(n, v)| (n.as_str(), Value::Int(*v))),
     );
+    let bounds = rolled
+        .bounds
+        .iter()
+        .map(|b| Value::from_json(b).unwrap_or_default())
+        .collect();
     Value::map([
         ("total", Value::Int(rolled.total)),
         ("faces", Value::list(faces)),
         ("kept", Value::list(kept)),
         ("empty", Value::Bool(empty)),
-        ("items", Value::from_json(items).unwrap_or_default()),
-        ("tallies", tallies),
         (
-            "bounds",
-            Value::from_json(&serde_json::Value::Array(rolled.bounds.clone())).unwrap_or_default(),
+            "items",
+            Value::list(rolled.items.iter().map(item_value).collect()),
         ),
+        ("tallies", tallies),
+        ("bounds", Value::list(bounds)),
         ("unbounded", Value::Int(rolled.unbounded)),
     ])
+}
+
+/// A roll item as a formula reads it: the value of its JSON (DA "Roll items"), made directly.
+/// The members rolls seldom have (modifiers, dropped instances, replaced items, a factor) go
+/// through their JSON.
+pub fn item_value(item: &ocf_dice::RollItem) -> Value {
+    let via_json = |json: serde_json::Result<serde_json::Value>| {
+        json.ok()
+            .and_then(|j| Value::from_json(&j).ok())
+            .unwrap_or_default()
+    };
+    let mut m: Vec<(&str, Value)> = Vec::with_capacity(8);
+    let kind = match item.kind {
+        ocf_dice::ItemKind::Dice => "dice",
+        ocf_dice::ItemKind::Flat => "flat",
+    };
+    m.push(("kind", Value::string(kind)));
+    if let Some(count) = item.count {
+        m.push(("count", Value::Int(count.into())));
+    }
+    if let Some(sides) = item.sides {
+        m.push((
+            "sides",
+            match sides {
+                ocf_dice::Sides::Number(n) => Value::Int(n.into()),
+                ocf_dice::Sides::Fate => Value::string("F"),
+            },
+        ));
+    }
+    if let Some(mods) = &item.modifiers {
+        m.push(("modifiers", via_json(serde_json::to_value(mods))));
+    }
+    if let Some(faces) = &item.faces {
+        m.push(("faces", Value::list(faces.iter().map(face_value).collect())));
+    }
+    m.push(("value", Value::Int(item.value)));
+    if let Some(source) = &item.source {
+        m.push(("source", source_value(source)));
+    }
+    if let Some(tags) = &item.tags {
+        m.push((
+            "tags",
+            Value::list(tags.iter().map(|t| Value::string(t.as_str())).collect()),
+        ));
+    }
+    if let Some(multiplied) = item.multiplied {
+        m.push(("multiplied", Value::Bool(multiplied)));
+    }
+    if let Some(factor) = item.factor {
+        m.push(("factor", via_json(serde_json::to_value(factor))));
+    }
+    if let Some(dropped) = &item.dropped {
+        m.push(("dropped", via_json(serde_json::to_value(dropped))));
+    }
+    if let Some(replaces) = &item.replaces {
+        m.push(("replaces", via_json(serde_json::to_value(replaces))));
+    }
+    if let Some(from) = item.stepped_from {
+        m.push(("steppedFrom", Value::Int(from.into())));
+    }
+    Value::map(m)
+}
+
+fn source_value(source: &ocf_dice::item::ItemSource) -> Value {
+    let kind = ("type", Value::string(source.kind.as_str()));
+    match &source.id {
+        Some(id) => Value::map([kind, ("id", Value::string(id.as_str()))]),
+        None => Value::map([kind]),
+    }
+}
+
+/// The faces most rolls have, `{ value, kept }` for 0 to [`SHARED_FACES`], each made the first
+/// time it is rolled.
+const SHARED_FACES: i64 = 100;
+
+fn face_value(face: &ocf_dice::Face) -> Value {
+    static SHARED: [std::sync::OnceLock<Value>; 2 * (SHARED_FACES as usize + 1)] =
+        [const { std::sync::OnceLock::new() }; 2 * (SHARED_FACES as usize + 1)];
+    let plain = !face.rerolled && !face.exploded && !face.set && face.source.is_none();
+    if plain && (0..=SHARED_FACES).contains(&face.value) {
+        return SHARED[(face.value * 2) as usize + usize::from(face.kept)]
+            .get_or_init(|| {
+                Value::map([
+                    ("value", Value::Int(face.value)),
+                    ("kept", Value::Bool(face.kept)),
+                ])
+            })
+            .clone();
+    }
+    let mut m: Vec<(&str, Value)> = vec![
+        ("value", Value::Int(face.value)),
+        ("kept", Value::Bool(face.kept)),
+    ];
+    for (name, on) in [
+        ("rerolled", face.rerolled),
+        ("exploded", face.exploded),
+        ("set", face.set),
+    ] {
+        if on {
+            m.push((name, Value::Bool(true)));
+        }
+    }
+    if let Some(source) = &face.source {
+        m.push(("source", source_value(source)));
+    }
+    Value::map(m)
 }
 
 /// Adds `band`, `bandValue` and `bandSet` to `result` by the step's `bands`, in `ctx` (the step's
@@ -160,5 +266,35 @@ pub fn declares_result(ruleset: &Ruleset, def: &Action, pack: &str, result: &str
         Some(Results::List(list)) => list.iter().any(|r| r == result),
         Some(Results::Bands { bands }) => band_set(ruleset, pack, bands.as_str())
             .is_some_and(|(_, set)| set.decl.bands.iter().any(|b| b.id == result)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A roll item's value made directly is the value of its JSON.
+    #[test]
+    fn item_values_are_their_json() {
+        let items: Vec<ocf_dice::RollItem> = serde_json::from_value(serde_json::json!([
+            { "kind": "flat", "value": 3, "source": { "type": "field", "id": "str.mod" }, "tags": ["damage"] },
+            { "kind": "dice", "count": 2, "sides": 20, "modifiers": [{ "type": "keepHighest", "count": 1 }],
+              "faces": [{ "value": 20, "kept": true }, { "value": 4, "kept": false, "rerolled": true },
+                        { "value": 101, "kept": true }, { "value": -1, "kept": true, "exploded": true, "set": true,
+                          "source": { "type": "effect" } }],
+              "value": 20, "multiplied": false, "factor": 0.5, "steppedFrom": 6,
+              "dropped": [{ "source": { "type": "item", "id": "x" }, "value": 2 }],
+              "replaces": [{ "kind": "flat", "value": 1 }] },
+            { "kind": "dice", "count": 4, "sides": "F", "faces": [{ "value": 0, "kept": true }], "value": 0 }
+        ]))
+        .expect("items");
+        for item in &items {
+            let json = serde_json::to_value(item).expect("json");
+            assert_eq!(
+                item_value(item),
+                Value::from_json(&json).expect("value"),
+                "{json}"
+            );
+        }
     }
 }

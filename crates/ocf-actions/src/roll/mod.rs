@@ -17,12 +17,13 @@ pub fn roll_step<'db>(
     run: &mut Run<'db, '_>,
     frame: &mut Frame<'db>,
     at: &StepAt<'db>,
+    step_ctx: Option<crate::context::ActionContext<'db>>,
 ) -> Result<Option<Value>, Stop> {
     let step = at.step;
     let bands = step.bands.as_ref().map(|b| b.as_str());
-    // One context for the step's formulas: nothing the step does before it classifies changes
-    // what they read (the frame, the proposed sheet).
-    let mut ctx = run.ctx(frame, Some(at));
+    // One context for the step's formulas (its `when`'s when it has one): nothing the step does
+    // before it classifies changes what they read (the frame, the proposed sheet).
+    let mut ctx = step_ctx.unwrap_or_else(|| run.ctx(frame, Some(at)));
     let summary = summary::summary(run.ruleset, frame, &ctx, bands);
     if let Some(of) = &step.of {
         return again(run, frame, at, of, bands, summary, ctx).map_err(Stop::Fail);
@@ -34,12 +35,16 @@ pub fn roll_step<'db>(
             tags.push(t.clone());
         }
     }
-    let built = build::build(run, frame, at, tags)?;
-    let mut need = serde_json::Map::new();
-    need.insert("kind".into(), json!("dice"));
-    need.insert("step".into(), json!(at.path));
-    need.insert("action".into(), json!(frame.id));
-    need.insert("summary".into(), summary.clone());
+    let built = build::build(run, frame, at, &ctx, tags)?;
+    // The pause's `needs`, made only when the roll pauses.
+    let need = || {
+        let mut need = serde_json::Map::new();
+        need.insert("kind".into(), json!("dice"));
+        need.insert("step".into(), json!(at.path));
+        need.insert("action".into(), json!(frame.id));
+        need.insert("summary".into(), summary.clone());
+        need
+    };
     let rounding = run
         .ruleset
         .settings
@@ -51,8 +56,8 @@ pub fn roll_step<'db>(
         rolling::roll(&mut run.checkpoints, &built, &at.path, need, rounding)?
     };
     rolled.tallies = classify::tallies(run.ruleset, &built);
+    let result = classify::result_value(&rolled, built.empty);
     let items = serde_json::to_value(&rolled.items).unwrap_or_default();
-    let result = classify::result_value_with(&rolled, built.empty, &items);
     let result = classify::classify(run.ruleset, frame.pack, bands, &mut ctx, result)?;
     drop(ctx);
     let mut entry = serde_json::Map::new();

@@ -106,13 +106,13 @@ fn dice_error(e: DiceError) -> ActionError {
     }
 }
 
-/// Rolls the built roll. `need` is the pause's `needs` object without its `dice` (step, action,
-/// summary), completed here when the roll pauses.
+/// Rolls the built roll. `need` makes the pause's `needs` object without its `dice` (step, action,
+/// summary), completed here when the roll pauses: made only then.
 pub fn roll(
     checkpoints: &mut Checkpoints<'_>,
     built: &Built<'_>,
     path: &str,
-    need: serde_json::Map<String, Json>,
+    need: impl FnOnce() -> serde_json::Map<String, Json>,
     rounding: ocf_model::Rounding,
 ) -> Result<Rolled, Stop> {
     let has_dice = built.items.iter().any(|i| i.term.is_some());
@@ -139,7 +139,7 @@ pub fn roll(
         if total > 0 {
             by = "app";
             let Some(answer) = checkpoints.take_answer() else {
-                let mut need = need;
+                let mut need = need();
                 need.insert(
                     "dice".into(),
                     Json::Array(
@@ -204,7 +204,7 @@ pub fn roll(
         let rolled = match result {
             Ok(r) => r,
             Err(DiceError::NoMoreFaces { request }) if needs.is_some() => {
-                let mut need = need;
+                let mut need = need();
                 need.insert(
                     "dice".into(),
                     json!([{ "item": index, "count": 1, "sides": sides_json(request.die) }]),

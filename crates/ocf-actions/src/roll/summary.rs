@@ -178,7 +178,7 @@ fn plan(text: &str) -> Option<std::sync::Arc<Plan>> {
         .root()
         .expr()
         .filter(|_| parse.errors.is_empty())
-        .map(|expr| std::sync::Arc::new(Plan::of(&expr)));
+        .map(|expr| std::sync::Arc::new(Plan::of(&expr, &roll_ranges(&expr))));
     if let Ok(mut t) = plans.lock()
         && t.len() < MAX_PLANS
     {
@@ -199,11 +199,20 @@ fn resolve_text(ctx: &ActionContext<'_>, text: &str) -> (String, Option<Node>) {
     (node.text(), Some(node))
 }
 
-/// Whether `expr` reads `roll` anywhere.
-fn reads_roll(expr: &Expr) -> bool {
-    expr.syntax().descendants().any(|n| {
-        ocf_syntax::ast::NameRef::cast(n).is_some_and(|name| name.text().as_deref() == Some("roll"))
-    })
+/// Where the tree under `expr` names `roll`, found in one walk.
+fn roll_ranges(expr: &Expr) -> Vec<ocf_syntax::TextRange> {
+    expr.syntax()
+        .descendants()
+        .filter_map(ocf_syntax::ast::NameRef::cast)
+        .filter(|name| name.text().as_deref() == Some("roll"))
+        .map(|name| name.syntax().text_range())
+        .collect()
+}
+
+/// Whether `expr` reads `roll` anywhere: whether one of `rolls` (the whole tree's) is inside it.
+fn reads_roll(expr: &Expr, rolls: &[ocf_syntax::TextRange]) -> bool {
+    let range = expr.syntax().text_range();
+    rolls.iter().any(|r| range.contains_range(*r))
 }
 
 /// A condition's shape: what [`Plan::resolve`] makes of it at a roll.
@@ -229,8 +238,8 @@ enum Plan {
 }
 
 impl Plan {
-    fn of(expr: &Expr) -> Plan {
-        if !reads_roll(expr) {
+    fn of(expr: &Expr, rolls: &[ocf_syntax::TextRange]) -> Plan {
+        if !reads_roll(expr, rolls) {
             let printed = ocf_syntax::printer::print(expr);
             let written = match expr {
                 Expr::Literal(lit) if !matches!(lit.kind(), Some(LiteralKind::String(_))) => {
@@ -245,7 +254,7 @@ impl Plan {
         }
         let sub = |e: Option<Expr>| -> Box<Plan> {
             Box::new(match e {
-                Some(e) => Plan::of(&e),
+                Some(e) => Plan::of(&e, rolls),
                 None => Plan::Text(String::new()),
             })
         };
@@ -274,9 +283,9 @@ impl Plan {
                     .callee()
                     .map(|e| ocf_syntax::printer::print(&e))
                     .unwrap_or_default();
-                Plan::Call(callee, c.args().map(|a| Plan::of(&a)).collect())
+                Plan::Call(callee, c.args().map(|a| Plan::of(&a, rolls)).collect())
             }
-            Expr::ListExpr(l) => Plan::List(l.items().map(|a| Plan::of(&a)).collect()),
+            Expr::ListExpr(l) => Plan::List(l.items().map(|a| Plan::of(&a, rolls)).collect()),
             Expr::ComputedDice(d) => {
                 let suffix = match (d.notation(), d.suffix_token()) {
                     (Some(n), _) => n.to_string(),

@@ -252,13 +252,11 @@ fn handoff<'db>(
     // 1. Params, evaluated in the actor's context and typed by the used action.
     let ctx = run.ctx(frame, Some(at));
     let mut given = Vec::new();
-    let mut params = serde_json::Map::new();
     for (name, formula) in step.params.iter() {
         let value = ctx.eval(formula.as_str())?;
         if value == Value::Null {
             continue;
         }
-        params.insert(name.to_owned(), passed_on(&value));
         given.push((name.to_owned(), Given::Value(value)));
     }
     // Typed only: a field parameter's `where`, tags and value are the participant's sheet's, which
@@ -266,7 +264,7 @@ fn handoff<'db>(
     crate::params::type_params(&used_action.decl, &given)?;
     // 2. Participants: IDs of the running action's participants or the running character's own.
     let own_id = run.character.id(run.db).clone();
-    let mut roles = serde_json::Map::new();
+    let mut roles: Vec<(&str, Vec<String>)> = Vec::new();
     let mut seen: Vec<String> = Vec::new();
     for (nested_role, formula) in step.participants.iter() {
         let invalid = |why: String| {
@@ -299,28 +297,45 @@ fn handoff<'db>(
                 "role `{nested_role}` is given {n} participants, outside its min and max"
             )));
         }
-        roles.insert(nested_role.to_owned(), json!(ids));
+        roles.push((nested_role, ids));
     }
     drop(ctx);
-    // 3. The pause, or the recorded answer.
-    let mut run_json = json!({ "action": used_id, "params": params });
-    if !roles.is_empty() {
-        run_json["participants"] = Json::Object(roles);
-    }
+    // 3. The pause, or the recorded answer; what the pause asks is made only when it's asked.
     let who = json!({ "role": role, "id": participant_id });
-    let needs = json!({
-        "kind": "handoff",
-        "step": at.path,
-        "action": frame.id,
-        "participant": who,
-        "run": run_json,
-    });
-    let Some(answer) = run
-        .checkpoints
-        .take_answer()
-        .map_or_else(|| odds_handoff(run, &needs), |a| Ok(Some(a)))?
-    else {
-        return Err(Stop::Pause(needs));
+    let needs = || {
+        let params: serde_json::Map<String, Json> = given
+            .iter()
+            .map(|(name, value)| match value {
+                Given::Value(v) => (name.clone(), passed_on(v)),
+                Given::Json(j) => (name.clone(), j.clone()),
+            })
+            .collect();
+        let mut run_json = json!({ "action": used_id, "params": params });
+        if !roles.is_empty() {
+            run_json["participants"] = Json::Object(
+                roles
+                    .iter()
+                    .map(|(role, ids)| (role.to_string(), json!(ids)))
+                    .collect(),
+            );
+        }
+        json!({
+            "kind": "handoff",
+            "step": at.path,
+            "action": frame.id,
+            "participant": who,
+            "run": run_json,
+        })
+    };
+    let answer = match run.checkpoints.take_answer() {
+        Some(answer) => answer,
+        None => {
+            let needs = needs();
+            match odds_handoff(run, &needs)? {
+                Some(answer) => answer,
+                None => return Err(Stop::Pause(needs)),
+            }
+        }
     };
     let answer = crate::replay::expect_answer(&answer, "handoff", &at.path)?;
     let outcome = answer.outcome.clone().unwrap_or_default();

@@ -17,22 +17,23 @@ pub fn run<'db>(
     run: &mut Run<'db, '_>,
     frame: &mut Frame<'db>,
     at: &StepAt<'db>,
+    step_ctx: Option<ActionContext<'db>>,
 ) -> Result<(), ActionError> {
     let step = at.step;
     if let Some(release) = &step.release {
         release_held(run, frame, at, release)?;
     }
-    // The step's own tags, then those the `action` steps running the action add.
-    let ctx = run.ctx(frame, Some(at));
+    // The step's own tags, then those the `action` steps running the action add; the changes in
+    // the same context (releasing held changes changes nothing it reads).
+    let ctx = step_ctx.unwrap_or_else(|| run.ctx(frame, Some(at)));
     let mut tags = Vec::new();
     eval_tags(&ctx, run.ruleset, &step.tags, &mut tags)?;
-    drop(ctx);
     for t in &frame.extra_tags {
         if !tags.contains(t) {
             tags.push(t.clone());
         }
     }
-    propose(run, frame, at, &step.changes, step.to.as_ref(), None)?;
+    propose_in(run, frame, at, &step.changes, step.to.as_ref(), ctx)?;
     // Changes content adds: active `changes` effects of content aimed at a tag of the step, in
     // instance order, `to` their value's `to`, else the step's.
     if tags.is_empty() {

@@ -107,11 +107,15 @@ impl<'db> Run<'db, '_> {
         at: &StepAt<'db>,
     ) -> Result<(Flow, Option<Value>), Stop> {
         let step = at.step;
+        // The step's context, which a roll or changes step goes on using: nothing between reads
+        // differently.
+        let mut step_ctx = None;
         if let Some(when) = &step.when {
             let ctx = self.ctx(frame, Some(at));
             if !ctx.condition(when.as_str()).map_err(|e| e.at(&at.path))? {
                 return Ok((Flow::Next, None));
             }
+            step_ctx = Some(ctx);
         }
         let fail_at = |s: Stop| match s {
             Stop::Fail(e) => Stop::Fail(e.at(&at.path)),
@@ -119,14 +123,14 @@ impl<'db> Run<'db, '_> {
         };
         match step.kind {
             StepKind::Roll => {
-                let r = crate::roll::roll_step(self, frame, at).map_err(fail_at)?;
+                let r = crate::roll::roll_step(self, frame, at, step_ctx).map_err(fail_at)?;
                 Ok((Flow::Next, r))
             }
             StepKind::Branch => branch::run(self, frame, at)
                 .map(|f| (f, None))
                 .map_err(fail_at),
             StepKind::Changes => {
-                changes::run(self, frame, at).map_err(|e| Stop::Fail(e.at(&at.path)))?;
+                changes::run(self, frame, at, step_ctx).map_err(|e| Stop::Fail(e.at(&at.path)))?;
                 Ok((Flow::Next, None))
             }
             StepKind::Action => action::run(self, frame, at).map_err(fail_at),

@@ -19,6 +19,7 @@ pub(super) fn roll_effects<'db>(
     run: &Run<'db, '_>,
     frame: &Frame<'db>,
     at: &StepAt<'db>,
+    step_ctx: &ActionContext<'db>,
     tags: &[String],
 ) -> Result<Vec<Counted<'db>>, ActionError> {
     let index = ocf_engine::effects::effect_instances(run.db, run.character);
@@ -40,7 +41,7 @@ pub(super) fn roll_effects<'db>(
         if *from == Some(ocf_model::From::Self_) && instance.source.entry != frame.entry {
             continue;
         }
-        let base = base.get_or_insert_with(|| RollBase::new(run, frame, at, tags));
+        let base = base.get_or_insert_with(|| RollBase::of(step_ctx, frame, at, tags));
         let ctx = base.instance_ctx(run, instance);
         if let Some(when) = &instance.effect.when
             && !ctx.condition(when.as_str())?
@@ -65,7 +66,7 @@ pub(super) fn roll_effects<'db>(
             if !matches(rolls) {
                 continue;
             }
-            let base = base.get_or_insert_with(|| RollBase::new(run, frame, at, tags));
+            let base = base.get_or_insert_with(|| RollBase::of(step_ctx, frame, at, tags));
             let mut ctx = ActionContext::new(
                 run.db,
                 run.character,
@@ -116,11 +117,19 @@ impl RollBase {
         at: &StepAt<'db>,
         tags: &[String],
     ) -> RollBase {
-        let mut base = run.ctx(frame, Some(at));
-        bind_roll_view(&mut base, frame, at, tags);
-        RollBase {
-            roots: std::mem::take(&mut base.roots),
-        }
+        RollBase::of(&run.ctx(frame, Some(at)), frame, at, tags)
+    }
+
+    /// The roots of `step_ctx` (the step's context), with the roll's view bound.
+    pub(super) fn of(
+        step_ctx: &ActionContext<'_>,
+        frame: &Frame<'_>,
+        at: &StepAt<'_>,
+        tags: &[String],
+    ) -> RollBase {
+        let mut roots = step_ctx.roots.clone();
+        bind_roll_view(&mut roots, frame, at, tags);
+        RollBase { roots }
     }
 
     /// `instance`'s context: its own `item`, `self` and pack on the shared roots.
@@ -153,15 +162,19 @@ impl RollBase {
 }
 
 fn bind_roll_view(
-    ctx: &mut ActionContext<'_>,
+    roots: &mut Vec<(Root, Value)>,
     frame: &Frame<'_>,
     at: &StepAt<'_>,
     tags: &[String],
 ) {
+    let mut bind = |root: Root, value: Value| match roots.iter_mut().find(|(r, _)| *r == root) {
+        Some(slot) => slot.1 = value,
+        None => roots.push((root, value)),
+    };
     let tag_values: Vec<Value> = tags.iter().map(|t| Value::string(t.as_str())).collect();
     let mut roll = frame.action_base.clone();
     set_member(&mut roll, "tags", Value::list(tag_values.clone()));
-    ctx.bind(Root::Roll, roll);
+    bind(Root::Roll, roll);
     let mut action = frame.action_base.clone();
     set_member(
         &mut action,
@@ -171,5 +184,5 @@ fn bind_roll_view(
             ("tags", Value::list(tag_values)),
         ]),
     );
-    ctx.bind(Root::Action, action);
+    bind(Root::Action, action);
 }

@@ -7,6 +7,7 @@
 
 use ocf_formula::Value;
 
+use crate::context::ActionContext;
 use crate::error::ActionError;
 use crate::run::{Frame, Run, StepAt};
 
@@ -22,13 +23,14 @@ pub use items::{Built, Carried, Counted, Factor, Item, Part, int_of};
 use parts::Parts;
 
 /// Builds a roll step's items by the chapter's steps, each reading what the ones before it left.
+/// `ctx` is the step's context (nothing the build does changes what it reads).
 pub fn build<'db>(
     run: &Run<'db, '_>,
     frame: &Frame<'db>,
     at: &StepAt<'db>,
+    ctx: &ActionContext<'db>,
     tags: Vec<String>,
 ) -> Result<Built<'db>, ActionError> {
-    let ctx = run.ctx(frame, Some(at));
     let default_source = match &frame.item {
         Some(_) => ctx
             .item_value()
@@ -44,11 +46,10 @@ pub fn build<'db>(
         mut items,
         parts,
         mut carried,
-    } = parts::parts(run, &ctx, at.step, &default_source)?;
-    drop(ctx);
+    } = parts::parts(run, ctx, at.step, &default_source)?;
     // 2. The roll effects, then what they do: replaced parts (2a), `add` effects stacked with the
     // parts' carried instances, modifiers, bounds and tallies each stacked by key.
-    let counted = effects::roll_effects(run, frame, at, &tags)?;
+    let counted = effects::roll_effects(run, frame, at, ctx, &tags)?;
     let settings = &run.ruleset.settings;
     stacking::replace_parts(run, &counted, &parts, &mut items, &mut carried)?;
     stacking::add_effects(run, &counted, &carried, &mut items)?;
