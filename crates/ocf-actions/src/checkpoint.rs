@@ -8,8 +8,9 @@ use ocf_dice::{DiceError, DiceFunction, FaceRequest};
 use crate::state::{Answer, Policy, Then};
 
 pub struct Checkpoints<'r> {
-    pub policy: Policy,
-    pub answers: Vec<Answer>,
+    pub policy: &'r Policy,
+    /// The call's answers, borrowed from its input (a continue's: the state's, then its own).
+    pub answers: Vec<&'r Answer>,
     /// The next answer to take.
     pub next: usize,
     /// The faces the engine rolled in earlier calls, then the ones it rolls in this one.
@@ -22,8 +23,8 @@ pub struct Checkpoints<'r> {
 
 impl<'r> Checkpoints<'r> {
     pub fn new(
-        policy: Policy,
-        answers: Vec<Answer>,
+        policy: &'r Policy,
+        answers: Vec<&'r Answer>,
         rolled: Vec<i64>,
         dice: &'r mut dyn DiceFunction,
     ) -> Checkpoints<'r> {
@@ -67,8 +68,8 @@ impl<'r> Checkpoints<'r> {
     }
 
     /// The next recorded answer, if any is left.
-    pub fn take_answer(&mut self) -> Option<Answer> {
-        let answer = self.answers.get(self.next).cloned()?;
+    pub fn take_answer(&mut self) -> Option<&'r Answer> {
+        let answer = *self.answers.get(self.next)?;
         self.next += 1;
         Some(answer)
     }

@@ -65,7 +65,7 @@ pub fn start_action(
 ) -> Result<Json, ActionError> {
     let span = tracing::info_span!("startAction", action = %input.action.id);
     let _guard = span.enter();
-    on_deep_stack(|| run_call(db, character, input, Vec::new(), dice, limits, None))
+    on_deep_stack(|| run_call(db, character, input, None, Vec::new(), dice, limits, None))
 }
 
 /// continueAction: the paused action of `state` continued with `answer`, on the same character
@@ -102,13 +102,12 @@ pub fn continue_action(
             ),
         ));
     }
-    let mut call = state.input.clone();
-    call.answers.push(input.answer.clone());
     on_deep_stack(|| {
         run_call(
             db,
             character,
-            &call,
+            &state.input,
+            Some(&input.answer),
             state.rolled.clone(),
             dice,
             limits,
@@ -141,10 +140,13 @@ fn object<const N: usize>(members: [(&str, Json); N]) -> Json {
     )
 }
 
+/// Runs `input`'s action with its answers, then `answer` (a continue's).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn run_call<'r>(
     db: &ocf_engine::Database,
     character: CharacterInput,
-    input: &StartInput,
+    input: &'r StartInput,
+    answer: Option<&'r Answer>,
     rolled: Vec<i64>,
     dice: &'r mut dyn DiceFunction,
     limits: Limits,
@@ -181,8 +183,8 @@ pub(crate) fn run_call<'r>(
         true,
     )?;
     let participants = participants::bind(found.def, &input.participants)?;
-    let mut checkpoints =
-        Checkpoints::new(input.policy.clone(), input.answers.clone(), rolled, dice);
+    let answers = input.answers.iter().chain(answer).collect();
+    let mut checkpoints = Checkpoints::new(&input.policy, answers, rolled, dice);
     checkpoints.odds = odds;
     let mut run = Run {
         db,
@@ -245,10 +247,13 @@ pub(crate) fn run_call<'r>(
             ]))
         }
         Err(Stop::Pause(needs)) => {
+            // The state's input: this call's, its answers all it took.
+            let mut input = input.clone();
+            input.answers.extend(answer.cloned());
             let state = State {
                 version: state::STATE_VERSION,
                 character: character_id(db, character),
-                input: input.clone(),
+                input,
                 rolled: run.checkpoints.rolled.clone(),
             };
             Ok(object([

@@ -147,6 +147,17 @@ impl<'db> Run<'db, '_> {
     /// The context of a formula in `frame` at `at`: `action.step` is the step's `{ id, tags }`,
     /// its tags evaluated (EA "Starting an action" 5).
     pub fn ctx(&self, frame: &Frame<'db>, at: Option<&StepAt<'db>>) -> ActionContext<'db> {
+        // Literal tags need no context: the step's `action` is made once, with them.
+        if let Some(at) = at
+            && at
+                .step
+                .tags
+                .iter()
+                .all(|t| matches!(t, ocf_model::Computed::Literal(_)))
+        {
+            let tags = literal_tags(frame, at.step);
+            return self.ctx_with_tags(frame, Some(at), &tags);
+        }
         let mut ctx = self.ctx_with_tags(frame, at, &[]);
         if let Some(at) = at {
             // The tags are worked out in the context without them, then set in its `action`.
@@ -406,6 +417,25 @@ pub fn step_tags(
             if let ocf_model::Computed::Literal(tag) = entry {
                 push_tag(&mut tags, tag.as_str());
             }
+        }
+    }
+    if matches!(
+        step.kind,
+        StepKind::Roll | StepKind::Choice | StepKind::Changes
+    ) {
+        for t in &frame.extra_tags {
+            push_tag(&mut tags, t);
+        }
+    }
+    tags
+}
+
+/// [`step_tags`] of a step whose tags are all literal.
+fn literal_tags(frame: &Frame<'_>, step: &Step) -> Vec<String> {
+    let mut tags = Vec::new();
+    for entry in &step.tags {
+        if let ocf_model::Computed::Literal(tag) = entry {
+            push_tag(&mut tags, tag.as_str());
         }
     }
     if matches!(

@@ -69,6 +69,97 @@ impl RollItem {
             stepped_from: None,
         }
     }
+
+    /// The item's JSON, as its `Serialize` writes it, made directly: each object sized for its
+    /// members, a plain face's with two. The members few items have (modifiers, dropped
+    /// instances, replaced items, a factor) go through `Serialize`.
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::Value as Json;
+        let via = |v: serde_json::Result<Json>| v.unwrap_or_default();
+        let mut m = serde_json::Map::with_capacity(6);
+        let kind = match self.kind {
+            ItemKind::Dice => "dice",
+            ItemKind::Flat => "flat",
+        };
+        m.insert("kind".into(), Json::from(kind));
+        if let Some(count) = self.count {
+            m.insert("count".into(), Json::from(count));
+        }
+        if let Some(sides) = self.sides {
+            let sides = match sides {
+                Sides::Number(n) => Json::from(n),
+                Sides::Fate => Json::from("F"),
+            };
+            m.insert("sides".into(), sides);
+        }
+        if let Some(mods) = &self.modifiers {
+            m.insert("modifiers".into(), via(serde_json::to_value(mods)));
+        }
+        if let Some(faces) = &self.faces {
+            let faces = faces.iter().map(Face::to_json).collect();
+            m.insert("faces".into(), Json::Array(faces));
+        }
+        m.insert("value".into(), Json::from(self.value));
+        if let Some(source) = &self.source {
+            m.insert("source".into(), source.to_json());
+        }
+        if let Some(tags) = &self.tags {
+            let tags = tags.iter().map(|t| Json::from(t.as_str())).collect();
+            m.insert("tags".into(), Json::Array(tags));
+        }
+        if let Some(multiplied) = self.multiplied {
+            m.insert("multiplied".into(), Json::from(multiplied));
+        }
+        if let Some(factor) = self.factor {
+            m.insert("factor".into(), via(serde_json::to_value(factor)));
+        }
+        if let Some(dropped) = &self.dropped {
+            m.insert("dropped".into(), via(serde_json::to_value(dropped)));
+        }
+        if let Some(replaces) = &self.replaces {
+            m.insert("replaces".into(), via(serde_json::to_value(replaces)));
+        }
+        if let Some(from) = self.stepped_from {
+            m.insert("steppedFrom".into(), Json::from(from));
+        }
+        Json::Object(m)
+    }
+}
+
+impl ItemSource {
+    /// The source's JSON, as its `Serialize` writes it.
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut m = serde_json::Map::with_capacity(2);
+        m.insert("type".into(), serde_json::Value::from(self.kind.as_str()));
+        if let Some(id) = &self.id {
+            m.insert("id".into(), serde_json::Value::from(id.as_str()));
+        }
+        serde_json::Value::Object(m)
+    }
+}
+
+impl Face {
+    /// The face's JSON, as its `Serialize` writes it.
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::Value as Json;
+        let plain = !self.rerolled && !self.exploded && !self.set && self.source.is_none();
+        let mut m = serde_json::Map::with_capacity(if plain { 2 } else { 6 });
+        m.insert("value".into(), Json::from(self.value));
+        m.insert("kept".into(), Json::from(self.kept));
+        for (name, on) in [
+            ("rerolled", self.rerolled),
+            ("exploded", self.exploded),
+            ("set", self.set),
+        ] {
+            if on {
+                m.insert(name.into(), Json::from(true));
+            }
+        }
+        if let Some(source) = &self.source {
+            m.insert("source".into(), source.to_json());
+        }
+        Json::Object(m)
+    }
 }
 
 /// `{ type, id }`: where an item comes from (`field`, `item`, `effect`, …).
@@ -262,6 +353,34 @@ impl From<&Modifier> for ItemModifier {
             Modifier::CountFailures(at) => ItemModifier::CountFailures { at: at.into() },
             Modifier::Minimum(value) => ItemModifier::Minimum { value },
             Modifier::Maximum(value) => ItemModifier::Maximum { value },
+        }
+    }
+}
+
+#[cfg(test)]
+mod json_tests {
+    use super::*;
+
+    /// An item's JSON made directly is what `Serialize` writes, member order included.
+    #[test]
+    fn to_json_is_serialize() {
+        let items: Vec<RollItem> = serde_json::from_value(serde_json::json!([
+            { "kind": "flat", "value": 3, "source": { "type": "field", "id": "str.mod" }, "tags": ["damage"] },
+            { "kind": "dice", "count": 2, "sides": 20, "modifiers": [{ "type": "keepHighest", "count": 1 }],
+              "faces": [{ "value": 20, "kept": true }, { "value": 4, "kept": false, "rerolled": true },
+                        { "value": -1, "kept": true, "exploded": true, "set": true, "source": { "type": "effect" } }],
+              "value": 20, "multiplied": false, "factor": 0.5, "steppedFrom": 6,
+              "dropped": [{ "source": { "type": "item", "id": "x" }, "value": 2 }],
+              "replaces": [{ "kind": "flat", "value": 1 }] },
+            { "kind": "dice", "count": 4, "sides": "F", "faces": [{ "value": 0, "kept": true }], "value": 0 }
+        ]))
+        .expect("items");
+        for item in &items {
+            let serialized = serde_json::to_value(item).expect("json");
+            assert_eq!(
+                serde_json::to_string(&item.to_json()).unwrap(),
+                serde_json::to_string(&serialized).unwrap()
+            );
         }
     }
 }

@@ -114,22 +114,23 @@ pub fn fits(value: &Value, ty: ocf_model::FieldType) -> bool {
 pub fn nest(members: Vec<(String, Value)>) -> Value {
     let mut root = ocf_formula::value::Map::new();
     for (path, value) in members {
-        insert(&mut root, &path.split('.').collect::<Vec<_>>(), value);
+        insert(&mut root, &path, value);
     }
     Value::Map(Arc::new(root))
 }
 
-fn insert(map: &mut ocf_formula::value::Map, path: &[&str], value: Value) {
-    match path {
-        [] => {}
-        [last] => {
-            map.insert((*last).into(), value);
+/// Inserts `value` at the dotted `path` of `map`, making the maps on the way that aren't there.
+fn insert(map: &mut ocf_formula::value::Map, path: &str, value: Value) {
+    match path.split_once('.') {
+        None => {
+            map.insert(ocf_formula::value::key(path), value);
         }
-        [head, rest @ ..] => {
-            let entry = map
-                .entry((*head).into())
-                .or_insert_with(|| Value::Map(Arc::new(Default::default())));
-            if let Value::Map(inner) = entry {
+        Some((head, rest)) => {
+            if !map.contains_key(head) {
+                let inner = Value::Map(Arc::new(Default::default()));
+                map.insert(ocf_formula::value::key(head), inner);
+            }
+            if let Some(Value::Map(inner)) = map.get_mut(head) {
                 insert(Arc::make_mut(inner), rest, value);
             }
         }

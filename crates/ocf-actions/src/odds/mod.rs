@@ -359,6 +359,7 @@ pub fn odds(
                 db,
                 character,
                 &input,
+                None,
                 Vec::new(),
                 &mut dice,
                 limits,

@@ -57,7 +57,13 @@ pub fn roll_step<'db>(
     };
     rolled.tallies = classify::tallies(run.ruleset, &built);
     let result = classify::result_value(&rolled, built.empty);
-    let items = serde_json::to_value(&rolled.items).unwrap_or_default();
+    let items = Json::Array(
+        rolled
+            .items
+            .iter()
+            .map(ocf_dice::RollItem::to_json)
+            .collect(),
+    );
     let result = classify::classify(run.ruleset, frame.pack, bands, &mut ctx, result)?;
     drop(ctx);
     let mut entry = serde_json::Map::new();

@@ -218,10 +218,11 @@ fn reads_roll(expr: &Expr, rolls: &[ocf_syntax::TextRange]) -> bool {
 /// A condition's shape: what [`Plan::resolve`] makes of it at a roll.
 #[derive(Debug)]
 enum Plan {
-    /// A maximal subexpression that doesn't read `roll`, printed and parsed (`None`: it doesn't
-    /// parse alone); with a written literal's own spelling (not a string's).
+    /// A maximal subexpression that doesn't read `roll`, lowered (`None`: it doesn't lower
+    /// alone) and printed when first needed; with a written literal's own spelling (not a
+    /// string's).
     Eval(
-        String,
+        Printed,
         Option<std::sync::Arc<ocf_formula::Formula>>,
         Option<String>,
     ),
@@ -240,12 +241,15 @@ enum Plan {
 impl Plan {
     fn of(expr: &Expr, rolls: &[ocf_syntax::TextRange]) -> Plan {
         if !reads_roll(expr, rolls) {
-            let printed = ocf_syntax::printer::print(expr);
             let written = match expr {
                 Expr::Literal(lit) if !matches!(lit.kind(), Some(LiteralKind::String(_))) => {
-                    Some(printed.clone())
+                    Some(ocf_syntax::printer::print(expr))
                 }
                 _ => None,
+            };
+            let printed = Printed {
+                green: expr.syntax().green().into_owned(),
+                text: std::sync::OnceLock::new(),
             };
             let parsed = ocf_formula::Formula::of_expr(expr)
                 .ok()
@@ -305,9 +309,9 @@ impl Plan {
     fn resolve(&self, ctx: &ActionContext<'_>) -> Node {
         match self {
             Plan::Eval(printed, parsed, written) => {
-                match parsed.as_ref().map(|f| ctx.eval_parsed(f, printed)) {
+                match parsed.as_ref().map(|f| f.evaluate(ctx)) {
                     Some(Ok(v)) if literal(&v).is_some() => Node::Lit(v, written.clone()),
-                    _ => Node::Text(printed.clone()),
+                    _ => Node::Text(printed.text().to_owned()),
                 }
             }
             Plan::Text(text) => Node::Text(text.clone()),
@@ -361,6 +365,25 @@ impl Plan {
             Plan::List(items) => Node::List(items.iter().map(|a| a.resolve(ctx)).collect()),
             Plan::Dice(count, suffix) => Node::Dice(Box::new(count.resolve(ctx)), suffix.clone()),
         }
+    }
+}
+
+/// A subexpression's standard printing, made the first time it is needed (a subexpression whose
+/// value has no literal, or that fails): most are only evaluated.
+#[derive(Debug)]
+struct Printed {
+    green: ocf_syntax::GreenNode,
+    text: std::sync::OnceLock<String>,
+}
+
+impl Printed {
+    fn text(&self) -> &str {
+        self.text.get_or_init(|| {
+            let node = ocf_syntax::SyntaxNode::new_root(self.green.clone());
+            Expr::cast(node)
+                .map(|e| ocf_syntax::printer::print(&e))
+                .unwrap_or_default()
+        })
     }
 }
 

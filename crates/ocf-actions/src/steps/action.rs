@@ -327,12 +327,16 @@ fn handoff<'db>(
             "run": run_json,
         })
     };
+    let branched;
     let answer = match run.checkpoints.take_answer() {
         Some(answer) => answer,
         None => {
             let needs = needs();
             match odds_handoff(run, &needs)? {
-                Some(answer) => answer,
+                Some(answer) => {
+                    branched = answer;
+                    &branched
+                }
                 None => return Err(Stop::Pause(needs)),
             }
         }
