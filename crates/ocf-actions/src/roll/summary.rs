@@ -157,6 +157,15 @@ fn print_list(out: &mut String, items: &[Node]) {
     }
 }
 
+/// Whether [`literal`] gives `value` a literal: whether no map is in it.
+fn has_literal(value: &Value) -> bool {
+    match value {
+        Value::Map(_) => false,
+        Value::List(l) => l.iter().all(has_literal),
+        _ => true,
+    }
+}
+
 /// A value's literal, as a passed-on change prints it; a map has none.
 fn literal(value: &Value) -> Option<String> {
     crate::run::literal_text(value).ok()
@@ -310,7 +319,7 @@ impl Plan {
         match self {
             Plan::Eval(printed, parsed, written) => {
                 match parsed.as_ref().map(|f| f.evaluate(ctx)) {
-                    Some(Ok(v)) if literal(&v).is_some() => Node::Lit(v, written.clone()),
+                    Some(Ok(v)) if has_literal(&v) => Node::Lit(v, written.clone()),
                     _ => Node::Text(printed.text().to_owned()),
                 }
             }
