@@ -1,6 +1,8 @@
 //! The benchmark's scenarios run a given number of times, for instruction counts under callgrind
-//! (`docs/perf.md`, issue 14): the count of `N` runs minus the count of 0 runs, over `N`, is one
-//! run's cost without the process and the session's setup.
+//! (`docs/perf.md`, issues 14 and 35): `valgrind --tool=callgrind
+//! --toggle-collect=action_cost::runs` counts the `N` runs alone, without the process and the
+//! session's setup; over `N` it is one run's cost. (The count of `N` runs minus the count of none
+//! gives the same, give or take the setup's own variation between processes.)
 //!
 //!   action_cost attack N     a 5E weapon attack against a goblin, start to finish, on an open
 //!                            Session whose sheet is computed
