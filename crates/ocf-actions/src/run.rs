@@ -412,25 +412,14 @@ pub fn step_tags(
 ) -> Vec<String> {
     let mut tags = Vec::new();
     if eval_tags(ctx, ruleset, &step.tags, &mut tags).is_err() {
-        tags.clear();
-        for entry in &step.tags {
-            if let ocf_model::Computed::Literal(tag) = entry {
-                push_tag(&mut tags, tag.as_str());
-            }
-        }
+        return literal_tags(frame, step);
     }
-    if matches!(
-        step.kind,
-        StepKind::Roll | StepKind::Choice | StepKind::Changes
-    ) {
-        for t in &frame.extra_tags {
-            push_tag(&mut tags, t);
-        }
-    }
+    push_added_tags(frame, step, &mut tags);
     tags
 }
 
-/// [`step_tags`] of a step whose tags are all literal.
+/// The step's literal tags, then those the `action` steps running the action add: [`step_tags`]
+/// of a step whose tags are all literal, or whose tag formula fails.
 fn literal_tags(frame: &Frame<'_>, step: &Step) -> Vec<String> {
     let mut tags = Vec::new();
     for entry in &step.tags {
@@ -438,15 +427,20 @@ fn literal_tags(frame: &Frame<'_>, step: &Step) -> Vec<String> {
             push_tag(&mut tags, tag.as_str());
         }
     }
+    push_added_tags(frame, step, &mut tags);
+    tags
+}
+
+/// The tags the `action` steps running the action add, for roll, choice and changes steps.
+fn push_added_tags(frame: &Frame<'_>, step: &Step, tags: &mut Vec<String>) {
     if matches!(
         step.kind,
         StepKind::Roll | StepKind::Choice | StepKind::Changes
     ) {
         for t in &frame.extra_tags {
-            push_tag(&mut tags, t);
+            push_tag(tags, t);
         }
     }
-    tags
 }
 
 fn push_tag(out: &mut Vec<String>, tag: &str) {

@@ -64,7 +64,7 @@ impl DiceFunction for Source<'_, '_> {
                             return Err(DiceError::NoMoreFaces { request: *request });
                         }
                         Some(answer) => {
-                            match crate::replay::expect_answer(&answer, "dice", &self.path) {
+                            match crate::replay::expect_answer(answer, "dice", &self.path) {
                                 Ok(a) => self.extra.extend(a.faces.clone().unwrap_or_default()),
                                 Err(e) => {
                                     self.mismatch = Some(e);
@@ -154,7 +154,7 @@ pub fn roll(
                 );
                 return Err(Stop::Pause(Json::Object(need)));
             };
-            let answer = crate::replay::expect_answer(&answer, "dice", path)?;
+            let answer = crate::replay::expect_answer(answer, "dice", path)?;
             let faces = answer.faces.clone().unwrap_or_default();
             if faces.len() != total as usize {
                 return Err(ActionError::new(

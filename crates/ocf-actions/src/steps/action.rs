@@ -341,7 +341,7 @@ fn handoff<'db>(
             }
         }
     };
-    let answer = crate::replay::expect_answer(&answer, "handoff", &at.path)?;
+    let answer = crate::replay::expect_answer(answer, "handoff", &at.path)?;
     let outcome = answer.outcome.clone().unwrap_or_default();
     let mismatch = |why: String| {
         Stop::from(

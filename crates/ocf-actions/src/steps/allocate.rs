@@ -134,7 +134,7 @@ pub fn run<'db>(
                 return Err(Stop::Pause(Json::Object(need)));
             }
             Some(answer) => {
-                let answer = crate::replay::expect_answer(&answer, "allocation", &at.path)?;
+                let answer = crate::replay::expect_answer(answer, "allocation", &at.path)?;
                 let given = answer.amounts.clone().unwrap_or_default();
                 (check(run, frame, at, &fields, &mode, &given)?, "app")
             }

@@ -128,7 +128,7 @@ pub fn run<'db>(
                     return Err(Stop::Pause(Json::Object(need)));
                 }
                 Some(answer) => {
-                    let option = crate::replay::expect_answer(&answer, "choice", &at.path)?
+                    let option = crate::replay::expect_answer(answer, "choice", &at.path)?
                         .option
                         .clone()
                         .unwrap_or_default();

@@ -45,7 +45,7 @@ pub fn draw<'db>(
                 })));
             }
             Some(answer) => {
-                let answer = crate::replay::expect_answer(&answer, "dice", &at.path)?;
+                let answer = crate::replay::expect_answer(answer, "dice", &at.path)?;
                 let faces = answer.faces.clone().unwrap_or_default();
                 if faces.len() != 1 {
                     return Err(ActionError::new(
