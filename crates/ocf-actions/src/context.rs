@@ -61,10 +61,7 @@ impl<'a> ActionContext<'a> {
 
     /// Binds (or rebinds) a root.
     pub fn bind(&mut self, root: Root, value: Value) {
-        match self.roots.iter_mut().find(|(r, _)| *r == root) {
-            Some(slot) => slot.1 = value,
-            None => self.roots.push((root, value)),
-        }
+        bind_root(&mut self.roots, root, value);
     }
 
     pub fn unbind(&mut self, root: Root) {
@@ -88,17 +85,6 @@ impl<'a> ActionContext<'a> {
     pub fn eval(&self, text: &str) -> Result<Value, ActionError> {
         let formula = ocf_engine::formula::parse_in(self.sheet.ruleset, text)
             .map_err(|e| ActionError::formula(&e, text))?;
-        formula
-            .evaluate(self)
-            .map_err(|e| ActionError::formula(&e, text))
-    }
-
-    /// Evaluates `formula`, already parsed (its text for the error).
-    pub fn eval_parsed(
-        &self,
-        formula: &ocf_formula::Formula,
-        text: &str,
-    ) -> Result<Value, ActionError> {
         formula
             .evaluate(self)
             .map_err(|e| ActionError::formula(&e, text))
@@ -172,6 +158,14 @@ impl Context for ActionContext<'_> {
         field: &str,
     ) -> Result<Option<Value>, ContextError> {
         self.sheet.family_field(family, value, field)
+    }
+}
+
+/// Binds (or rebinds) `root` among `roots`.
+pub fn bind_root(roots: &mut Vec<(Root, Value)>, root: Root, value: Value) {
+    match roots.iter_mut().find(|(r, _)| *r == root) {
+        Some(slot) => slot.1 = value,
+        None => roots.push((root, value)),
     }
 }
 

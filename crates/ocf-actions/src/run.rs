@@ -220,17 +220,17 @@ impl<'db> Run<'db, '_> {
 
 /// `action` at a step: the action's `item` and `self`, and `step` (`{ id, tags }`).
 fn step_action(frame: &Frame<'_>, at: &StepAt<'_>, tags: &[String]) -> Value {
+    let tags = tags.iter().map(|t| Value::string(t.as_str())).collect();
+    step_action_of(frame, at, Value::list(tags))
+}
+
+/// [`step_action`] with the tags already a list value.
+pub(crate) fn step_action_of(frame: &Frame<'_>, at: &StepAt<'_>, tags: Value) -> Value {
     let mut action = frame.action_base.clone();
     set_member(
         &mut action,
         "step",
-        Value::map([
-            ("id", Value::string(at.step.id.as_str())),
-            (
-                "tags",
-                Value::list(tags.iter().map(|t| Value::string(t.as_str())).collect()),
-            ),
-        ]),
+        Value::map([("id", Value::string(at.step.id.as_str())), ("tags", tags)]),
     );
     action
 }
@@ -410,12 +410,21 @@ pub fn step_tags(
     frame: &Frame<'_>,
     step: &Step,
 ) -> Vec<String> {
+    own_tags(ctx, ruleset, frame, step).unwrap_or_else(|_| literal_tags(frame, step))
+}
+
+/// A step's evaluated tags, then those the `action` steps running the action add (roll, choice and
+/// changes steps): what the step itself rolls or proposes with, its tag formulas' errors its own.
+pub fn own_tags(
+    ctx: &ActionContext<'_>,
+    ruleset: &Ruleset,
+    frame: &Frame<'_>,
+    step: &Step,
+) -> Result<Vec<String>, ActionError> {
     let mut tags = Vec::new();
-    if eval_tags(ctx, ruleset, &step.tags, &mut tags).is_err() {
-        return literal_tags(frame, step);
-    }
+    eval_tags(ctx, ruleset, &step.tags, &mut tags)?;
     push_added_tags(frame, step, &mut tags);
-    tags
+    Ok(tags)
 }
 
 /// The step's literal tags, then those the `action` steps running the action add: [`step_tags`]

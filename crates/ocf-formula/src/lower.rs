@@ -17,38 +17,31 @@ use crate::value::Value;
 /// (`unknown-name`), a literal out of range (`formula-syntax`), a dice count or nesting past the
 /// limits (`safety-limit-exceeded`).
 pub fn lower(formula: &ast::Formula, limits: &Limits) -> Result<Lowered, Vec<FormulaError>> {
-    let mut lowerer = Lowerer {
-        exprs: Arena::new(),
-        ranges: ArenaMap::default(),
-        errors: Vec::new(),
-        limits,
-    };
     let range = formula.syntax().text_range();
-    let root = match formula.expr() {
+    lower_with(limits, |lowerer| match formula.expr() {
         Some(expr) => lowerer.expr(&expr, 1),
         None => lowerer.hole(range, "the formula is empty"),
-    };
-    if lowerer.errors.is_empty() {
-        Ok(Lowered {
-            exprs: lowerer.exprs,
-            ranges: lowerer.ranges,
-            root,
-        })
-    } else {
-        Err(lowerer.errors)
-    }
+    })
 }
 
 /// One expression of a parsed formula lowered on its own, as if it were the whole formula (its
 /// ranges stay those of the text it was parsed from).
 pub fn lower_expr(expr: &ast::Expr, limits: &Limits) -> Result<Lowered, Vec<FormulaError>> {
+    lower_with(limits, |lowerer| lowerer.expr(expr, 1))
+}
+
+/// A lowering: `root` lowers the root expression; the lowered formula, or every error met.
+fn lower_with(
+    limits: &Limits,
+    root: impl FnOnce(&mut Lowerer<'_>) -> ExprId,
+) -> Result<Lowered, Vec<FormulaError>> {
     let mut lowerer = Lowerer {
         exprs: Arena::new(),
         ranges: ArenaMap::default(),
         errors: Vec::new(),
         limits,
     };
-    let root = lowerer.expr(expr, 1);
+    let root = root(&mut lowerer);
     if lowerer.errors.is_empty() {
         Ok(Lowered {
             exprs: lowerer.exprs,

@@ -116,12 +116,11 @@ impl Told {
         let Value::Object(map) = sheet else {
             return;
         };
+        // A report not whole names no removed field: every field of the ruleset has its entry,
+        // and only a ruleset changed (a report whole) changes which fields there are.
         if let Some(Value::Object(values)) = map.get_mut("values") {
-            for (field, value) in &self.changes.values {
-                values.insert(field.clone(), value.clone());
-            }
-            for field in &self.changes.removed {
-                values.shift_remove(field);
+            for (field, value) in self.changes.values {
+                values.insert(field, value);
             }
         }
         for (part, value) in self.changes.parts {

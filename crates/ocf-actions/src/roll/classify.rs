@@ -273,21 +273,13 @@ pub fn declares_result(ruleset: &Ruleset, def: &Action, pack: &str, result: &str
 mod tests {
     use super::*;
 
-    /// A roll item's value made directly is the value of its JSON.
+    /// A roll item's value made directly is the value of its JSON, for items with every member a
+    /// roll item has (`testdata/model/roll-items.json`).
     #[test]
     fn item_values_are_their_json() {
-        let items: Vec<ocf_dice::RollItem> = serde_json::from_value(serde_json::json!([
-            { "kind": "flat", "value": 3, "source": { "type": "field", "id": "str.mod" }, "tags": ["damage"] },
-            { "kind": "dice", "count": 2, "sides": 20, "modifiers": [{ "type": "keepHighest", "count": 1 }],
-              "faces": [{ "value": 20, "kept": true }, { "value": 4, "kept": false, "rerolled": true },
-                        { "value": 101, "kept": true }, { "value": -1, "kept": true, "exploded": true, "set": true,
-                          "source": { "type": "effect" } }],
-              "value": 20, "multiplied": false, "factor": 0.5, "steppedFrom": 6,
-              "dropped": [{ "source": { "type": "item", "id": "x" }, "value": 2 }],
-              "replaces": [{ "kind": "flat", "value": 1 }] },
-            { "kind": "dice", "count": 4, "sides": "F", "faces": [{ "value": 0, "kept": true }], "value": 0 }
-        ]))
-        .expect("items");
+        let items: Vec<ocf_dice::RollItem> =
+            serde_json::from_str(include_str!("../../../../testdata/model/roll-items.json"))
+                .expect("items");
         for item in &items {
             let json = serde_json::to_value(item).expect("json");
             assert_eq!(

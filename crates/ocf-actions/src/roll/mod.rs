@@ -11,7 +11,7 @@ use ocf_formula::Value;
 use serde_json::{Value as Json, json};
 
 use crate::context::member;
-use crate::run::{Frame, Run, StepAt, Stop, eval_tags};
+use crate::run::{Frame, Run, StepAt, Stop, own_tags};
 
 pub fn roll_step<'db>(
     run: &mut Run<'db, '_>,
@@ -28,13 +28,7 @@ pub fn roll_step<'db>(
     if let Some(of) = &step.of {
         return again(run, frame, at, of, bands, summary, ctx).map_err(Stop::Fail);
     }
-    let mut tags = Vec::new();
-    eval_tags(&ctx, run.ruleset, &step.tags, &mut tags)?;
-    for t in &frame.extra_tags {
-        if !tags.contains(t) {
-            tags.push(t.clone());
-        }
-    }
+    let tags = own_tags(&ctx, run.ruleset, frame, step)?;
     let built = build::build(run, frame, at, &ctx, tags)?;
     // The pause's `needs`, made only when the roll pauses.
     let need = || {

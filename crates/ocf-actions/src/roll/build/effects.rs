@@ -8,9 +8,9 @@ use ocf_formula::{Root, Value};
 use ocf_model::Target;
 
 use super::items::{Counted, source};
-use crate::context::{ActionContext, set_member};
+use crate::context::{ActionContext, bind_root, set_member};
 use crate::error::ActionError;
-use crate::run::{Frame, Run, StepAt};
+use crate::run::{Frame, Run, StepAt, step_action_of};
 
 /// Step 2, the roll effects: the active instances aimed at the step's tags (one `from: self` only
 /// on its own copy's rolls), then the selected situational choices' effects, each whose `when`
@@ -167,22 +167,9 @@ fn bind_roll_view(
     at: &StepAt<'_>,
     tags: &[String],
 ) {
-    let mut bind = |root: Root, value: Value| match roots.iter_mut().find(|(r, _)| *r == root) {
-        Some(slot) => slot.1 = value,
-        None => roots.push((root, value)),
-    };
-    let tag_values: Vec<Value> = tags.iter().map(|t| Value::string(t.as_str())).collect();
+    let tags = Value::list(tags.iter().map(|t| Value::string(t.as_str())).collect());
     let mut roll = frame.action_base.clone();
-    set_member(&mut roll, "tags", Value::list(tag_values.clone()));
-    bind(Root::Roll, roll);
-    let mut action = frame.action_base.clone();
-    set_member(
-        &mut action,
-        "step",
-        Value::map([
-            ("id", Value::string(at.step.id.as_str())),
-            ("tags", Value::list(tag_values)),
-        ]),
-    );
-    bind(Root::Action, action);
+    set_member(&mut roll, "tags", tags.clone());
+    bind_root(roots, Root::Roll, roll);
+    bind_root(roots, Root::Action, step_action_of(frame, at, tags));
 }
