@@ -18,7 +18,7 @@ pub struct ActionContext<'a> {
     /// instance ID of the copy or applied entry carrying the effect, which `entry: self` names
     /// (EA "Changes content adds": "`entry: self` its copy"; EF "Options added to choice steps").
     /// `None` elsewhere: `entry: self` is the action's entry.
-    pub content_entry: Option<Option<String>>,
+    pub content_entry: Option<Option<&'a str>>,
 }
 
 impl<'a> ActionContext<'a> {
@@ -39,7 +39,8 @@ impl<'a> ActionContext<'a> {
         };
         ActionContext {
             sheet: SheetContext::new(db, character, Mode::Sheet, bindings),
-            roots: Vec::new(),
+            // An action's roots and a step's: reserved once.
+            roots: Vec::with_capacity(8),
             content_entry: None,
         }
     }
@@ -54,8 +55,8 @@ impl<'a> ActionContext<'a> {
             self.sheet.bindings.self_ref.clone(),
             self.sheet.bindings.item,
         );
-        c.roots = self.roots.clone();
-        c.content_entry = self.content_entry.clone();
+        c.roots.clone_from(&self.roots);
+        c.content_entry = self.content_entry;
         c
     }
 

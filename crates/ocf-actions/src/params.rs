@@ -194,7 +194,11 @@ fn on_sheet(
                 ocf_engine::FieldKey::new(ctx.sheet.db, ctx.sheet.character, &*qualified),
             );
             let decl_f = ruleset.fields.get(&qualified).ok_or_else(invalid)?;
-            let tags = fv.tags.iter().map(|t| Value::string(t.as_str())).collect();
+            let tags = fv
+                .tags
+                .iter()
+                .map(|t| Value::String(ocf_formula::value::shared(t.as_str())))
+                .collect();
             let view = ocf_engine::context::field_view_with_tags(&qualified, decl_f, tags);
             if let Some(w) = &decl.r#where {
                 let mut c = child(ctx);
@@ -258,7 +262,7 @@ fn child<'a>(ctx: &ActionContext<'a>) -> ActionContext<'a> {
         ocf_engine::context::SelfRef::None,
         None,
     );
-    c.roots = ctx.roots.clone();
+    c.roots.clone_from(&ctx.roots);
     c.bind(ocf_formula::Root::Action, action);
     c
 }

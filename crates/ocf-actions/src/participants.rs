@@ -55,18 +55,19 @@ pub fn bind(def: &Action, given: &serde_json::Map<String, Json>) -> Result<Value
                 .with("id", id));
             }
             seen.push(id.to_owned());
+            let no_values = serde_json::Map::new();
             let values = view
                 .get("values")
                 .and_then(Json::as_object)
-                .cloned()
-                .unwrap_or_default();
-            let mut members: Vec<(String, Value)> = vec![("id".into(), Value::string(id))];
+                .unwrap_or(&no_values);
+            let mut members: Vec<(&str, Value)> = Vec::with_capacity(1 + decl.fields.len());
+            members.push(("id", Value::string(id)));
             for (field, fd) in decl.fields.iter() {
-                let matching: Vec<&Json> = values
+                let mut matching = values
                     .iter()
                     .filter(|(k, _)| ocf_engine::view::bare(k) == field)
-                    .map(|(_, v)| v)
-                    .collect();
+                    .map(|(_, v)| v);
+                let matching = (matching.next(), matching.next());
                 let bad = || {
                     ActionError::new(
                         "invalid-link-value",
@@ -80,12 +81,12 @@ pub fn bind(def: &Action, given: &serde_json::Map<String, Json>) -> Result<Value
                         serde_json::to_value(fd.r#type).unwrap_or_default(),
                     )
                 };
-                let value = match matching.as_slice() {
-                    [] => fd
+                let value = match matching {
+                    (None, _) => fd
                         .default
                         .as_ref()
                         .and_then(|d| ocf_engine::view::literal_value(d, Some(fd.r#type))),
-                    [one] => Some(
+                    (Some(one), None) => Some(
                         ocf_engine::view::literal_value(one, Some(fd.r#type))
                             .filter(|v| ocf_engine::links::fits(v, fd.r#type))
                             .ok_or_else(bad)?,
@@ -93,7 +94,7 @@ pub fn bind(def: &Action, given: &serde_json::Map<String, Json>) -> Result<Value
                     _ => return Err(bad()),
                 };
                 if let Some(value) = value {
-                    members.push((field.to_owned(), value));
+                    members.push((field, value));
                 }
             }
             out.push(ocf_engine::links::nest(members));

@@ -220,7 +220,10 @@ impl<'db> Run<'db, '_> {
 
 /// `action` at a step: the action's `item` and `self`, and `step` (`{ id, tags }`).
 fn step_action(frame: &Frame<'_>, at: &StepAt<'_>, tags: &[String]) -> Value {
-    let tags = tags.iter().map(|t| Value::string(t.as_str())).collect();
+    let tags = tags
+        .iter()
+        .map(|t| Value::String(ocf_formula::value::shared(t.as_str())))
+        .collect();
     step_action_of(frame, at, Value::list(tags))
 }
 
@@ -230,7 +233,10 @@ pub(crate) fn step_action_of(frame: &Frame<'_>, at: &StepAt<'_>, tags: Value) ->
     set_member(
         &mut action,
         "step",
-        Value::map([("id", Value::string(at.step.id.as_str())), ("tags", tags)]),
+        Value::map([
+            ("id", Value::String(ocf_formula::value::shared(&at.step.id))),
+            ("tags", tags),
+        ]),
     );
     action
 }
@@ -470,24 +476,12 @@ pub fn empty() -> Value {
     empty_map()
 }
 
-/// A value as formula text (the standard printer's literals).
+/// A value as formula text (the standard printer's literals, [`Value::literal`]).
 pub fn literal_text(value: &Value) -> Result<String, ActionError> {
-    Ok(match value {
-        Value::Null => "null".into(),
-        Value::Bool(b) => b.to_string(),
-        Value::Int(n) => n.to_string(),
-        Value::Decimal(_) => value.to_json().to_string(),
-        Value::String(s) => format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'")),
-        Value::Dice(d) => d.to_string(),
-        Value::List(l) => {
-            let items: Result<Vec<String>, ActionError> = l.iter().map(literal_text).collect();
-            format!("[{}]", items?.join(", "))
-        }
-        Value::Map(_) => {
-            return Err(ActionError::new(
-                "type-mismatch",
-                "a map has no literal to pass on in a change",
-            ));
-        }
+    value.literal().ok_or_else(|| {
+        ActionError::new(
+            "type-mismatch",
+            "a map has no literal to pass on in a change",
+        )
     })
 }

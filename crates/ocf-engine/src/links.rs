@@ -111,10 +111,10 @@ pub fn fits(value: &Value, ty: ocf_model::FieldType) -> bool {
 }
 
 /// Nests `a.b.c` members at their dots: `{ a: { b: { c } } }`; a view as formulas read it.
-pub fn nest(members: Vec<(String, Value)>) -> Value {
+pub fn nest<S: AsRef<str>>(members: impl IntoIterator<Item = (S, Value)>) -> Value {
     let mut root = ocf_formula::value::Map::new();
     for (path, value) in members {
-        insert(&mut root, &path, value);
+        insert(&mut root, path.as_ref(), value);
     }
     Value::Map(Arc::new(root))
 }

@@ -431,8 +431,7 @@ impl Evaluator<'_> {
                     .iter()
                     .map(|&a| self.eval(a))
                     .collect::<Result<Vec<_>>>()?;
-                let ranges: Vec<TextRange> = args.iter().map(|&a| self.range(a)).collect();
-                self.plain_call(function, values, &ranges, range)
+                self.plain_call(function, values, args, range)
             }
         }
     }
@@ -608,12 +607,13 @@ impl Evaluator<'_> {
         &self,
         function: Function,
         args: Vec<Value>,
-        ranges: &[TextRange],
+        arg_ids: &[ExprId],
         range: TextRange,
     ) -> Result<Value> {
+        // An argument's range is looked up only for its error.
         let wrong = |i: usize, wanted: &str| {
             mismatch(
-                ranges[i],
+                self.range(arg_ids[i]),
                 format!("{function}() needs {wanted}, found {}", args[i].type_name()),
             )
         };
@@ -682,7 +682,8 @@ impl Evaluator<'_> {
             },
             Function::Sum => match &args[0] {
                 Value::List(items) => {
-                    let values: Vec<_> = items.iter().map(|v| (v.clone(), ranges[0])).collect();
+                    let at = self.range(arg_ids[0]);
+                    let values: Vec<_> = items.iter().map(|v| (v.clone(), at)).collect();
                     sum_numbers(&values, range)
                 }
                 _ => Err(wrong(0, "a list")),

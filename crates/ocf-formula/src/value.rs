@@ -149,14 +149,44 @@ impl MapKey for Box<str> {
     }
 }
 
-/// A map key: the kept one when `name` is one of [`KEPT_KEYS`], else a new one.
+/// A map key: the kept one when `name` is one of [`KEPT_KEYS`], else the shared one
+/// ([`shared`]).
 pub fn key(name: &str) -> Arc<str> {
     static KEYS: std::sync::LazyLock<Vec<Arc<str>>> =
         std::sync::LazyLock::new(|| KEPT_KEYS.iter().map(|k| Arc::from(*k)).collect());
     match kept_key(name) {
         Some(i) => KEYS[i].clone(),
-        None => Arc::from(name),
+        None => shared(name),
     }
+}
+
+/// How many names [`shared`] keeps, and how long each may be: at most 8 192 names of 48 bytes.
+const SHARED_NAMES: usize = 1 << 13;
+const SHARED_NAME_LEN: usize = 48;
+
+/// `text` as a string shared across the process: the member names, tags and IDs values are made
+/// of are the rulesets' own, and the same few recur in every call (a view's `conditions`, a roll
+/// item's source, `damage.fire`). Values are immutable behind their `Arc`s, so one copy serves
+/// every value that holds it. A long text, or any once [`SHARED_NAMES`] are kept (untrusted input
+/// can fill the table, never grow it), is made anew.
+pub fn shared(text: &str) -> Arc<str> {
+    type Names = std::collections::HashSet<Arc<str>, rustc_hash::FxBuildHasher>;
+    static NAMES: std::sync::Mutex<Option<Names>> = std::sync::Mutex::new(None);
+    if text.len() > SHARED_NAME_LEN {
+        return Arc::from(text);
+    }
+    let Ok(mut names) = NAMES.lock() else {
+        return Arc::from(text);
+    };
+    let names = names.get_or_insert_with(Names::default);
+    if let Some(found) = names.get(text) {
+        return found.clone();
+    }
+    let made: Arc<str> = Arc::from(text);
+    if names.len() < SHARED_NAMES {
+        names.insert(made.clone());
+    }
+    made
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
@@ -291,6 +321,24 @@ impl Value {
 
     /// The value as JSON "as data" (EA): a decimal always with a point (`7.0`), dice in canonical
     /// notation (`"2d6 + 1"`).
+    /// The value as formula text, as the standard printer writes literals (`'it\\'s'`, `2d6`,
+    /// `[1, 2]`); a map has none.
+    pub fn literal(&self) -> Option<String> {
+        Some(match self {
+            Value::Null => "null".into(),
+            Value::Bool(b) => b.to_string(),
+            Value::Int(n) => n.to_string(),
+            Value::Decimal(_) => self.to_json().to_string(),
+            Value::String(s) => format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'")),
+            Value::Dice(d) => d.to_string(),
+            Value::List(l) => {
+                let items: Option<Vec<String>> = l.iter().map(Value::literal).collect();
+                format!("[{}]", items?.join(", "))
+            }
+            Value::Map(_) => return None,
+        })
+    }
+
     pub fn to_json(&self) -> serde_json::Value {
         match self {
             Value::Null => serde_json::Value::Null,

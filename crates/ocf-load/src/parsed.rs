@@ -11,6 +11,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
+use ocf_formula::partial::Plan;
 use ocf_formula::{Formula, FormulaError};
 use rustc_hash::FxHashMap;
 
@@ -18,13 +19,43 @@ use rustc_hash::FxHashMap;
 pub type Parse = Rc<Result<Arc<Formula>, Vec<FormulaError>>>;
 
 /// The formulas a load parsed, by text, as the loaded ruleset keeps them ([`kept`];
-/// `Ruleset::parsed`): an engine takes them up instead of parsing the same texts again.
+/// `Ruleset::parsed`): an engine takes them up instead of parsing the same texts again. With them,
+/// the roll summary's plans of the band sets' conditions and values ([`Kept::plan`]).
 #[derive(Default)]
-pub struct Kept(pub FxHashMap<Box<str>, Arc<Formula>>);
+pub struct Kept {
+    pub formulas: FxHashMap<Box<str>, Arc<Formula>>,
+    /// Each band set's `value` and band `when`, planned around `roll` (EA "The roll summary":
+    /// what the roll is rolled against, worked out before any face), by text.
+    pub plans: FxHashMap<Box<str>, Arc<Plan>>,
+}
 
 impl Kept {
     pub fn get(&self, text: &str) -> Option<&Arc<Formula>> {
-        self.0.get(text)
+        self.formulas.get(text)
+    }
+
+    /// The summary's plan of a band set's condition or value, when the load made it.
+    pub fn plan(&self, text: &str) -> Option<&Arc<Plan>> {
+        self.plans.get(text)
+    }
+
+    /// Plans every band set's `value` and band `when` of `ruleset` (the texts that parse).
+    pub fn plan_bands(&mut self, ruleset: &ocf_model::Ruleset) {
+        for (_, set) in ruleset.bands.iter() {
+            let texts = set
+                .decl
+                .value
+                .iter()
+                .chain(set.decl.bands.iter().map(|b| &b.when));
+            for text in texts {
+                if self.plans.contains_key(text.as_str()) {
+                    continue;
+                }
+                if let Some(plan) = Plan::of_text(text.as_str(), "roll") {
+                    self.plans.insert(text.as_str().into(), Arc::new(plan));
+                }
+            }
+        }
     }
 }
 
@@ -35,14 +66,16 @@ pub fn kept() -> Kept {
         let Some(memo) = memo.as_ref() else {
             return Kept::default();
         };
-        Kept(
-            memo.iter()
+        Kept {
+            formulas: memo
+                .iter()
                 .filter_map(|(text, parse)| match &**parse {
                     Ok(formula) => Some((text.clone(), Arc::clone(formula))),
                     Err(_) => None,
                 })
                 .collect(),
-        )
+            plans: FxHashMap::default(),
+        }
     })
 }
 

@@ -178,7 +178,7 @@ fn item_classes(
     let (low, high) = term.die.face_range();
     let roll_with = |f: &mut Faces| -> Result<RollItem, ActionError> {
         let rolled = ocf_dice::roll_term(term, index, f, &limits).map_err(dice_error)?;
-        let mut out = item.item.clone();
+        let mut out = (*item.item).clone();
         out.value = rolled.value;
         out.modifiers = rolled.modifiers;
         out.faces = rolled.faces;
@@ -263,7 +263,7 @@ fn item_classes(
             }
             rolled
         } else {
-            let mut out = item.item.clone();
+            let mut out = (*item.item).clone();
             out.value = v;
             out.faces = Some(Vec::new());
             out
@@ -317,7 +317,7 @@ pub(crate) fn roll<'db>(
     let mut classes: Vec<(BigRational, Vec<RollItem>)> = vec![(BigRational::one(), Vec::new())];
     for (index, item) in built.items.iter().enumerate() {
         let item_classes: Vec<ItemClass> = match &item.term {
-            None => vec![(BigRational::one(), item.item.clone())],
+            None => vec![(BigRational::one(), (*item.item).clone())],
             Some(term) => item_classes(item, term, index, reads.faces, memo)?,
         };
         let mut next: Vec<(BigRational, Vec<RollItem>)> = Vec::new();

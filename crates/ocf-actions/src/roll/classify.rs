@@ -1,6 +1,7 @@
 //! Classifying a roll (EA "Rolling", the step's result; "Classifying an earlier roll again"): the
 //! result's members, the tallies, and the first band of the step's set whose `when` holds.
 
+use ocf_formula::value::shared;
 use ocf_formula::{Root, Value};
 use ocf_model::{Action, BandSet, Declared, Namespace, Op, Results, Ruleset};
 
@@ -109,7 +110,7 @@ pub fn item_value(item: &ocf_dice::RollItem) -> Value {
         ocf_dice::ItemKind::Dice => "dice",
         ocf_dice::ItemKind::Flat => "flat",
     };
-    m.push(("kind", Value::string(kind)));
+    m.push(("kind", Value::String(shared(kind))));
     if let Some(count) = item.count {
         m.push(("count", Value::Int(count.into())));
     }
@@ -135,7 +136,7 @@ pub fn item_value(item: &ocf_dice::RollItem) -> Value {
     if let Some(tags) = &item.tags {
         m.push((
             "tags",
-            Value::list(tags.iter().map(|t| Value::string(t.as_str())).collect()),
+            Value::list(tags.iter().map(|t| Value::String(shared(t))).collect()),
         ));
     }
     if let Some(multiplied) = item.multiplied {
@@ -156,13 +157,44 @@ pub fn item_value(item: &ocf_dice::RollItem) -> Value {
     Value::map(m)
 }
 
+/// An item's or face's `source` as a formula reads it (`{ type, id }`), made once per source: the
+/// sources are the rulesets' content and fields, a few per roll and the same in every roll. Past
+/// [`SHARED_SOURCES`] a source is made anew each time.
 fn source_value(source: &ocf_dice::item::ItemSource) -> Value {
-    let kind = ("type", Value::string(source.kind.as_str()));
-    match &source.id {
-        Some(id) => Value::map([kind, ("id", Value::string(id.as_str()))]),
-        None => Value::map([kind]),
+    type Sources = rustc_hash::FxHashMap<Box<str>, Vec<(Box<str>, Value)>>;
+    static SOURCES: std::sync::Mutex<Option<Sources>> = std::sync::Mutex::new(None);
+    let make = || {
+        let kind = ("type", Value::String(shared(source.kind.as_str())));
+        match &source.id {
+            Some(id) => Value::map([kind, ("id", Value::String(shared(id)))]),
+            None => Value::map([kind]),
+        }
+    };
+    let id = source.id.as_deref().unwrap_or_default();
+    let Ok(mut sources) = SOURCES.lock() else {
+        return make();
+    };
+    let sources = sources.get_or_insert_with(Sources::default);
+    if let Some(found) = sources.get(id).and_then(|kinds| {
+        kinds
+            .iter()
+            .find(|(k, _)| **k == *source.kind.as_str())
+            .map(|(_, v)| v.clone())
+    }) {
+        return found;
     }
+    let made = make();
+    if sources.len() < SHARED_SOURCES {
+        sources
+            .entry(id.into())
+            .or_default()
+            .push((source.kind.as_str().into(), made.clone()));
+    }
+    made
 }
+
+/// How many source IDs [`source_value`] keeps.
+const SHARED_SOURCES: usize = 1 << 12;
 
 /// The faces most rolls have, `{ value, kept }` for 0 to [`SHARED_FACES`], each made the first
 /// time it is rolled.

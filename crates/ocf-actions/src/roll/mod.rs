@@ -29,7 +29,8 @@ pub fn roll_step<'db>(
         return again(run, frame, at, of, bands, summary, ctx).map_err(Stop::Fail);
     }
     let tags = own_tags(&ctx, run.ruleset, frame, step)?;
-    let built = build::build(run, frame, at, &ctx, tags)?;
+    let mut built = build::build(run, frame, at, &ctx, tags)?;
+    let has_dice = built.items.iter().any(|i| i.term.is_some());
     // The pause's `needs`, made only when the roll pauses.
     let need = || {
         let mut need = serde_json::Map::new();
@@ -47,7 +48,7 @@ pub fn roll_step<'db>(
     let mut rolled = if run.checkpoints.odds.is_some() {
         crate::odds::classes::roll(run, frame, at, &built, bands, rounding)?
     } else {
-        rolling::roll(&mut run.checkpoints, &built, &at.path, need, rounding)?
+        rolling::roll(&mut run.checkpoints, &mut built, &at.path, need, rounding)?
     };
     rolled.tallies = classify::tallies(run.ruleset, &built);
     let result = classify::result_value(&rolled, built.empty);
@@ -64,7 +65,6 @@ pub fn roll_step<'db>(
     entry.insert("step".into(), json!(at.path));
     entry.insert("action".into(), json!(frame.id));
     entry.insert("kind".into(), json!("dice"));
-    let has_dice = built.items.iter().any(|i| i.term.is_some());
     entry.insert(
         "by".into(),
         json!(if has_dice { rolled.by } else { "engine" }),

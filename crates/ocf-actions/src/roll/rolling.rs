@@ -110,7 +110,7 @@ fn dice_error(e: DiceError) -> ActionError {
 /// summary), completed here when the roll pauses: made only then.
 pub fn roll(
     checkpoints: &mut Checkpoints<'_>,
-    built: &Built<'_>,
+    built: &mut Built<'_>,
     path: &str,
     need: impl FnOnce() -> serde_json::Map<String, Json>,
     rounding: ocf_model::Rounding,
@@ -178,9 +178,11 @@ pub fn roll(
     let mut items = Vec::new();
     let mut supplied = Vec::new();
     let mut extra = VecDeque::new();
-    for (index, item) in built.items.iter().enumerate() {
+    // The built items become the rolled ones: moved, not copied (the roll step reads only their
+    // count and which had dice after this).
+    for (index, item) in std::mem::take(&mut built.items).into_iter().enumerate() {
         let Some(term) = &item.term else {
-            items.push(item.item.clone());
+            items.push(*item.item);
             continue;
         };
         let mut source = Source {
@@ -214,10 +216,10 @@ pub fn roll(
             }
             Err(e) => return Err(dice_error(e).into()),
         };
-        let mut out = item.item.clone();
+        let mut out = *item.item;
         out.value = rolled.value;
-        out.modifiers = rolled.modifiers.clone();
-        let mut faces = rolled.faces.clone().unwrap_or_default();
+        out.modifiers = rolled.modifiers;
+        let mut faces = rolled.faces.unwrap_or_default();
         for face in faces.iter_mut().take(item.given.len()) {
             face.set = true;
         }

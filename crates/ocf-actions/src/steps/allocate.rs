@@ -213,7 +213,11 @@ fn offered<'db>(
         }
         let fv =
             ocf_engine::field_value(run.db, ocf_engine::FieldKey::new(run.db, run.character, id));
-        let tags = fv.tags.iter().map(|t| Value::string(t.as_str())).collect();
+        let tags = fv
+            .tags
+            .iter()
+            .map(|t| Value::String(ocf_formula::value::shared(t.as_str())))
+            .collect();
         let view = ocf_engine::context::field_view_with_tags(id, decl, tags);
         if let Some(w) = &query.r#where {
             let mut c = child(ctx);
@@ -263,7 +267,7 @@ fn child<'a>(ctx: &ActionContext<'a>) -> ActionContext<'a> {
         ocf_engine::context::SelfRef::None,
         None,
     );
-    c.roots = ctx.roots.clone();
+    c.roots.clone_from(&ctx.roots);
     c
 }
 

@@ -502,7 +502,7 @@ pub(crate) fn child_ctx<'a>(
         ocf_engine::context::SelfRef::None,
         None,
     );
-    c.roots = ctx.roots.clone();
+    c.roots.clone_from(&ctx.roots);
     let mut action = action_root.clone().unwrap_or_default();
     if let Some(item) = ctx.item_value() {
         set_member(&mut action, "item", item);

@@ -52,7 +52,9 @@ pub fn load_ruleset(
     // same texts again (once per ruleset).
     crate::parsed::scope(|| {
         let mut ruleset = load(releases, options)?;
-        ruleset.parsed = ocf_model::Derived::with(crate::parsed::kept());
+        let mut kept = crate::parsed::kept();
+        kept.plan_bands(&ruleset);
+        ruleset.parsed = ocf_model::Derived::with(kept);
         Ok(ruleset)
     })
 }

@@ -51,7 +51,7 @@ pub(super) fn roll_effects<'db>(
         counted.push(Counted {
             effect: &instance.effect,
             source: source(instance.source.kind.as_str(), &instance.source.id),
-            ctx,
+            ctx: Box::new(ctx),
             order: instance.order,
         });
     }
@@ -74,7 +74,7 @@ pub(super) fn roll_effects<'db>(
                 ocf_engine::context::SelfRef::None,
                 None,
             );
-            ctx.roots = base.roots.clone();
+            ctx.roots.clone_from(&base.roots);
             if let Some(when) = &effect.when
                 && !ctx.condition(when.as_str())?
             {
@@ -83,7 +83,7 @@ pub(super) fn roll_effects<'db>(
             counted.push(Counted {
                 effect,
                 source: source("situational", qualified),
-                ctx,
+                ctx: Box::new(ctx),
                 order: usize::MAX,
             });
         }
@@ -155,8 +155,8 @@ impl RollBase {
             )
         });
         let mut ctx = ActionContext::new(run.db, run.character, &instance.pack, self_ref, item);
-        ctx.roots = self.roots.clone();
-        ctx.content_entry = Some(instance.source.entry.clone());
+        ctx.roots.clone_from(&self.roots);
+        ctx.content_entry = Some(instance.source.entry.as_deref());
         ctx
     }
 }
@@ -167,7 +167,11 @@ fn bind_roll_view(
     at: &StepAt<'_>,
     tags: &[String],
 ) {
-    let tags = Value::list(tags.iter().map(|t| Value::string(t.as_str())).collect());
+    let tags = Value::list(
+        tags.iter()
+            .map(|t| Value::String(ocf_formula::value::shared(t.as_str())))
+            .collect(),
+    );
     let mut roll = frame.action_base.clone();
     set_member(&mut roll, "tags", tags.clone());
     bind_root(roots, Root::Roll, roll);

@@ -13,7 +13,9 @@ use crate::error::ActionError;
 /// One roll item being built.
 #[derive(Debug, Clone)]
 pub struct Item {
-    pub item: RollItem,
+    /// Boxed: a roll's items stay a small vector (glibc's allocator serves a block of 1 KiB or
+    /// more on its slow path, consolidating its small free blocks first).
+    pub item: Box<RollItem>,
     /// A dice item's dice, as they will be rolled.
     pub term: Option<DiceTerm>,
     /// The part it came from (`None`: added by an effect).
@@ -52,7 +54,8 @@ pub struct Carried {
 pub struct Counted<'a> {
     pub effect: &'a Effect,
     pub source: ItemSource,
-    pub ctx: ActionContext<'a>,
+    /// Boxed, as [`Item::item`] is: a roll's counted effects stay a small vector.
+    pub ctx: Box<ActionContext<'a>>,
     /// Instance order; situational choices' effects come after every instance.
     pub order: usize,
 }
@@ -114,7 +117,7 @@ pub(super) fn new_dice_item(
     item.tags = (!tags.is_empty()).then(|| tags.to_vec());
     item.multiplied = (!multiplied).then_some(false);
     Item {
-        item,
+        item: Box::new(item),
         term: Some(term.clone()),
         part: None,
         given: Vec::new(),
@@ -133,7 +136,7 @@ pub(super) fn new_flat_item(
     item.tags = (!tags.is_empty()).then(|| tags.to_vec());
     item.multiplied = (!multiplied).then_some(false);
     Item {
-        item,
+        item: Box::new(item),
         term: None,
         part: None,
         given: Vec::new(),

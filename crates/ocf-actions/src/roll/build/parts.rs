@@ -30,8 +30,9 @@ pub(super) fn parts(
     step: &ocf_model::Step,
     default_source: &ItemSource,
 ) -> Result<Parts, ActionError> {
-    let mut items: Vec<Item> = Vec::new();
-    let mut parts: Vec<Part> = Vec::new();
+    // Sized for a part's item each (and room for the roll effects' added items), not grown.
+    let mut items: Vec<Item> = Vec::with_capacity(step.parts.len() + 2);
+    let mut parts: Vec<Part> = Vec::with_capacity(step.parts.len());
     let mut carried: Vec<Carried> = Vec::new();
     for part in &step.parts {
         let index = parts.len();

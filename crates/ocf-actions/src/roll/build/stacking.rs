@@ -81,7 +81,7 @@ pub(super) fn replace_parts(
             let replaced: Vec<RollItem> = items
                 .iter()
                 .filter(|i| i.part == Some(p))
-                .map(|i| i.item.clone())
+                .map(|i| (*i.item).clone())
                 .collect();
             items.retain(|i| i.part != Some(p));
             let mut new = items_of(&dv, &src, &part.tags, part.multiplied);
