@@ -371,15 +371,13 @@ pub fn eval_tags(
             ocf_model::Computed::Literal(tag) => push_tag(out, tag.as_str()),
             ocf_model::Computed::Formula { formula } => {
                 let value = ctx.eval(formula.as_str())?;
-                let tags: Vec<String> = match &value {
-                    Value::String(s) => vec![s.to_string()],
-                    Value::List(l) if l.iter().all(|v| matches!(v, Value::String(_))) => l
-                        .iter()
-                        .filter_map(|v| match v {
-                            Value::String(s) => Some(s.to_string()),
-                            _ => None,
-                        })
-                        .collect(),
+                let one;
+                let tags: &[Value] = match &value {
+                    Value::String(_) => {
+                        one = [value.clone()];
+                        &one
+                    }
+                    Value::List(l) if l.iter().all(|v| matches!(v, Value::String(_))) => l,
                     other => {
                         return Err(ActionError::new(
                             "type-mismatch",
@@ -391,19 +389,30 @@ pub fn eval_tags(
                     }
                 };
                 for tag in tags {
-                    if !ruleset.tags.iter().any(|t| t.as_str() == tag) {
+                    let Value::String(tag) = tag else { continue };
+                    if !declared(ruleset, tag) {
                         return Err(ActionError::new(
                             "unknown-tag",
                             format!("the computed tag `{tag}` isn't declared"),
                         )
-                        .with("tag", tag));
+                        .with("tag", &**tag));
                     }
-                    push_tag(out, &tag);
+                    push_tag(out, tag);
                 }
             }
         }
     }
     Ok(())
+}
+
+/// Whether the ruleset declares `tag`: its tags are sorted (the load sorts them), else looked
+/// through one by one.
+fn declared(ruleset: &Ruleset, tag: &str) -> bool {
+    ruleset
+        .tags
+        .binary_search_by(|t| t.as_str().cmp(tag))
+        .is_ok()
+        || ruleset.tags.iter().any(|t| t.as_str() == tag)
 }
 
 /// A step's evaluated tags as `action.step.tags` shows them: its own, then, for roll, choice and

@@ -130,9 +130,9 @@ impl ItemSource {
     /// The source's JSON, as its `Serialize` writes it.
     pub fn to_json(&self) -> serde_json::Value {
         let mut m = serde_json::Map::with_capacity(2);
-        m.insert("type".into(), serde_json::Value::from(self.kind.as_str()));
+        m.insert("type".into(), serde_json::Value::from(&*self.kind));
         if let Some(id) = &self.id {
-            m.insert("id".into(), serde_json::Value::from(id.as_str()));
+            m.insert("id".into(), serde_json::Value::from(&**id));
         }
         serde_json::Value::Object(m)
     }
@@ -162,13 +162,14 @@ impl Face {
     }
 }
 
-/// `{ type, id }`: where an item comes from (`field`, `item`, `effect`, …).
+/// `{ type, id }`: where an item comes from (`field`, `item`, `effect`, …). Its strings are shared:
+/// one source is copied into every item, face and dropped instance it gives.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ItemSource {
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: std::sync::Arc<str>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
+    pub id: Option<std::sync::Arc<str>>,
 }
 
 /// A carried field instance that stopped counting (EA, Building the roll, step 2).

@@ -207,18 +207,32 @@ impl Value {
         Value::String(s.into())
     }
 
+    /// A list of `items`; the empty list is one shared value (values are immutable behind their
+    /// `Arc`s).
     pub fn list(items: Vec<Value>) -> Value {
+        static EMPTY: std::sync::LazyLock<Arc<Vec<Value>>> =
+            std::sync::LazyLock::new(|| Arc::new(Vec::new()));
+        if items.is_empty() {
+            return Value::List(EMPTY.clone());
+        }
         Value::List(Arc::new(items))
     }
 
-    /// A map of `members`; a member name among the kept ones ([`key`]) is shared, not made.
+    /// A map of `members` (a name given twice keeps its last value); a member name among the
+    /// kept ones ([`key`]) is shared, not made. Inserted one by one: collecting a `BTreeMap`
+    /// gathers and sorts its members in a vector first, an allocation more for the small maps
+    /// values mostly are.
     pub fn map<K: MapKey>(members: impl IntoIterator<Item = (K, Value)>) -> Value {
-        Value::Map(Arc::new(
-            members
-                .into_iter()
-                .map(|(k, v)| (k.into_key(), v))
-                .collect(),
-        ))
+        static EMPTY: std::sync::LazyLock<Arc<Map>> =
+            std::sync::LazyLock::new(|| Arc::new(Map::new()));
+        let mut map = Map::new();
+        for (k, v) in members {
+            map.insert(k.into_key(), v);
+        }
+        if map.is_empty() {
+            return Value::Map(EMPTY.clone());
+        }
+        Value::Map(Arc::new(map))
     }
 
     pub fn dice(dice: DiceValue) -> Value {

@@ -1115,6 +1115,15 @@ impl Collector<'_> {
                         }
                     }
                 }
+                // A change's computed tags (`tags: [damage, { formula }]`), as a step's are.
+                serde_json::Value::Array(items) if matches!(key.as_str(), "tags") => {
+                    for (i, item) in items.iter().enumerate() {
+                        if let Some(serde_json::Value::String(s)) = item.get("formula") {
+                            let at = format!("{here}/{i}/formula");
+                            self.push(&at, &Formula(s.clone()), roots, None);
+                        }
+                    }
+                }
                 serde_json::Value::Object(_) | serde_json::Value::Array(_) => {}
                 _ => {}
             }

@@ -164,9 +164,9 @@ fn source_value(source: &ocf_dice::item::ItemSource) -> Value {
     type Sources = rustc_hash::FxHashMap<Box<str>, Vec<(Box<str>, Value)>>;
     static SOURCES: std::sync::Mutex<Option<Sources>> = std::sync::Mutex::new(None);
     let make = || {
-        let kind = ("type", Value::String(shared(source.kind.as_str())));
+        let kind = ("type", Value::String(source.kind.clone()));
         match &source.id {
-            Some(id) => Value::map([kind, ("id", Value::String(shared(id)))]),
+            Some(id) => Value::map([kind, ("id", Value::String(id.clone()))]),
             None => Value::map([kind]),
         }
     };
@@ -178,7 +178,7 @@ fn source_value(source: &ocf_dice::item::ItemSource) -> Value {
     if let Some(found) = sources.get(id).and_then(|kinds| {
         kinds
             .iter()
-            .find(|(k, _)| **k == *source.kind.as_str())
+            .find(|(k, _)| **k == *source.kind)
             .map(|(_, v)| v.clone())
     }) {
         return found;
@@ -188,7 +188,7 @@ fn source_value(source: &ocf_dice::item::ItemSource) -> Value {
         sources
             .entry(id.into())
             .or_default()
-            .push((source.kind.as_str().into(), made.clone()));
+            .push((source.kind.as_ref().into(), made.clone()));
     }
     made
 }

@@ -50,7 +50,7 @@ impl<'db> Run<'db, '_> {
                     };
                     let at = StepAt {
                         step,
-                        path: path.clone(),
+                        path,
                         participant: view,
                         role,
                         index,

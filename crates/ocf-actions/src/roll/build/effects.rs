@@ -8,7 +8,7 @@ use ocf_formula::{Root, Value};
 use ocf_model::Target;
 
 use super::items::{Counted, source};
-use crate::context::{ActionContext, bind_root, set_member};
+use crate::context::{ActionContext, bind_root, member, set_member};
 use crate::error::ActionError;
 use crate::run::{Frame, Run, StepAt, step_action_of};
 
@@ -167,13 +167,39 @@ fn bind_roll_view(
     at: &StepAt<'_>,
     tags: &[String],
 ) {
-    let tags = Value::list(
-        tags.iter()
-            .map(|t| Value::String(ocf_formula::value::shared(t.as_str())))
-            .collect(),
-    );
+    // The step's context has `action.step.tags` made already: the roll's tags when they are the
+    // same (a step's tags are its roll's, but for a tag formula that fails).
+    let made = roots
+        .iter()
+        .find(|(r, _)| *r == Root::Action)
+        .and_then(|(_, action)| member(action, "step"))
+        .and_then(|step| member(step, "tags"))
+        .filter(|made| match made {
+            Value::List(l) => {
+                l.len() == tags.len()
+                    && l.iter()
+                        .zip(tags)
+                        .all(|(v, t)| matches!(v, Value::String(s) if **s == **t))
+            }
+            _ => false,
+        })
+        .cloned();
+    let (tags, action) = match made {
+        Some(tags) => (tags, None),
+        None => {
+            let tags = Value::list(
+                tags.iter()
+                    .map(|t| Value::String(ocf_formula::value::shared(t.as_str())))
+                    .collect(),
+            );
+            let action = step_action_of(frame, at, tags.clone());
+            (tags, Some(action))
+        }
+    };
     let mut roll = frame.action_base.clone();
-    set_member(&mut roll, "tags", tags.clone());
+    set_member(&mut roll, "tags", tags);
     bind_root(roots, Root::Roll, roll);
-    bind_root(roots, Root::Action, step_action_of(frame, at, tags));
+    if let Some(action) = action {
+        bind_root(roots, Root::Action, action);
+    }
 }

@@ -86,8 +86,8 @@ pub struct Built<'a> {
 
 pub(super) fn source(kind: &str, id: &str) -> ItemSource {
     ItemSource {
-        kind: kind.to_owned(),
-        id: Some(id.to_owned()),
+        kind: ocf_formula::value::shared(kind),
+        id: Some(ocf_formula::value::shared(id)),
     }
 }
 
