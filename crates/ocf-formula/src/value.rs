@@ -168,14 +168,26 @@ const SHARED_NAME_LEN: usize = 48;
 /// of are the rulesets' own, and the same few recur in every call (a view's `conditions`, a roll
 /// item's source, `damage.fire`). Values are immutable behind their `Arc`s, so one copy serves
 /// every value that holds it. A long text, or any once [`SHARED_NAMES`] are kept (untrusted input
-/// can fill the table, never grow it), is made anew.
+/// can fill the table, never grow it), is made anew. Looked up under a read lock: the threads of a
+/// service read the table side by side and only a new name waits for the others.
 pub fn shared(text: &str) -> Arc<str> {
     type Names = std::collections::HashSet<Arc<str>, rustc_hash::FxBuildHasher>;
-    static NAMES: std::sync::Mutex<Option<Names>> = std::sync::Mutex::new(None);
+    static NAMES: std::sync::RwLock<Option<Names>> = std::sync::RwLock::new(None);
     if text.len() > SHARED_NAME_LEN {
         return Arc::from(text);
     }
-    let Ok(mut names) = NAMES.lock() else {
+    if let Ok(names) = NAMES.read()
+        && let Some(names) = names.as_ref()
+    {
+        if let Some(found) = names.get(text) {
+            return found.clone();
+        }
+        // A full table takes no more: no write lock for what it won't keep.
+        if names.len() >= SHARED_NAMES {
+            return Arc::from(text);
+        }
+    }
+    let Ok(mut names) = NAMES.write() else {
         return Arc::from(text);
     };
     let names = names.get_or_insert_with(Names::default);
@@ -451,6 +463,27 @@ mod tests {
         }
         assert_eq!(kept_key("values2"), None);
         assert_eq!(&*key("elsewhere"), "elsewhere");
+    }
+
+    #[test]
+    fn short_names_are_shared_across_values() {
+        assert!(Arc::ptr_eq(&shared("damage.fire"), &shared("damage.fire")));
+        assert!(Arc::ptr_eq(&key("conditions"), &shared("conditions")));
+        // A long text is made anew each time, so no input grows the table with it.
+        let long = "x".repeat(SHARED_NAME_LEN + 1);
+        assert!(!Arc::ptr_eq(&shared(&long), &shared(&long)));
+        assert_eq!(&*shared(&long), long);
+    }
+
+    #[test]
+    fn empty_lists_and_maps_are_one_value() {
+        let (a, b) = (Value::list(Vec::new()), Value::list(Vec::new()));
+        assert!(matches!((&a, &b), (Value::List(x), Value::List(y)) if Arc::ptr_eq(x, y)));
+        let m = Value::map(Vec::<(&str, Value)>::new());
+        assert_eq!(m, Value::Map(Arc::new(Map::new())));
+        // Later members replace earlier ones of the same name, as collecting did.
+        let m = Value::map([("a", Value::Int(1)), ("a", Value::Int(2))]);
+        assert_eq!(m, Value::map([("a", Value::Int(2))]));
     }
 
     #[test]

@@ -162,33 +162,41 @@ pub fn item_value(item: &ocf_dice::RollItem) -> Value {
 /// [`SHARED_SOURCES`] a source is made anew each time.
 fn source_value(source: &ocf_dice::item::ItemSource) -> Value {
     type Sources = rustc_hash::FxHashMap<Box<str>, Vec<(Box<str>, Value)>>;
-    static SOURCES: std::sync::Mutex<Option<Sources>> = std::sync::Mutex::new(None);
-    let make = || {
-        let kind = ("type", Value::String(source.kind.clone()));
-        match &source.id {
-            Some(id) => Value::map([kind, ("id", Value::String(id.clone()))]),
-            None => Value::map([kind]),
-        }
-    };
+    static SOURCES: std::sync::RwLock<Option<Sources>> = std::sync::RwLock::new(None);
     let id = source.id.as_deref().unwrap_or_default();
-    let Ok(mut sources) = SOURCES.lock() else {
-        return make();
+    let find = |sources: &Sources| {
+        sources.get(id).and_then(|kinds| {
+            kinds
+                .iter()
+                .find(|(k, _)| **k == *source.kind)
+                .map(|(_, v)| v.clone())
+        })
     };
-    let sources = sources.get_or_insert_with(Sources::default);
-    if let Some(found) = sources.get(id).and_then(|kinds| {
-        kinds
-            .iter()
-            .find(|(k, _)| **k == *source.kind)
-            .map(|(_, v)| v.clone())
-    }) {
-        return found;
+    let mut full = false;
+    if let Ok(sources) = SOURCES.read()
+        && let Some(sources) = sources.as_ref()
+    {
+        if let Some(found) = find(sources) {
+            return found;
+        }
+        full = sources.len() >= SHARED_SOURCES;
     }
-    let made = make();
-    if sources.len() < SHARED_SOURCES {
-        sources
-            .entry(id.into())
-            .or_default()
-            .push((source.kind.as_ref().into(), made.clone()));
+    let kind = ("type", Value::String(source.kind.clone()));
+    let made = match &source.id {
+        Some(id) => Value::map([kind, ("id", Value::String(id.clone()))]),
+        None => Value::map([kind]),
+    };
+    if !full && let Ok(mut sources) = SOURCES.write() {
+        let sources = sources.get_or_insert_with(Sources::default);
+        if let Some(found) = find(sources) {
+            return found;
+        }
+        if sources.len() < SHARED_SOURCES {
+            sources
+                .entry(id.into())
+                .or_default()
+                .push((source.kind.as_ref().into(), made.clone()));
+        }
     }
     made
 }
