@@ -371,12 +371,8 @@ pub fn eval_tags(
             ocf_model::Computed::Literal(tag) => push_tag(out, tag.as_str()),
             ocf_model::Computed::Formula { formula } => {
                 let value = ctx.eval(formula.as_str())?;
-                let one;
                 let tags: &[Value] = match &value {
-                    Value::String(_) => {
-                        one = [value.clone()];
-                        &one
-                    }
+                    Value::String(_) => std::slice::from_ref(&value),
                     Value::List(l) if l.iter().all(|v| matches!(v, Value::String(_))) => l,
                     other => {
                         return Err(ActionError::new(

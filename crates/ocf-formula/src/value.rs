@@ -167,7 +167,7 @@ const SHARED_NAME_LEN: usize = 48;
 /// `text` as a string shared across the process: the member names, tags and IDs values are made
 /// of are the rulesets' own, and the same few recur in every call (a view's `conditions`, a roll
 /// item's source, `damage.fire`). Values are immutable behind their `Arc`s, so one copy serves
-/// every value that holds it. A long text, or any once [`SHARED_NAMES`] are kept (untrusted input
+/// every value that holds it. A long text, or any once `SHARED_NAMES` are kept (untrusted input
 /// can fill the table, never grow it), is made anew. Looked up under a read lock: the threads of a
 /// service read the table side by side and only a new name waits for the others.
 pub fn shared(text: &str) -> Arc<str> {
@@ -345,9 +345,7 @@ impl Value {
         })
     }
 
-    /// The value as JSON "as data" (EA): a decimal always with a point (`7.0`), dice in canonical
-    /// notation (`"2d6 + 1"`).
-    /// The value as formula text, as the standard printer writes literals (`'it\\'s'`, `2d6`,
+    /// The value as formula text, as the standard printer writes literals (`'it\'s'`, `2d6`,
     /// `[1, 2]`); a map has none.
     pub fn literal(&self) -> Option<String> {
         Some(match self {
@@ -365,6 +363,8 @@ impl Value {
         })
     }
 
+    /// The value as JSON "as data" (EA): a decimal always with a point (`7.0`), dice in canonical
+    /// notation (`"2d6 + 1"`).
     pub fn to_json(&self) -> serde_json::Value {
         match self {
             Value::Null => serde_json::Value::Null,
