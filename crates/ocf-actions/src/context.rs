@@ -6,6 +6,10 @@
 use ocf_engine::context::{Bindings, Mode, SelfRef, SheetContext};
 use ocf_engine::input::CharacterInput;
 use ocf_engine::view::ItemKey;
+use std::cell::OnceCell;
+use std::rc::Rc;
+use std::sync::Arc;
+
 use ocf_formula::{Context, ContextError, Root, Value};
 
 use crate::error::ActionError;
@@ -19,6 +23,73 @@ pub struct ActionContext<'a> {
     /// (EA "Changes content adds": "`entry: self` its copy"; EF "Options added to choice steps").
     /// `None` elsewhere: `entry: self` is the action's entry.
     pub content_entry: Option<Option<&'a str>>,
+    /// `action` at a step, made when a formula first reads it (unless `roots` binds `action`).
+    pub step_action: Option<Rc<StepAction>>,
+}
+
+/// `action` at a step (EA "Starting an action" 5): the action's `item` and `self`, and `step`, the
+/// step's `{ id, tags }`. Made when a formula first reads it, once for every context of the
+/// step that shares it: most steps' formulas never read it.
+pub struct StepAction {
+    base: Value,
+    id: Arc<str>,
+    tags: Rc<[String]>,
+    /// Whether `tags` are the step's own, evaluated without an error ([`crate::run::own_tags`]).
+    own: bool,
+    tags_value: OnceCell<Value>,
+    made: OnceCell<Value>,
+}
+
+impl StepAction {
+    /// `base` is the action's `{ item, self }`.
+    pub fn new(base: Value, id: &str, tags: Vec<String>, own: bool) -> Rc<StepAction> {
+        Rc::new(StepAction {
+            base,
+            id: ocf_formula::value::shared(id),
+            tags: tags.into(),
+            own,
+            tags_value: OnceCell::new(),
+            made: OnceCell::new(),
+        })
+    }
+
+    /// The step's tags.
+    pub fn tags(&self) -> &[String] {
+        &self.tags
+    }
+
+    /// The step's tags if they are its own ([`crate::run::own_tags`] gave them).
+    pub fn own_tags(&self) -> Option<Rc<[String]>> {
+        self.own.then(|| self.tags.clone())
+    }
+
+    /// The tags as a list value.
+    pub fn tags_value(&self) -> &Value {
+        self.tags_value.get_or_init(|| {
+            Value::list(
+                self.tags
+                    .iter()
+                    .map(|t| Value::String(ocf_formula::value::shared(t.as_str())))
+                    .collect(),
+            )
+        })
+    }
+
+    /// The `action` value.
+    pub fn value(&self) -> &Value {
+        self.made.get_or_init(|| {
+            let mut action = self.base.clone();
+            set_member(
+                &mut action,
+                "step",
+                Value::map([
+                    ("id", Value::String(self.id.clone())),
+                    ("tags", self.tags_value().clone()),
+                ]),
+            );
+            action
+        })
+    }
 }
 
 impl<'a> ActionContext<'a> {
@@ -42,6 +113,7 @@ impl<'a> ActionContext<'a> {
             // An action's roots and a step's: reserved once.
             roots: Vec::with_capacity(8),
             content_entry: None,
+            step_action: None,
         }
     }
 
@@ -55,17 +127,37 @@ impl<'a> ActionContext<'a> {
             self.sheet.bindings.self_ref.clone(),
             self.sheet.bindings.item,
         );
-        c.roots.clone_from(&self.roots);
+        c.copy_roots(self);
         c.content_entry = self.content_entry;
         c
     }
 
+    /// Binds what `other` binds of the action's roots (its `roots` and `action`).
+    pub fn copy_roots(&mut self, other: &ActionContext<'_>) {
+        self.roots.clone_from(&other.roots);
+        self.step_action.clone_from(&other.step_action);
+    }
+
+    /// `action`, as a formula reads it.
+    pub fn action_value(&self) -> Option<Value> {
+        match self.roots.iter().find(|(r, _)| *r == Root::Action) {
+            Some((_, v)) => Some(v.clone()),
+            None => self.step_action.as_ref().map(|a| a.value().clone()),
+        }
+    }
+
     /// Binds (or rebinds) a root.
     pub fn bind(&mut self, root: Root, value: Value) {
+        if root == Root::Action {
+            self.step_action = None;
+        }
         bind_root(&mut self.roots, root, value);
     }
 
     pub fn unbind(&mut self, root: Root) {
+        if root == Root::Action {
+            self.step_action = None;
+        }
         self.roots.retain(|(r, _)| *r != root);
     }
 
@@ -125,6 +217,9 @@ impl Context for ActionContext<'_> {
                 }
                 view
             })),
+            Root::Action if self.step_action.is_some() => {
+                Ok(self.step_action.as_ref().map(|a| a.value().clone()))
+            }
             Root::SelfCopy | Root::Item | Root::Links | Root::Entry => self.sheet.root(root),
             // The action's roots an outer formula didn't bind read as absent: `has(steps.x)`.
             Root::Params

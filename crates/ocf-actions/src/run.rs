@@ -147,7 +147,7 @@ impl<'db> Run<'db, '_> {
     /// The context of a formula in `frame` at `at`: `action.step` is the step's `{ id, tags }`,
     /// its tags evaluated (EA "Starting an action" 5).
     pub fn ctx(&self, frame: &Frame<'db>, at: Option<&StepAt<'db>>) -> ActionContext<'db> {
-        // Literal tags need no context: the step's `action` is made once, with them.
+        // Literal tags need no context: the step's `action` is made with them.
         if let Some(at) = at
             && at
                 .step
@@ -155,16 +155,21 @@ impl<'db> Run<'db, '_> {
                 .iter()
                 .all(|t| matches!(t, ocf_model::Computed::Literal(_)))
         {
-            let tags = literal_tags(frame, at.step);
-            return self.ctx_with_tags(frame, Some(at), &tags);
+            return self.ctx_with_tags(frame, Some(at), literal_tags(frame, at.step), true);
         }
-        let mut ctx = self.ctx_with_tags(frame, at, &[]);
+        let mut ctx = self.ctx_with_tags(frame, at, Vec::new(), true);
         if let Some(at) = at {
             // The tags are worked out in the context without them, then set in its `action`.
-            let tags = step_tags(&ctx, self.ruleset, frame, at.step);
-            if !tags.is_empty() {
-                ctx.bind(ocf_formula::Root::Action, step_action(frame, at, &tags));
-            }
+            let (tags, own) = match own_tags(&ctx, self.ruleset, frame, at.step) {
+                Ok(tags) => (tags, true),
+                Err(_) => (literal_tags(frame, at.step), false),
+            };
+            ctx.step_action = Some(crate::context::StepAction::new(
+                frame.action_base.clone(),
+                &at.step.id,
+                tags,
+                own,
+            ));
         }
         ctx
     }
@@ -173,7 +178,8 @@ impl<'db> Run<'db, '_> {
         &self,
         frame: &Frame<'db>,
         at: Option<&StepAt<'db>>,
-        tags: &[String],
+        tags: Vec<String>,
+        own: bool,
     ) -> ActionContext<'db> {
         // On a proposed sheet, `self` is the action's copy as it is there.
         let self_ref = match self.sheets.given {
@@ -188,16 +194,20 @@ impl<'db> Run<'db, '_> {
         ctx.bind(ocf_formula::Root::Participants, frame.participants.clone());
         ctx.bind(ocf_formula::Root::Steps, frame.steps.clone());
         ctx.bind(ocf_formula::Root::Flags, frame.flags.clone());
-        let action = match at {
+        match at {
             Some(at) => {
                 if let Some(p) = &at.participant {
                     ctx.bind(ocf_formula::Root::Participant, p.clone());
                 }
-                step_action(frame, at, tags)
+                ctx.step_action = Some(crate::context::StepAction::new(
+                    frame.action_base.clone(),
+                    &at.step.id,
+                    tags,
+                    own,
+                ));
             }
-            None => frame.action_base.clone(),
-        };
-        ctx.bind(ocf_formula::Root::Action, action);
+            None => ctx.bind(ocf_formula::Root::Action, frame.action_base.clone()),
+        }
         ctx
     }
 
@@ -216,29 +226,6 @@ impl<'db> Run<'db, '_> {
         }
         Ok(())
     }
-}
-
-/// `action` at a step: the action's `item` and `self`, and `step` (`{ id, tags }`).
-fn step_action(frame: &Frame<'_>, at: &StepAt<'_>, tags: &[String]) -> Value {
-    let tags = tags
-        .iter()
-        .map(|t| Value::String(ocf_formula::value::shared(t.as_str())))
-        .collect();
-    step_action_of(frame, at, Value::list(tags))
-}
-
-/// [`step_action`] with the tags already a list value.
-pub(crate) fn step_action_of(frame: &Frame<'_>, at: &StepAt<'_>, tags: Value) -> Value {
-    let mut action = frame.action_base.clone();
-    set_member(
-        &mut action,
-        "step",
-        Value::map([
-            ("id", Value::String(ocf_formula::value::shared(&at.step.id))),
-            ("tags", tags),
-        ]),
-    );
-    action
 }
 
 /// Builds the frame of an action about to run: its `action.item` / `action.self`, parameters and
@@ -411,19 +398,6 @@ fn declared(ruleset: &Ruleset, tag: &str) -> bool {
         || ruleset.tags.iter().any(|t| t.as_str() == tag)
 }
 
-/// A step's evaluated tags as `action.step.tags` shows them: its own, then, for roll, choice and
-/// changes steps, those the `action` steps running this action add (EA "Other steps", action,
-/// `tags`; changes content adds). Allocate steps don't get those. A tag formula that fails gives
-/// the literal tags only: the step itself evaluates its tags and reports the error.
-pub fn step_tags(
-    ctx: &ActionContext<'_>,
-    ruleset: &Ruleset,
-    frame: &Frame<'_>,
-    step: &Step,
-) -> Vec<String> {
-    own_tags(ctx, ruleset, frame, step).unwrap_or_else(|_| literal_tags(frame, step))
-}
-
 /// A step's evaluated tags, then those the `action` steps running the action add (roll, choice and
 /// changes steps): what the step itself rolls or proposes with, its tag formulas' errors its own.
 pub fn own_tags(
@@ -436,6 +410,19 @@ pub fn own_tags(
     eval_tags(ctx, ruleset, &step.tags, &mut tags)?;
     push_added_tags(frame, step, &mut tags);
     Ok(tags)
+}
+
+/// [`own_tags`], read from the step's context when it made them.
+pub fn ctx_own_tags(
+    ctx: &ActionContext<'_>,
+    ruleset: &Ruleset,
+    frame: &Frame<'_>,
+    step: &Step,
+) -> Result<std::rc::Rc<[String]>, ActionError> {
+    match ctx.step_action.as_ref().and_then(|a| a.own_tags()) {
+        Some(tags) => Ok(tags),
+        None => own_tags(ctx, ruleset, frame, step).map(Into::into),
+    }
 }
 
 /// The step's literal tags, then those the `action` steps running the action add: [`step_tags`]

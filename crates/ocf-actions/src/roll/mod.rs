@@ -11,7 +11,7 @@ use ocf_formula::Value;
 use serde_json::{Value as Json, json};
 
 use crate::context::member;
-use crate::run::{Frame, Run, StepAt, Stop, own_tags};
+use crate::run::{Frame, Run, StepAt, Stop, ctx_own_tags};
 
 pub fn roll_step<'db>(
     run: &mut Run<'db, '_>,
@@ -28,7 +28,7 @@ pub fn roll_step<'db>(
     if let Some(of) = &step.of {
         return again(run, frame, at, of, bands, summary, ctx).map_err(Stop::Fail);
     }
-    let tags = own_tags(&ctx, run.ruleset, frame, step)?;
+    let tags = ctx_own_tags(&ctx, run.ruleset, frame, step)?;
     let mut built = build::build(run, frame, at, &ctx, tags)?;
     let has_dice = built.items.iter().any(|i| i.term.is_some());
     // The pause's `needs`, made only when the roll pauses.

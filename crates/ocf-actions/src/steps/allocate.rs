@@ -267,7 +267,7 @@ fn child<'a>(ctx: &ActionContext<'a>) -> ActionContext<'a> {
         ocf_engine::context::SelfRef::None,
         None,
     );
-    c.roots.clone_from(&ctx.roots);
+    c.copy_roots(ctx);
     c
 }
 

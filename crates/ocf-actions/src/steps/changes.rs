@@ -9,7 +9,7 @@ use serde_json::{Map, Value as Json, json};
 
 use crate::context::{ActionContext, member};
 use crate::error::ActionError;
-use crate::run::{Frame, Run, StepAt, own_tags};
+use crate::run::{Frame, Run, StepAt, ctx_own_tags};
 
 use super::resolve::{release_held, resolve_each};
 
@@ -26,7 +26,7 @@ pub fn run<'db>(
     // The step's own tags, then those the `action` steps running the action add; the changes in
     // the same context (releasing held changes changes nothing it reads).
     let ctx = step_ctx.unwrap_or_else(|| run.ctx(frame, Some(at)));
-    let tags = own_tags(&ctx, run.ruleset, frame, step)?;
+    let tags = ctx_own_tags(&ctx, run.ruleset, frame, step)?;
     propose_in(run, frame, at, &step.changes, step.to.as_ref(), ctx)?;
     // Changes content adds: active `changes` effects of content aimed at a tag of the step, in
     // instance order, `to` their value's `to`, else the step's.

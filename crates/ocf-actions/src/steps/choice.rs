@@ -212,11 +212,7 @@ fn offers<'db>(
     let step = at.step;
     let ctx = run.ctx(frame, Some(at));
     let mut offers: Vec<Offer<'db>> = Vec::new();
-    let action_root = ctx
-        .roots
-        .iter()
-        .find(|(r, _)| *r == Root::Action)
-        .map(|(_, v)| v.clone());
+    let action_root = ctx.action_value();
     match &step.options {
         Some(StepOptions::Written(options)) => {
             for o in options {
@@ -400,11 +396,7 @@ fn recommend<'db>(
 ) -> Result<Option<String>, ActionError> {
     let step = at.step;
     let ctx = run.ctx(frame, Some(at));
-    let action_root = ctx
-        .roots
-        .iter()
-        .find(|(r, _)| *r == Root::Action)
-        .map(|(_, v)| v.clone());
+    let action_root = ctx.action_value();
     let ids: Vec<Value> = offers
         .iter()
         .map(|o| Value::string(o.id.as_str()))

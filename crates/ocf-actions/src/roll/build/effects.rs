@@ -8,9 +8,11 @@ use ocf_formula::{Root, Value};
 use ocf_model::Target;
 
 use super::items::{Counted, source};
-use crate::context::{ActionContext, bind_root, member, set_member};
+use std::rc::Rc;
+
+use crate::context::{ActionContext, StepAction, bind_root, set_member};
 use crate::error::ActionError;
-use crate::run::{Frame, Run, StepAt, step_action_of};
+use crate::run::{Frame, Run, StepAt};
 
 /// Step 2, the roll effects: the active instances aimed at the step's tags (one `from: self` only
 /// on its own copy's rolls), then the selected situational choices' effects, each whose `when`
@@ -74,7 +76,7 @@ pub(super) fn roll_effects<'db>(
                 ocf_engine::context::SelfRef::None,
                 None,
             );
-            ctx.roots.clone_from(&base.roots);
+            base.bind(&mut ctx);
             if let Some(when) = &effect.when
                 && !ctx.condition(when.as_str())?
             {
@@ -108,6 +110,7 @@ pub fn instance_ctx<'db>(
 /// `action` (its `step` with the roll's tags) bound.
 pub(super) struct RollBase {
     roots: Vec<(Root, Value)>,
+    action: Rc<StepAction>,
 }
 
 impl RollBase {
@@ -128,8 +131,25 @@ impl RollBase {
         tags: &[String],
     ) -> RollBase {
         let mut roots = step_ctx.roots.clone();
-        bind_roll_view(&mut roots, frame, at, tags);
-        RollBase { roots }
+        // The step's `action` when the roll's tags are the step's (they are, but for a tag
+        // formula that fails).
+        let action = match &step_ctx.step_action {
+            Some(action) if *action.tags() == *tags => action.clone(),
+            _ => {
+                roots.retain(|(r, _)| *r != Root::Action);
+                StepAction::new(frame.action_base.clone(), &at.step.id, tags.to_vec(), true)
+            }
+        };
+        let mut roll = frame.action_base.clone();
+        set_member(&mut roll, "tags", action.tags_value().clone());
+        bind_root(&mut roots, Root::Roll, roll);
+        RollBase { roots, action }
+    }
+
+    /// Binds the shared roots in `ctx`.
+    fn bind(&self, ctx: &mut ActionContext<'_>) {
+        ctx.roots.clone_from(&self.roots);
+        ctx.step_action = Some(self.action.clone());
     }
 
     /// `instance`'s context: its own `item`, `self` and pack on the shared roots.
@@ -155,51 +175,8 @@ impl RollBase {
             )
         });
         let mut ctx = ActionContext::new(run.db, run.character, &instance.pack, self_ref, item);
-        ctx.roots.clone_from(&self.roots);
+        self.bind(&mut ctx);
         ctx.content_entry = Some(instance.source.entry.as_deref());
         ctx
-    }
-}
-
-fn bind_roll_view(
-    roots: &mut Vec<(Root, Value)>,
-    frame: &Frame<'_>,
-    at: &StepAt<'_>,
-    tags: &[String],
-) {
-    // The step's context has `action.step.tags` made already: the roll's tags when they are the
-    // same (a step's tags are its roll's, but for a tag formula that fails).
-    let made = roots
-        .iter()
-        .find(|(r, _)| *r == Root::Action)
-        .and_then(|(_, action)| member(action, "step"))
-        .and_then(|step| member(step, "tags"))
-        .filter(|made| match made {
-            Value::List(l) => {
-                l.len() == tags.len()
-                    && l.iter()
-                        .zip(tags)
-                        .all(|(v, t)| matches!(v, Value::String(s) if **s == **t))
-            }
-            _ => false,
-        })
-        .cloned();
-    let (tags, action) = match made {
-        Some(tags) => (tags, None),
-        None => {
-            let tags = Value::list(
-                tags.iter()
-                    .map(|t| Value::String(ocf_formula::value::shared(t.as_str())))
-                    .collect(),
-            );
-            let action = step_action_of(frame, at, tags.clone());
-            (tags, Some(action))
-        }
-    };
-    let mut roll = frame.action_base.clone();
-    set_member(&mut roll, "tags", tags);
-    bind_root(roots, Root::Roll, roll);
-    if let Some(action) = action {
-        bind_root(roots, Root::Action, action);
     }
 }

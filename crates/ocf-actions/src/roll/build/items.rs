@@ -71,7 +71,7 @@ pub struct Factor {
 pub struct Built<'a> {
     pub items: Vec<Item>,
     pub parts: Vec<Part>,
-    pub tags: Vec<String>,
+    pub tags: std::rc::Rc<[String]>,
     pub empty: bool,
     /// `multiply` factors in effect order.
     pub multiply: Vec<Factor>,

@@ -29,7 +29,7 @@ pub fn build<'db>(
     frame: &Frame<'db>,
     at: &StepAt<'db>,
     ctx: &ActionContext<'db>,
-    tags: Vec<String>,
+    tags: std::rc::Rc<[String]>,
 ) -> Result<Built<'db>, ActionError> {
     let default_source = match &frame.item {
         Some(_) => ctx
