@@ -76,7 +76,7 @@ impl RollItem {
     pub fn to_json(&self) -> serde_json::Value {
         use serde_json::Value as Json;
         let via = |v: serde_json::Result<Json>| v.unwrap_or_default();
-        let mut m = serde_json::Map::with_capacity(6);
+        let mut m = serde_json::Map::with_capacity(8);
         let kind = match self.kind {
             ItemKind::Dice => "dice",
             ItemKind::Flat => "flat",

@@ -124,7 +124,11 @@ pub fn item_value(item: &ocf_dice::RollItem) -> Value {
         ));
     }
     if let Some(mods) = &item.modifiers {
-        m.push(("modifiers", via_json(serde_json::to_value(mods))));
+        let mods = match mods.is_empty() {
+            true => Value::list(Vec::new()),
+            false => via_json(serde_json::to_value(mods)),
+        };
+        m.push(("modifiers", mods));
     }
     if let Some(faces) = &item.faces {
         m.push(("faces", Value::list(faces.iter().map(face_value).collect())));

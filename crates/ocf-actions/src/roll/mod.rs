@@ -61,7 +61,8 @@ pub fn roll_step<'db>(
     );
     let result = classify::classify(run.ruleset, frame.pack, bands, &mut ctx, result)?;
     drop(ctx);
-    let mut entry = serde_json::Map::new();
+    // Room for every member an entry may have: a map that grows is made again.
+    let mut entry = serde_json::Map::with_capacity(12);
     entry.insert("step".into(), json!(at.path));
     entry.insert("action".into(), json!(frame.id));
     entry.insert("kind".into(), json!("dice"));

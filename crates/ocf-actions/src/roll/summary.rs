@@ -24,7 +24,7 @@ pub fn summary(
     ctx: &ActionContext<'_>,
     bands: Option<&str>,
 ) -> Json {
-    let mut out = serde_json::Map::new();
+    let mut out = serde_json::Map::with_capacity(4);
     if let Some(id) = bands
         && let Some((qualified, set)) = super::classify::band_set(ruleset, frame.pack, id)
     {
@@ -37,7 +37,7 @@ pub fn summary(
             };
             out.insert("value".into(), json!(text));
         }
-        let mut list = Vec::new();
+        let mut list = Vec::with_capacity(set.decl.bands.len());
         for band in &set.decl.bands {
             let plan = plan(ruleset, band.when.as_str());
             let node = plan.as_deref().map(|plan| plan.resolve(ctx));
@@ -55,7 +55,7 @@ pub fn summary(
                 }
                 None => {}
             }
-            let mut entry = serde_json::Map::new();
+            let mut entry = serde_json::Map::with_capacity(3);
             entry.insert("band".into(), json!(band.id));
             entry.insert("when".into(), json!(text));
             if let Some(tests) = node.as_ref().and_then(tests) {

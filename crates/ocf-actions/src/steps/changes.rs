@@ -246,30 +246,43 @@ fn route(
 ) {
     let step = Json::String(at.path.clone());
     let is_follow_up = change.get("type").and_then(Json::as_str) == Some("offerFollowUp");
+    // `{ to, character, step, change }`, made with room for its members (a map that grows is
+    // made again).
+    let routed = |to: Json, character: Option<Json>, step: Json, change: Json| {
+        let mut m = Map::with_capacity(4);
+        m.insert("to".into(), to);
+        if let Some(c) = character {
+            m.insert("character".into(), c);
+        }
+        m.insert("step".into(), step);
+        m.insert("change".into(), change);
+        Json::Object(m)
+    };
     match to {
-        _ if is_follow_up => out.push(json!({ "to": "self", "step": step, "change": change })),
-        None => out.push(json!({ "to": "self", "step": step, "change": change })),
+        _ if is_follow_up => out.push(routed(json!("self"), None, step, change)),
+        None => out.push(routed(json!("self"), None, step, change)),
         Some(Destination::Named(name)) if name == "self" => {
-            out.push(json!({ "to": "self", "step": step, "change": change }))
+            out.push(routed(json!("self"), None, step, change))
         }
         Some(Destination::Named(role)) => {
             if at.role.as_deref() == Some(role.as_str())
                 && let Some(p) = &at.participant
             {
                 let id = member(p, "id").map(Value::to_json).unwrap_or_default();
-                out.push(json!({ "to": role, "character": id, "step": step, "change": change }));
+                out.push(routed(json!(role), Some(id), step, change));
                 return;
             }
-            let views = match member(&frame.participants, role) {
-                Some(Value::List(l)) => (**l).clone(),
-                _ => Vec::new(),
+            let views: &[Value] = match member(&frame.participants, role) {
+                Some(Value::List(l)) => l,
+                _ => &[],
             };
             if views.is_empty() {
-                out.push(json!({ "to": role, "step": step, "change": change }));
+                out.push(routed(json!(role), None, step, change));
+                return;
             }
             for view in views {
-                let id = member(&view, "id").map(Value::to_json).unwrap_or_default();
-                out.push(json!({ "to": role, "character": id, "step": step, "change": change }));
+                let id = member(view, "id").map(Value::to_json).unwrap_or_default();
+                out.push(routed(json!(role), Some(id), step.clone(), change.clone()));
             }
         }
         Some(Destination::Link { link }) => {
@@ -280,7 +293,7 @@ fn route(
                 .resolve(frame.pack, link.as_str(), ocf_model::Namespace::Link)
                 .unwrap_or_else(|| link.as_str().to_owned());
             let links = ocf_engine::links::links(run.db, run.character);
-            let mut routed = Map::new();
+            let mut routed = Map::with_capacity(4);
             routed.insert("to".into(), json!({ "link": link.as_str() }));
             if let Some(Value::String(id)) = links
                 .views

@@ -285,15 +285,13 @@ pub(crate) fn resolve(
     };
     // A split adjust: one change per tag under `by` among the roll's items, then one for the
     // items with none; `by` evaluated per group with `part.total` and `part.tag`.
-    let roll = member(&frame.steps, &split.roll)
-        .cloned()
-        .unwrap_or_default();
-    let items = match member(&roll, "items") {
-        Some(Value::List(l)) => (**l).clone(),
-        _ => Vec::new(),
+    let roll = member(&frame.steps, &split.roll);
+    let items: &[Value] = match roll.and_then(|r| member(r, "items")) {
+        Some(Value::List(l)) => l,
+        _ => &[],
     };
-    let mut groups: Vec<(Option<String>, i64)> = Vec::new();
-    for item in &items {
+    let mut groups: Vec<(Option<&str>, i64)> = Vec::new();
+    for item in items {
         let value = match member(item, "value") {
             Some(Value::Int(n)) => *n,
             _ => 0,
@@ -303,7 +301,7 @@ pub(crate) fn resolve(
                 Value::String(s)
                     if s.as_ref() != split.by && ocf_model::tag_matches(&split.by, s) =>
                 {
-                    Some(s.to_string())
+                    Some(&**s)
                 }
                 _ => None,
             }),
@@ -316,40 +314,36 @@ pub(crate) fn resolve(
     }
     // The untagged group goes last.
     groups.sort_by_key(|(t, _)| t.is_none());
-    let by = change
-        .by
-        .as_ref()
-        .map(|f| f.as_str().to_owned())
-        .unwrap_or_else(|| "part.total".into());
-    let mut changes = Vec::new();
-    for (tag, total) in groups {
+    let by = change.by.as_ref().map_or("part.total", |f| f.as_str());
+    out.remove("split");
+    let mut changes = Vec::with_capacity(groups.len());
+    let last = groups.len().saturating_sub(1);
+    for (i, (tag, total)) in groups.into_iter().enumerate() {
         let mut c = ctx.rebound();
         c.bind(
             Root::Part,
             Value::map([
                 ("total", Value::Int(total)),
-                ("tag", tag.clone().map(Value::string).unwrap_or(Value::Null)),
+                ("tag", tag.map(Value::string).unwrap_or(Value::Null)),
             ]),
         );
-        let mut one = out.clone();
-        one.remove("split");
-        one.insert("by".into(), literal_json(&c.eval(&by)?)?);
-        let mut tags: Vec<String> = one
-            .get("tags")
-            .and_then(Json::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(|t| t.as_str().map(str::to_owned))
-                    .collect()
-            })
-            .unwrap_or_default();
-        if let Some(tag) = tag
-            && !tags.contains(&tag)
-        {
-            tags.push(tag);
-        }
-        if !tags.is_empty() {
-            one.insert("tags".into(), json!(tags));
+        // The last group takes the change as resolved; the others a copy.
+        let mut one = match i == last {
+            true => std::mem::take(&mut out),
+            false => out.clone(),
+        };
+        one.insert("by".into(), literal_json(&c.eval(by)?)?);
+        if let Some(tag) = tag {
+            match one.get_mut("tags") {
+                Some(Json::Array(tags)) => {
+                    if !tags.iter().any(|t| t.as_str() == Some(tag)) {
+                        tags.push(json!(tag));
+                    }
+                }
+                _ => {
+                    one.insert("tags".into(), json!([tag]));
+                }
+            }
         }
         changes.push(Json::Object(one));
     }
