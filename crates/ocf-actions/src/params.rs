@@ -296,7 +296,7 @@ pub fn bind_situational(
         by_id.retain(|(q, _)| *q != qualified);
         by_id.push((qualified, value.clone()));
     }
-    let mut values: Vec<(String, Value)> = Vec::new();
+    let mut values: Vec<(&str, Value)> = Vec::with_capacity(ruleset.situational.len());
     let mut selected = Vec::new();
     for (qualified, decl) in ruleset.situational.iter() {
         let local = qualified.split_once(':').map_or(qualified, |(_, l)| l);
@@ -349,8 +349,8 @@ pub fn bind_situational(
             }
             selected.push(qualified.to_owned());
         }
-        if !values.iter().any(|(l, _)| l == local) {
-            values.push((local.to_owned(), value));
+        if !values.iter().any(|(l, _)| *l == local) {
+            values.push((local, value));
         }
     }
     Ok(Situational {

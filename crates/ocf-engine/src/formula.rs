@@ -85,26 +85,35 @@ fn shared(ruleset: &Ruleset) -> Option<&Shared> {
 }
 
 /// Parses `text`, once per ruleset: every session and database of `ruleset` shares the result.
+/// The load's parse is read first, without a lock, and not copied into the table: an action's
+/// formulas are the load's, and a call's first use of one costs no more than the next.
 pub fn parse_in(ruleset: &Ruleset, text: &str) -> Result<Arc<Formula>, FormulaError> {
+    if let Some(formula) = loaded(ruleset, text) {
+        return Ok(Arc::clone(formula));
+    }
     let Some(shared) = shared(ruleset) else {
-        return parse_loaded(ruleset, text);
+        return parse_text(text);
     };
     if let Some(found) = lock(&shared.formulas).get(text) {
         return found.parsed.clone();
     }
-    let result = parse_loaded(ruleset, text);
+    let result = parse_text(text);
     remember(shared, text, result.clone(), None);
     result
+}
+
+/// The load's parse of `text`, when it made one (the ruleset keeps them, `Ruleset::parsed`).
+fn loaded<'r>(ruleset: &'r Ruleset, text: &str) -> Option<&'r Arc<Formula>> {
+    ruleset
+        .parsed
+        .get::<ocf_load::parsed::Kept>()
+        .and_then(|kept| kept.get(text))
 }
 
 /// `text` parsed: the load's parse when it made one (the ruleset keeps them, `Ruleset::parsed`),
 /// else parsed now.
 fn parse_loaded(ruleset: &Ruleset, text: &str) -> Result<Arc<Formula>, FormulaError> {
-    match ruleset
-        .parsed
-        .get::<ocf_load::parsed::Kept>()
-        .and_then(|kept| kept.get(text))
-    {
+    match loaded(ruleset, text) {
         Some(formula) => Ok(Arc::clone(formula)),
         None => parse_text(text),
     }
