@@ -246,7 +246,7 @@ fn face_value(face: &ocf_dice::Face) -> Value {
 }
 
 /// Adds `band`, `bandValue` and `bandSet` to `result` by the step's `bands`, in `ctx` (the step's
-/// band context) with `roll` bound to the result.
+/// band context) with `roll` bound to the result while the bands are worked out (unbound after).
 pub fn classify(
     ruleset: &Ruleset,
     pack: &str,
@@ -273,16 +273,23 @@ pub fn classify(
     ctx.bind(Root::Roll, result.clone());
     if let Some(value) = &set.decl.value {
         let v = ctx.eval(value.as_str())?;
+        // The context's copy let go first, so the result changes in place.
+        ctx.unbind(Root::Roll);
         set_member(&mut result, "value", v.clone());
         set_member(&mut result, "bandValue", v);
         ctx.bind(Root::Roll, result.clone());
     }
+    let mut found = None;
     for band in &set.decl.bands {
         if ctx.condition(band.when.as_str())? {
-            set_member(&mut result, "band", Value::string(band.id.as_str()));
-            set_member(&mut result, "bandSet", Value::string(qualified.as_str()));
+            found = Some(band);
             break;
         }
+    }
+    ctx.unbind(Root::Roll);
+    if let Some(band) = found {
+        set_member(&mut result, "band", Value::String(shared(band.id.as_str())));
+        set_member(&mut result, "bandSet", Value::String(shared(&qualified)));
     }
     if let Value::Map(m) = &mut result {
         std::sync::Arc::make_mut(m).remove("value");
