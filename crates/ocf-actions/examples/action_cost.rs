@@ -10,10 +10,6 @@
 //!   action_cost replay N     the same action replayed from its twenty answers
 //!   action_cost firebreath N the adult red dragon's Fire Breath on three goblins: started, then
 //!                            continued with each goblin's handed-off save (three answers)
-//!
-//! A third argument `thread` runs the `N` runs on a thread of their own, as a service's request
-//! threads do (with their 2 MiB stack), rather than on the process's main thread: stacker's first
-//! look at a thread's stack reads `/proc/self/maps` on the main thread only (`docs/perf.md`).
 
 use std::path::PathBuf;
 
@@ -82,13 +78,7 @@ fn main() {
         }
         other => panic!("no scenario `{other}`: attack, once, replay or firebreath"),
     };
-    let firebreath = scenario == "firebreath";
-    let go = move || runs(&s, id, &input, firebreath, n);
-    if args.get(3).map(String::as_str) == Some("thread") {
-        std::thread::spawn(go).join().expect("runs");
-    } else {
-        go();
-    }
+    runs(&s, id, &input, scenario == "firebreath", n);
 }
 
 /// The `n` runs, apart from the setup: `valgrind --tool=callgrind --toggle-collect=action_cost::runs`

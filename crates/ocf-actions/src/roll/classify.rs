@@ -57,6 +57,20 @@ pub fn tallies(ruleset: &Ruleset, built: &Built<'_>) -> Vec<(String, i64)> {
         .collect()
 }
 
+/// A map value's members, inserted as they are made.
+#[derive(Default)]
+struct Members(ocf_formula::value::Map);
+
+impl Members {
+    fn push(&mut self, (name, value): (&str, Value)) {
+        self.0.insert(ocf_formula::value::key(name), value);
+    }
+
+    fn value(self) -> Value {
+        Value::Map(std::sync::Arc::new(self.0))
+    }
+}
+
 /// The result value of a rolled roll, without its band: its items as their JSON reads
 /// ([`item_value`]), made without going through JSON.
 pub fn result_value(rolled: &Rolled, empty: bool) -> Value {
@@ -105,7 +119,8 @@ pub fn item_value(item: &ocf_dice::RollItem) -> Value {
             .and_then(|j| Value::from_json(&j).ok())
             .unwrap_or_default()
     };
-    let mut m: Vec<(&str, Value)> = Vec::with_capacity(8);
+    // Members inserted as they are made (no gathering vector).
+    let mut m = Members::default();
     let kind = match item.kind {
         ocf_dice::ItemKind::Dice => "dice",
         ocf_dice::ItemKind::Flat => "flat",
@@ -158,7 +173,7 @@ pub fn item_value(item: &ocf_dice::RollItem) -> Value {
     if let Some(from) = item.stepped_from {
         m.push(("steppedFrom", Value::Int(from.into())));
     }
-    Value::map(m)
+    m.value()
 }
 
 /// An item's or face's `source` as a formula reads it (`{ type, id }`), made once per source: the
@@ -226,10 +241,9 @@ fn face_value(face: &ocf_dice::Face) -> Value {
             })
             .clone();
     }
-    let mut m: Vec<(&str, Value)> = vec![
-        ("value", Value::Int(face.value)),
-        ("kept", Value::Bool(face.kept)),
-    ];
+    let mut m = Members::default();
+    m.push(("value", Value::Int(face.value)));
+    m.push(("kept", Value::Bool(face.kept)));
     for (name, on) in [
         ("rerolled", face.rerolled),
         ("exploded", face.exploded),
@@ -242,7 +256,7 @@ fn face_value(face: &ocf_dice::Face) -> Value {
     if let Some(source) = &face.source {
         m.push(("source", source_value(source)));
     }
-    Value::map(m)
+    m.value()
 }
 
 /// Adds `band`, `bandValue` and `bandSet` to `result` by the step's `bands`, in `ctx` (the step's

@@ -10,7 +10,7 @@ use ocf_model::Target;
 use super::items::{Counted, source};
 use std::rc::Rc;
 
-use crate::context::{ActionContext, StepAction, bind_root, set_member};
+use crate::context::{ActionContext, StepAction, bind_root};
 use crate::error::ActionError;
 use crate::run::{Frame, Run, StepAt};
 
@@ -130,7 +130,8 @@ impl RollBase {
         at: &StepAt<'_>,
         tags: &[String],
     ) -> RollBase {
-        let mut roots = step_ctx.roots.clone();
+        let mut roots = Vec::with_capacity(step_ctx.roots.len() + 1);
+        roots.extend(step_ctx.roots.iter().cloned());
         // The step's `action` when the roll's tags are the step's (they are, but for a tag
         // formula that fails).
         let action = match &step_ctx.step_action {
@@ -140,8 +141,18 @@ impl RollBase {
                 StepAction::new(frame.action_base.clone(), &at.step.id, tags.to_vec(), true)
             }
         };
-        let mut roll = frame.action_base.clone();
-        set_member(&mut roll, "tags", action.tags_value().clone());
+        // `roll`: the action's `item` and `self`, and the tags; made anew (a copy of the base
+        // map to insert into costs more).
+        let base = match &frame.action_base {
+            Value::Map(m) => Some(&**m),
+            _ => None,
+        };
+        let roll = Value::map(
+            base.into_iter()
+                .flatten()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .chain([(ocf_formula::value::key("tags"), action.tags_value().clone())]),
+        );
         bind_root(&mut roots, Root::Roll, roll);
         RollBase { roots, action }
     }
