@@ -3,13 +3,13 @@
 //! own (`params`, `situational`, `participants`, `participant`, `steps`, `flags`, `action`, and the
 //! names a step binds: `roll`, `x`, `part`, `picked`, `picks`, `options`).
 
-use ocf_engine::context::{Bindings, Mode, SelfRef, SheetContext};
-use ocf_engine::input::CharacterInput;
-use ocf_engine::view::ItemKey;
 use std::cell::OnceCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
+use ocf_engine::context::{Bindings, Mode, SelfRef, SheetContext};
+use ocf_engine::input::CharacterInput;
+use ocf_engine::view::ItemKey;
 use ocf_formula::{Context, ContextError, Root, Value};
 
 use crate::error::ActionError;
