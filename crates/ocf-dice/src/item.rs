@@ -164,7 +164,7 @@ impl Face {
 
 /// `{ type, id }`: where an item comes from (`field`, `item`, `effect`, …). Its strings are shared:
 /// one source is copied into every item, face and dropped instance it gives.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct ItemSource {
     #[serde(rename = "type")]
     pub kind: std::sync::Arc<str>,

@@ -12,6 +12,7 @@
 //! ```
 
 pub mod arith;
+pub mod bounded;
 pub mod check;
 pub mod context;
 pub mod decimal;

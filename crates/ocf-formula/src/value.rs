@@ -168,37 +168,17 @@ const SHARED_NAME_LEN: usize = 48;
 /// of are the rulesets' own, and the same few recur in every call (a view's `conditions`, a roll
 /// item's source, `damage.fire`). Values are immutable behind their `Arc`s, so one copy serves
 /// every value that holds it. A long text, or any once `SHARED_NAMES` are kept (untrusted input
-/// can fill the table, never grow it), is made anew. Looked up under a read lock: the threads of a
-/// service read the table side by side and only a new name waits for the others.
+/// can fill the table, never grow it), is made anew ([`crate::bounded::BoundedTable`]).
 pub fn shared(text: &str) -> Arc<str> {
-    type Names = std::collections::HashSet<Arc<str>, rustc_hash::FxBuildHasher>;
-    static NAMES: std::sync::RwLock<Option<Names>> = std::sync::RwLock::new(None);
+    static NAMES: crate::bounded::BoundedTable<Arc<str>, Arc<str>> =
+        crate::bounded::BoundedTable::new(SHARED_NAMES);
     if text.len() > SHARED_NAME_LEN {
         return Arc::from(text);
     }
-    if let Ok(names) = NAMES.read()
-        && let Some(names) = names.as_ref()
-    {
-        if let Some(found) = names.get(text) {
-            return found.clone();
-        }
-        // A full table takes no more: no write lock for what it won't keep.
-        if names.len() >= SHARED_NAMES {
-            return Arc::from(text);
-        }
-    }
-    let Ok(mut names) = NAMES.write() else {
-        return Arc::from(text);
-    };
-    let names = names.get_or_insert_with(Names::default);
-    if let Some(found) = names.get(text) {
-        return found.clone();
-    }
-    let made: Arc<str> = Arc::from(text);
-    if names.len() < SHARED_NAMES {
-        names.insert(made.clone());
-    }
-    made
+    NAMES.get_or_make(text, || {
+        let made: Arc<str> = Arc::from(text);
+        (made.clone(), made)
+    })
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]

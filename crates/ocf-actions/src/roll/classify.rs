@@ -1,6 +1,7 @@
 //! Classifying a roll (EA "Rolling", the step's result; "Classifying an earlier roll again"): the
 //! result's members, the tallies, and the first band of the step's set whose `when` holds.
 
+use ocf_formula::bounded::BoundedTable;
 use ocf_formula::value::shared;
 use ocf_formula::{Root, Value};
 use ocf_model::{Action, BandSet, Declared, Namespace, Op, Results, Ruleset};
@@ -180,47 +181,19 @@ pub fn item_value(item: &ocf_dice::RollItem) -> Value {
 /// sources are the rulesets' content and fields, a few per roll and the same in every roll. Past
 /// [`SHARED_SOURCES`] a source is made anew each time.
 fn source_value(source: &ocf_dice::item::ItemSource) -> Value {
-    type Sources = rustc_hash::FxHashMap<Box<str>, Vec<(Box<str>, Value)>>;
-    static SOURCES: std::sync::RwLock<Option<Sources>> = std::sync::RwLock::new(None);
-    let id = source.id.as_deref().unwrap_or_default();
-    let find = |sources: &Sources| {
-        sources.get(id).and_then(|kinds| {
-            kinds
-                .iter()
-                .find(|(k, _)| **k == *source.kind)
-                .map(|(_, v)| v.clone())
-        })
-    };
-    let mut full = false;
-    if let Ok(sources) = SOURCES.read()
-        && let Some(sources) = sources.as_ref()
-    {
-        if let Some(found) = find(sources) {
-            return found;
-        }
-        full = sources.len() >= SHARED_SOURCES;
-    }
-    let kind = ("type", Value::String(source.kind.clone()));
-    let made = match &source.id {
-        Some(id) => Value::map([kind, ("id", Value::String(id.clone()))]),
-        None => Value::map([kind]),
-    };
-    if !full && let Ok(mut sources) = SOURCES.write() {
-        let sources = sources.get_or_insert_with(Sources::default);
-        if let Some(found) = find(sources) {
-            return found;
-        }
-        if sources.len() < SHARED_SOURCES {
-            sources
-                .entry(id.into())
-                .or_default()
-                .push((source.kind.as_ref().into(), made.clone()));
-        }
-    }
-    made
+    static SOURCES: BoundedTable<ocf_dice::item::ItemSource, Value> =
+        BoundedTable::new(SHARED_SOURCES);
+    SOURCES.get_or_make(source, || {
+        let kind = ("type", Value::String(source.kind.clone()));
+        let made = match &source.id {
+            Some(id) => Value::map([kind, ("id", Value::String(id.clone()))]),
+            None => Value::map([kind]),
+        };
+        (source.clone(), made)
+    })
 }
 
-/// How many source IDs [`source_value`] keeps.
+/// How many sources [`source_value`] keeps.
 const SHARED_SOURCES: usize = 1 << 12;
 
 /// The faces most rolls have, `{ value, kept }` for 0 to [`SHARED_FACES`], each made the first

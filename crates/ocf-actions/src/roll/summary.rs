@@ -11,6 +11,7 @@
 use std::sync::Arc;
 
 use ocf_formula::Value;
+use ocf_formula::bounded::BoundedTable;
 use ocf_formula::partial::{Node, Plan};
 use ocf_syntax::ast::BinaryOp;
 use serde_json::{Value as Json, json};
@@ -82,19 +83,10 @@ fn plan(ruleset: &ocf_model::Ruleset, text: &str) -> Option<Arc<Plan>> {
     {
         return Some(Arc::clone(found));
     }
-    type Plans = std::collections::HashMap<Box<str>, Option<Arc<Plan>>>;
-    static PLANS: std::sync::OnceLock<std::sync::Mutex<Plans>> = std::sync::OnceLock::new();
-    let plans = PLANS.get_or_init(Default::default);
-    if let Some(found) = plans.lock().ok().and_then(|t| t.get(text).cloned()) {
-        return found;
-    }
-    let planned = Plan::of_text(text, "roll").map(Arc::new);
-    if let Ok(mut t) = plans.lock()
-        && t.len() < MAX_PLANS
-    {
-        t.insert(text.into(), planned.clone());
-    }
-    planned
+    static PLANS: BoundedTable<Box<str>, Option<Arc<Plan>>> = BoundedTable::new(MAX_PLANS);
+    PLANS.get_or_make(text, || {
+        (text.into(), Plan::of_text(text, "roll").map(Arc::new))
+    })
 }
 
 /// How many plans [`plan`] keeps.
