@@ -2,14 +2,13 @@
 //! instances on rolls whose tags match the step's, then the selected situational choices'
 //! effects) whose `when` holds, and what their formulas see.
 
+use std::rc::Rc;
+
 use ocf_engine::effects::Instance;
 use ocf_formula::{Root, Value};
-
 use ocf_model::Target;
 
 use super::items::{Counted, source};
-use std::rc::Rc;
-
 use crate::context::{ActionContext, StepAction, bind_root};
 use crate::error::ActionError;
 use crate::run::{Frame, Run, StepAt};
