@@ -17,7 +17,11 @@ use crate::error::ActionError;
 /// A formula context: the sheet's, with extra roots on top.
 pub struct ActionContext<'a> {
     pub sheet: SheetContext<'a>,
-    pub roots: Vec<(Root, Value)>,
+    /// The roots this context binds itself, read before `shared`.
+    roots: Vec<(Root, Value)>,
+    /// Roots several contexts share as they are (a roll's effects share their step's), read
+    /// after `roots`: a context made for one more formula copies none of them.
+    shared: Option<Rc<Vec<(Root, Value)>>>,
     /// In the formulas of content's effects (an added option, changes content adds): the
     /// instance ID of the copy or applied entry carrying the effect, which `entry: self` names
     /// (EA "Changes content adds": "`entry: self` its copy"; EF "Options added to choice steps").
@@ -33,7 +37,7 @@ pub struct ActionContext<'a> {
 pub struct StepAction {
     base: Value,
     id: Arc<str>,
-    tags: Rc<[String]>,
+    tags: Rc<[crate::run::Tag]>,
     /// Whether `tags` are the step's own, evaluated without an error ([`crate::run::own_tags`]).
     own: bool,
     tags_value: OnceCell<Value>,
@@ -42,7 +46,7 @@ pub struct StepAction {
 
 impl StepAction {
     /// `base` is the action's `{ item, self }`.
-    pub fn new(base: Value, id: &str, tags: Vec<String>, own: bool) -> Rc<StepAction> {
+    pub fn new(base: Value, id: &str, tags: Vec<crate::run::Tag>, own: bool) -> Rc<StepAction> {
         Rc::new(StepAction {
             base,
             id: ocf_formula::value::shared(id),
@@ -54,24 +58,19 @@ impl StepAction {
     }
 
     /// The step's tags.
-    pub fn tags(&self) -> &[String] {
+    pub fn tags(&self) -> &[crate::run::Tag] {
         &self.tags
     }
 
     /// The step's tags if they are its own ([`crate::run::own_tags`] gave them).
-    pub fn own_tags(&self) -> Option<Rc<[String]>> {
+    pub fn own_tags(&self) -> Option<Rc<[crate::run::Tag]>> {
         self.own.then(|| self.tags.clone())
     }
 
     /// The tags as a list value.
     pub fn tags_value(&self) -> &Value {
         self.tags_value.get_or_init(|| {
-            Value::list(
-                self.tags
-                    .iter()
-                    .map(|t| Value::String(ocf_formula::value::shared(t.as_str())))
-                    .collect(),
-            )
+            Value::list(self.tags.iter().map(|t| Value::String(t.clone())).collect())
         })
     }
 
@@ -100,6 +99,20 @@ impl<'a> ActionContext<'a> {
         self_ref: SelfRef,
         item: Option<ItemKey<'a>>,
     ) -> ActionContext<'a> {
+        let ruleset = character.ruleset(db).ruleset(db);
+        ActionContext::in_ruleset(db, character, ruleset, pack, self_ref, item)
+    }
+
+    /// [`ActionContext::new`] with the character's ruleset already read (the run's): each read of
+    /// the ruleset input is a salsa lookup, and a step makes several contexts.
+    pub fn in_ruleset(
+        db: &'a dyn salsa::Database,
+        character: CharacterInput,
+        ruleset: &'a ocf_model::Ruleset,
+        pack: &'a str,
+        self_ref: SelfRef,
+        item: Option<ItemKey<'a>>,
+    ) -> ActionContext<'a> {
         let bindings = Bindings {
             pack,
             self_ref,
@@ -109,9 +122,9 @@ impl<'a> ActionContext<'a> {
             slot: None,
         };
         ActionContext {
-            sheet: SheetContext::new(db, character, Mode::Sheet, bindings),
-            // An action's roots and a step's: reserved once.
-            roots: Vec::with_capacity(8),
+            sheet: SheetContext::with_ruleset(db, character, ruleset, Mode::Sheet, bindings),
+            roots: Vec::new(),
+            shared: None,
             content_entry: None,
             step_action: None,
         }
@@ -120,9 +133,10 @@ impl<'a> ActionContext<'a> {
     /// A new context binding what this one binds (its copy, item, roots and content entry), for a
     /// formula evaluated once per element or part with one more root bound on it.
     pub fn rebound(&self) -> ActionContext<'a> {
-        let mut c = ActionContext::new(
+        let mut c = ActionContext::in_ruleset(
             self.sheet.db,
             self.sheet.character,
+            self.sheet.ruleset,
             self.sheet.bindings.pack,
             self.sheet.bindings.self_ref.clone(),
             self.sheet.bindings.item,
@@ -134,14 +148,51 @@ impl<'a> ActionContext<'a> {
 
     /// Binds what `other` binds of the action's roots (its `roots` and `action`).
     pub fn copy_roots(&mut self, other: &ActionContext<'_>) {
-        self.roots.clone_from(&other.roots);
+        self.copy_bound_roots(other);
         self.step_action.clone_from(&other.step_action);
+    }
+
+    /// Binds `other`'s roots, but not its step's `action`.
+    pub fn copy_bound_roots(&mut self, other: &ActionContext<'_>) {
+        self.roots.clone_from(&other.roots);
+        self.shared.clone_from(&other.shared);
+    }
+
+    /// Binds `roots` as they are, shared with every context given them, under the roots this
+    /// context binds itself.
+    pub fn share_roots(&mut self, roots: Rc<Vec<(Root, Value)>>) {
+        self.shared = Some(roots);
+    }
+
+    /// Reserves room for `n` roots of its own.
+    pub fn reserve_roots(&mut self, n: usize) {
+        self.roots.reserve(n);
+    }
+
+    /// A root as bound here (own roots first, then shared ones).
+    pub fn bound(&self, root: Root) -> Option<&Value> {
+        self.roots
+            .iter()
+            .chain(self.shared.iter().flat_map(|s| s.iter()))
+            .find(|(r, _)| *r == root)
+            .map(|(_, v)| v)
+    }
+
+    /// Every root bound here, each once (own roots before the shared ones they hide).
+    pub fn bound_roots(&self) -> impl Iterator<Item = &(Root, Value)> {
+        let own = &self.roots;
+        own.iter().chain(
+            self.shared
+                .iter()
+                .flat_map(|s| s.iter())
+                .filter(move |(r, _)| !own.iter().any(|(o, _)| o == r)),
+        )
     }
 
     /// `action`, as a formula reads it.
     pub fn action_value(&self) -> Option<Value> {
-        match self.roots.iter().find(|(r, _)| *r == Root::Action) {
-            Some((_, v)) => Some(v.clone()),
+        match self.bound(Root::Action) {
+            Some(v) => Some(v.clone()),
             None => self.step_action.as_ref().map(|a| a.value().clone()),
         }
     }
@@ -157,6 +208,14 @@ impl<'a> ActionContext<'a> {
     pub fn unbind(&mut self, root: Root) {
         if root == Root::Action {
             self.step_action = None;
+        }
+        // A shared root can't be hidden: the shared ones are copied in first.
+        if let Some(shared) = self.shared.take_if(|s| s.iter().any(|(r, _)| *r == root)) {
+            for (r, v) in shared.iter() {
+                if !self.roots.iter().any(|(o, _)| o == r) {
+                    self.roots.push((*r, v.clone()));
+                }
+            }
         }
         self.roots.retain(|(r, _)| *r != root);
     }
@@ -198,7 +257,7 @@ impl<'a> ActionContext<'a> {
 
 impl Context for ActionContext<'_> {
     fn root(&self, root: Root) -> Result<Option<Value>, ContextError> {
-        if let Some((_, v)) = self.roots.iter().find(|(r, _)| *r == root) {
+        if let Some(v) = self.bound(root) {
             return Ok(match v {
                 Value::Null => None,
                 v => Some(v.clone()),
@@ -290,7 +349,7 @@ pub fn empty_map() -> Value {
 impl ActionContext<'_> {
     /// `picked.id`, in a choice step's changes.
     pub fn sheet_root_picked(&self) -> Option<String> {
-        let (_, picked) = self.roots.iter().find(|(r, _)| *r == Root::Picked)?;
+        let picked = self.bound(Root::Picked)?;
         match member(picked, "id") {
             Some(Value::String(s)) => Some(s.to_string()),
             _ => None,

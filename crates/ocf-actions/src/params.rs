@@ -262,7 +262,7 @@ fn child<'a>(ctx: &ActionContext<'a>) -> ActionContext<'a> {
         ocf_engine::context::SelfRef::None,
         None,
     );
-    c.roots.clone_from(&ctx.roots);
+    c.copy_bound_roots(ctx);
     c.bind(ocf_formula::Root::Action, action);
     c
 }

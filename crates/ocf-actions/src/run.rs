@@ -102,7 +102,7 @@ pub struct Frame<'db> {
     /// The path prefix of this action's steps (`check/`), empty for the started one.
     pub prefix: String,
     /// Tags an `action` step adds to every roll and choice step.
-    pub extra_tags: Vec<String>,
+    pub extra_tags: Vec<Tag>,
     pub depth: usize,
     /// Held changes by `hold` step ID.
     pub held: Vec<(String, Vec<Json>)>,
@@ -178,7 +178,7 @@ impl<'db> Run<'db, '_> {
         &self,
         frame: &Frame<'db>,
         at: Option<&StepAt<'db>>,
-        tags: Vec<String>,
+        tags: Vec<Tag>,
         own: bool,
     ) -> ActionContext<'db> {
         // On a proposed sheet, `self` is the action's copy as it is there.
@@ -188,7 +188,16 @@ impl<'db> Run<'db, '_> {
             }
             _ => frame.self_ref.clone(),
         };
-        let mut ctx = ActionContext::new(self.db, self.character, frame.pack, self_ref, frame.item);
+        let mut ctx = ActionContext::in_ruleset(
+            self.db,
+            self.character,
+            self.ruleset,
+            frame.pack,
+            self_ref,
+            frame.item,
+        );
+        // An action's roots and a step's: reserved once.
+        ctx.reserve_roots(8);
         ctx.bind(ocf_formula::Root::Params, frame.params.clone());
         ctx.bind(ocf_formula::Root::Situational, frame.situational.clone());
         ctx.bind(ocf_formula::Root::Participants, frame.participants.clone());
@@ -239,7 +248,7 @@ pub fn make_frame<'db>(
     participants: Value,
     prefix: String,
     depth: usize,
-    extra_tags: Vec<String>,
+    extra_tags: Vec<Tag>,
     check_available: bool,
 ) -> Result<Frame<'db>, ActionError> {
     let mut ctx = ActionContext::new(
@@ -351,7 +360,7 @@ pub fn eval_tags(
     ctx: &ActionContext<'_>,
     ruleset: &Ruleset,
     entries: &[ocf_model::TagEntry],
-    out: &mut Vec<String>,
+    out: &mut Vec<Tag>,
 ) -> Result<(), ActionError> {
     for entry in entries {
         match entry {
@@ -380,7 +389,9 @@ pub fn eval_tags(
                         )
                         .with("tag", &**tag));
                     }
-                    push_tag(out, tag);
+                    if !out.iter().any(|t| **t == **tag) {
+                        out.push(tag.clone());
+                    }
                 }
             }
         }
@@ -405,7 +416,7 @@ pub fn own_tags(
     ruleset: &Ruleset,
     frame: &Frame<'_>,
     step: &Step,
-) -> Result<Vec<String>, ActionError> {
+) -> Result<Vec<Tag>, ActionError> {
     let mut tags = Vec::new();
     eval_tags(ctx, ruleset, &step.tags, &mut tags)?;
     push_added_tags(frame, step, &mut tags);
@@ -418,7 +429,7 @@ pub fn ctx_own_tags(
     ruleset: &Ruleset,
     frame: &Frame<'_>,
     step: &Step,
-) -> Result<std::rc::Rc<[String]>, ActionError> {
+) -> Result<std::rc::Rc<[Tag]>, ActionError> {
     match ctx.step_action.as_ref().and_then(|a| a.own_tags()) {
         Some(tags) => Ok(tags),
         None => own_tags(ctx, ruleset, frame, step).map(Into::into),
@@ -427,7 +438,7 @@ pub fn ctx_own_tags(
 
 /// The step's literal tags, then those the `action` steps running the action add: [`step_tags`]
 /// of a step whose tags are all literal, or whose tag formula fails.
-fn literal_tags(frame: &Frame<'_>, step: &Step) -> Vec<String> {
+fn literal_tags(frame: &Frame<'_>, step: &Step) -> Vec<Tag> {
     let mut tags = Vec::new();
     for entry in &step.tags {
         if let ocf_model::Computed::Literal(tag) = entry {
@@ -439,7 +450,7 @@ fn literal_tags(frame: &Frame<'_>, step: &Step) -> Vec<String> {
 }
 
 /// The tags the `action` steps running the action add, for roll, choice and changes steps.
-fn push_added_tags(frame: &Frame<'_>, step: &Step, tags: &mut Vec<String>) {
+fn push_added_tags(frame: &Frame<'_>, step: &Step, tags: &mut Vec<Tag>) {
     if matches!(
         step.kind,
         StepKind::Roll | StepKind::Choice | StepKind::Changes
@@ -450,9 +461,13 @@ fn push_added_tags(frame: &Frame<'_>, step: &Step, tags: &mut Vec<String>) {
     }
 }
 
-fn push_tag(out: &mut Vec<String>, tag: &str) {
-    if !out.iter().any(|t| t == tag) {
-        out.push(tag.to_owned());
+/// A tag as the runtime holds it: the rulesets' own names, shared across the process
+/// ([`ocf_formula::value::shared`]) rather than copied into every step, roll item and value.
+pub type Tag = std::sync::Arc<str>;
+
+fn push_tag(out: &mut Vec<Tag>, tag: &str) {
+    if !out.iter().any(|t| **t == *tag) {
+        out.push(ocf_formula::value::shared(tag));
     }
 }
 

@@ -38,7 +38,9 @@ pub struct RollItem {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<ItemSource>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tags: Option<Vec<String>>,
+    /// Shared with the part (or effect) the item comes from: a roll's items carry their part's
+    /// tags as they are.
+    pub tags: Option<std::sync::Arc<[std::sync::Arc<str>]>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub multiplied: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -104,7 +106,7 @@ impl RollItem {
             m.insert("source".into(), source.to_json());
         }
         if let Some(tags) = &self.tags {
-            let tags = tags.iter().map(|t| Json::from(t.as_str())).collect();
+            let tags = tags.iter().map(|t| Json::from(&**t)).collect();
             m.insert("tags".into(), Json::Array(tags));
         }
         if let Some(multiplied) = self.multiplied {

@@ -112,7 +112,8 @@ pub fn fits(value: &Value, ty: ocf_model::FieldType) -> bool {
 
 /// Nests `a.b.c` members at their dots: `{ a: { b: { c } } }`; a view as formulas read it.
 pub fn nest<S: AsRef<str>>(members: impl IntoIterator<Item = (S, Value)>) -> Value {
-    let mut root = ocf_formula::value::Map::new();
+    let members = members.into_iter();
+    let mut root = ocf_formula::value::Map::with_capacity(members.size_hint().0);
     for (path, value) in members {
         insert(&mut root, path.as_ref(), value);
     }
@@ -126,11 +127,12 @@ fn insert(map: &mut ocf_formula::value::Map, path: &str, value: Value) {
             map.insert(ocf_formula::value::key(path), value);
         }
         Some((head, rest)) => {
-            if !map.contains_key(head) {
-                let inner = Value::Map(Arc::new(Default::default()));
-                map.insert(ocf_formula::value::key(head), inner);
-            }
-            if let Some(Value::Map(inner)) = map.get_mut(head) {
+            let inner = map.get_or_insert_with(
+                head,
+                || ocf_formula::value::key(head),
+                || Value::Map(Arc::new(Default::default())),
+            );
+            if let Value::Map(inner) = inner {
                 insert(Arc::make_mut(inner), rest, value);
             }
         }

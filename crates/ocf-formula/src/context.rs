@@ -168,7 +168,7 @@ fn context_value(json: &serde_json::Value) -> Result<Value, JsonError> {
                     .map(Value::dice)
                     .map_err(|e| JsonError(format!("`{text}` is not dice notation: {e}")));
             }
-            let mut map = Map::new();
+            let mut map = Map::with_capacity(members.len());
             for (k, v) in members {
                 map.insert(k.as_str().into(), context_value(v)?);
             }

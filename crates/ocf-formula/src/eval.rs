@@ -427,11 +427,12 @@ impl Evaluator<'_> {
             }
             Function::Min | Function::Max => self.min_max(function == Function::Max, args, range),
             _ => {
+                // Most calls take a few arguments: gathered on the stack.
                 let values = args
                     .iter()
                     .map(|&a| self.eval(a))
-                    .collect::<Result<Vec<_>>>()?;
-                self.plain_call(function, values, args, range)
+                    .collect::<Result<smallvec::SmallVec<[Value; 4]>>>()?;
+                self.plain_call(function, &values, args, range)
             }
         }
     }
@@ -606,7 +607,7 @@ impl Evaluator<'_> {
     fn plain_call(
         &self,
         function: Function,
-        args: Vec<Value>,
+        args: &[Value],
         arg_ids: &[ExprId],
         range: TextRange,
     ) -> Result<Value> {

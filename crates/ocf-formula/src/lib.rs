@@ -23,6 +23,7 @@ pub mod json_text;
 pub mod limits;
 pub mod lower;
 pub mod lowered;
+pub mod map;
 pub mod partial;
 pub mod ty;
 pub mod value;

@@ -14,107 +14,163 @@ use ocf_syntax::ast::{AstNode, BinaryOp, Expr, LiteralKind, PrefixOp};
 use crate::{Context, Formula, Value};
 
 /// A resolved expression: literals where the context's values were, the rest as written (its
-/// texts the plan's own).
+/// texts the plan's own), its nodes in one vector (children by [`NodeId`], the root last made).
+#[derive(Debug, Clone)]
+pub struct Resolved<'p> {
+    nodes: Vec<Node<'p>>,
+    root: NodeId,
+}
+
+/// A node of a [`Resolved`] expression.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NodeId(u32);
+
+/// One node of a resolved expression.
 #[derive(Debug, Clone)]
 pub enum Node<'p> {
     /// A value known now; `text` keeps a written literal's own spelling.
     Lit(Value, Option<&'p str>),
     /// A subtree left as written (a name, or a subexpression that failed to evaluate).
     Text(&'p str),
-    Field(Box<Node<'p>>, &'p str),
-    Index(Box<Node<'p>>, Box<Node<'p>>),
-    Call(&'p str, Vec<Node<'p>>),
-    List(Vec<Node<'p>>),
-    Dice(Box<Node<'p>>, &'p str),
-    Prefix(PrefixOp, Box<Node<'p>>),
-    Bin(BinaryOp, Box<Node<'p>>, Box<Node<'p>>),
-    Ternary(Box<Node<'p>>, Box<Node<'p>>, Box<Node<'p>>),
-    Paren(Box<Node<'p>>),
+    Field(NodeId, &'p str),
+    Index(NodeId, NodeId),
+    Call(&'p str, Vec<NodeId>),
+    List(Vec<NodeId>),
+    Dice(NodeId, &'p str),
+    Prefix(PrefixOp, NodeId),
+    Bin(BinaryOp, NodeId, NodeId),
+    Ternary(NodeId, NodeId, NodeId),
+    Paren(NodeId),
 }
 
-impl Node<'_> {
-    /// The boolean it is, when it is a known one.
+impl<'p> Resolved<'p> {
+    /// The whole expression's node.
+    pub fn root(&self) -> NodeId {
+        self.root
+    }
+
+    pub fn node(&self, id: NodeId) -> &Node<'p> {
+        &self.nodes[id.0 as usize]
+    }
+
+    /// The boolean the whole expression is, when it is a known one.
     pub fn literal_bool(&self) -> Option<bool> {
-        match self {
+        self.bool_at(self.root)
+    }
+
+    /// The boolean node `id` is, when it is a known one.
+    pub fn bool_at(&self, id: NodeId) -> Option<bool> {
+        match self.node(id) {
             Node::Lit(Value::Bool(b), _) => Some(*b),
             _ => None,
         }
     }
 
-    /// Prints the node with the standard printer's spacing.
-    pub fn print(&self, out: &mut String) {
-        match self {
+    /// The whole expression printed.
+    pub fn text(&self) -> String {
+        self.text_at(self.root)
+    }
+
+    /// Node `id` printed with the standard printer's spacing.
+    pub fn text_at(&self, id: NodeId) -> String {
+        let mut out = String::with_capacity(32);
+        self.print(id, &mut out);
+        out
+    }
+
+    /// Prints node `id` with the standard printer's spacing.
+    pub fn print(&self, id: NodeId, out: &mut String) {
+        match self.node(id) {
             Node::Lit(_, Some(text)) => out.push_str(text),
             Node::Lit(v, None) => out.push_str(&v.literal().unwrap_or_default()),
             Node::Text(t) => out.push_str(t),
             Node::Field(r, name) => {
-                r.print(out);
+                self.print(*r, out);
                 out.push('.');
                 out.push_str(name);
             }
             Node::Index(b, i) => {
-                b.print(out);
+                self.print(*b, out);
                 out.push('[');
-                i.print(out);
+                self.print(*i, out);
                 out.push(']');
             }
             Node::Call(callee, args) => {
                 out.push_str(callee);
                 out.push('(');
-                print_list(out, args);
+                self.print_list(out, args);
                 out.push(')');
             }
             Node::List(items) => {
                 out.push('[');
-                print_list(out, items);
+                self.print_list(out, items);
                 out.push(']');
             }
             Node::Dice(count, suffix) => {
                 out.push('(');
-                count.print(out);
+                self.print(*count, out);
                 out.push(')');
                 out.push_str(suffix);
             }
             Node::Prefix(op, operand) => {
                 out.push_str(op.as_str());
-                operand.print(out);
+                self.print(*operand, out);
             }
             Node::Bin(op, l, r) => {
-                l.print(out);
+                self.print(*l, out);
                 out.push(' ');
                 out.push_str(op.as_str());
                 out.push(' ');
-                r.print(out);
+                self.print(*r, out);
             }
             Node::Ternary(c, a, b) => {
-                c.print(out);
+                self.print(*c, out);
                 out.push_str(" ? ");
-                a.print(out);
+                self.print(*a, out);
                 out.push_str(" : ");
-                b.print(out);
+                self.print(*b, out);
             }
             Node::Paren(inner) => {
                 out.push('(');
-                inner.print(out);
+                self.print(*inner, out);
                 out.push(')');
             }
         }
     }
 
-    /// The node printed.
-    pub fn text(&self) -> String {
-        let mut out = String::with_capacity(32);
-        self.print(&mut out);
-        out
+    fn print_list(&self, out: &mut String, items: &[NodeId]) {
+        for (i, item) in items.iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            self.print(*item, out);
+        }
     }
 }
 
-fn print_list(out: &mut String, items: &[Node<'_>]) {
-    for (i, item) in items.iter().enumerate() {
-        if i > 0 {
-            out.push_str(", ");
+/// The nodes of a [`Resolved`] expression as [`Plan::resolve`] makes them.
+struct Nodes<'p>(Vec<Node<'p>>);
+
+impl<'p> Nodes<'p> {
+    fn push(&mut self, node: Node<'p>) -> NodeId {
+        // A plan is a parsed text's tree: far fewer than `u32::MAX` nodes.
+        let id = NodeId(u32::try_from(self.0.len()).unwrap_or(u32::MAX));
+        self.0.push(node);
+        id
+    }
+
+    fn bool_at(&self, id: NodeId) -> Option<bool> {
+        match &self.0[id.0 as usize] {
+            Node::Lit(Value::Bool(b), _) => Some(*b),
+            _ => None,
         }
-        item.print(out);
+    }
+
+    fn is_operation(&self, id: NodeId) -> bool {
+        matches!(
+            self.0[id.0 as usize],
+            Node::Bin(..) | Node::Ternary(..) | Node::Prefix(..)
+        )
     }
 }
 
@@ -231,8 +287,17 @@ impl Plan {
     /// The formula resolved in `ctx`: each subexpression that doesn't read the free name its
     /// value as a literal (as written when it fails or has none), literal guards deciding as
     /// evaluation would.
-    pub fn resolve(&self, ctx: &dyn Context) -> Node<'_> {
-        match self {
+    pub fn resolve(&self, ctx: &dyn Context) -> Resolved<'_> {
+        let mut nodes = Nodes(Vec::with_capacity(16));
+        let root = self.resolve_in(ctx, &mut nodes);
+        Resolved {
+            nodes: nodes.0,
+            root,
+        }
+    }
+
+    fn resolve_in<'p>(&'p self, ctx: &dyn Context, nodes: &mut Nodes<'p>) -> NodeId {
+        let node = match self {
             Plan::Eval(printed, parsed, written) => {
                 match parsed.as_ref().map(|f| f.evaluate(ctx)) {
                     Some(Ok(v)) if has_literal(&v) => Node::Lit(v, written.as_deref()),
@@ -240,53 +305,59 @@ impl Plan {
                 }
             }
             Plan::Text(text) => Node::Text(text),
-            Plan::Paren(inner) => match inner.resolve(ctx) {
+            Plan::Paren(inner) => {
+                let inner = inner.resolve_in(ctx, nodes);
                 // Parentheses stay where written, but around a literal or a single operand they
                 // hold nothing.
-                inner @ (Node::Bin(..) | Node::Ternary(..) | Node::Prefix(..)) => {
-                    Node::Paren(Box::new(inner))
+                if !nodes.is_operation(inner) {
+                    return inner;
                 }
-                inner => inner,
-            },
+                Node::Paren(inner)
+            }
             Plan::Bin(op, l, r) => {
-                let (l, r) = (l.resolve(ctx), r.resolve(ctx));
-                match (op, l.literal_bool(), r.literal_bool()) {
+                let (l, r) = (l.resolve_in(ctx, nodes), r.resolve_in(ctx, nodes));
+                match (op, nodes.bool_at(l), nodes.bool_at(r)) {
                     (BinaryOp::And, Some(false), _) => Node::Lit(Value::Bool(false), None),
                     (BinaryOp::Or, Some(true), _) => Node::Lit(Value::Bool(true), None),
-                    (BinaryOp::And, Some(true), _) | (BinaryOp::Or, Some(false), _) => r,
-                    (BinaryOp::And, _, Some(true)) | (BinaryOp::Or, _, Some(false)) => l,
-                    _ => Node::Bin(*op, Box::new(l), Box::new(r)),
+                    (BinaryOp::And, Some(true), _) | (BinaryOp::Or, Some(false), _) => return r,
+                    (BinaryOp::And, _, Some(true)) | (BinaryOp::Or, _, Some(false)) => return l,
+                    _ => Node::Bin(*op, l, r),
                 }
             }
             Plan::Prefix(op, operand) => {
-                let operand = operand.resolve(ctx);
-                match (op, operand.literal_bool()) {
+                let operand = operand.resolve_in(ctx, nodes);
+                match (op, nodes.bool_at(operand)) {
                     (PrefixOp::Not, Some(b)) => Node::Lit(Value::Bool(!b), None),
-                    (op, _) => Node::Prefix(*op, Box::new(operand)),
+                    (op, _) => Node::Prefix(*op, operand),
                 }
             }
             Plan::Ternary(cond, then, otherwise) => {
-                let cond = cond.resolve(ctx);
-                match cond.literal_bool() {
-                    Some(true) => then.resolve(ctx),
-                    Some(false) => otherwise.resolve(ctx),
-                    None => Node::Ternary(
-                        Box::new(cond),
-                        Box::new(then.resolve(ctx)),
-                        Box::new(otherwise.resolve(ctx)),
-                    ),
+                let cond = cond.resolve_in(ctx, nodes);
+                match nodes.bool_at(cond) {
+                    Some(true) => return then.resolve_in(ctx, nodes),
+                    Some(false) => return otherwise.resolve_in(ctx, nodes),
+                    None => {
+                        let then = then.resolve_in(ctx, nodes);
+                        let otherwise = otherwise.resolve_in(ctx, nodes);
+                        Node::Ternary(cond, then, otherwise)
+                    }
                 }
             }
-            Plan::Field(receiver, name) => Node::Field(Box::new(receiver.resolve(ctx)), name),
+            Plan::Field(receiver, name) => Node::Field(receiver.resolve_in(ctx, nodes), name),
             Plan::Index(base, index) => {
-                Node::Index(Box::new(base.resolve(ctx)), Box::new(index.resolve(ctx)))
+                let base = base.resolve_in(ctx, nodes);
+                Node::Index(base, index.resolve_in(ctx, nodes))
             }
-            Plan::Call(callee, args) => {
-                Node::Call(callee, args.iter().map(|a| a.resolve(ctx)).collect())
+            Plan::Call(callee, args) => Node::Call(
+                callee,
+                args.iter().map(|a| a.resolve_in(ctx, nodes)).collect(),
+            ),
+            Plan::List(items) => {
+                Node::List(items.iter().map(|a| a.resolve_in(ctx, nodes)).collect())
             }
-            Plan::List(items) => Node::List(items.iter().map(|a| a.resolve(ctx)).collect()),
-            Plan::Dice(count, suffix) => Node::Dice(Box::new(count.resolve(ctx)), suffix),
-        }
+            Plan::Dice(count, suffix) => Node::Dice(count.resolve_in(ctx, nodes), suffix),
+        };
+        nodes.push(node)
     }
 }
 

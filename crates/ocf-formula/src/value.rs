@@ -4,7 +4,6 @@
 //! + Eq + Hash`, so that the sheet engine can memoize them. The derived `Eq` is structural (`1` and
 //! `1.0` differ); the language's `==` is [`Value::equals`], which compares numbers by value.
 
-use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
@@ -12,8 +11,7 @@ use ocf_dice::value::DiceValue;
 
 use crate::decimal::{Decimal, Millionths, ParseDecimalError};
 
-/// A map value: members ordered by name, so that equal maps print alike.
-pub type Map = BTreeMap<Arc<str>, Value>;
+pub use crate::map::Map;
 
 /// The member names the engines' own values use (a roll's result and items, a face, a step's
 /// `action`, a change's): kept once per process, so a map made with them shares its keys instead of
@@ -211,13 +209,13 @@ impl Value {
     }
 
     /// A map of `members` (a name given twice keeps its last value); a member name among the
-    /// kept ones ([`key`]) is shared, not made. Inserted one by one: collecting a `BTreeMap`
-    /// gathers and sorts its members in a vector first, an allocation more for the small maps
-    /// values mostly are.
+    /// kept ones ([`key`]) is shared, not made. Inserted one by one into room for the members
+    /// the iterator says it has at least.
     pub fn map<K: MapKey>(members: impl IntoIterator<Item = (K, Value)>) -> Value {
         static EMPTY: std::sync::LazyLock<Arc<Map>> =
             std::sync::LazyLock::new(|| Arc::new(Map::new()));
-        let mut map = Map::new();
+        let members = members.into_iter();
+        let mut map = Map::with_capacity(members.size_hint().0);
         for (k, v) in members {
             map.insert(k.into_key(), v);
         }
@@ -316,7 +314,7 @@ impl Value {
                     .collect::<Result<_, _>>()?,
             ),
             serde_json::Value::Object(members) => {
-                let mut map = Map::new();
+                let mut map = Map::with_capacity(members.len());
                 for (k, v) in members {
                     map.insert(key(k), Value::from_json(v)?);
                 }

@@ -59,8 +59,15 @@ pub fn tallies(ruleset: &Ruleset, built: &Built<'_>) -> Vec<(String, i64)> {
 }
 
 /// A map value's members, inserted as they are made.
-#[derive(Default)]
 struct Members(ocf_formula::value::Map);
+
+impl Default for Members {
+    /// Room for a roll item's usual members (kind, count, sides, modifiers, faces, value, source,
+    /// tags).
+    fn default() -> Members {
+        Members(ocf_formula::value::Map::with_capacity(8))
+    }
+}
 
 impl Members {
     fn push(&mut self, (name, value): (&str, Value)) {
@@ -156,7 +163,7 @@ pub fn item_value(item: &ocf_dice::RollItem) -> Value {
     if let Some(tags) = &item.tags {
         m.push((
             "tags",
-            Value::list(tags.iter().map(|t| Value::String(shared(t))).collect()),
+            Value::list(tags.iter().map(|t| Value::String(t.clone())).collect()),
         ));
     }
     if let Some(multiplied) = item.multiplied {

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use ocf_formula::Value;
 use ocf_formula::bounded::BoundedTable;
-use ocf_formula::partial::{Node, Plan};
+use ocf_formula::partial::{Node, NodeId, Plan, Resolved};
 use ocf_syntax::ast::BinaryOp;
 use serde_json::{Value as Json, json};
 
@@ -46,7 +46,7 @@ pub fn summary(
                 Some(node) => node.text(),
                 None => band.when.as_str().to_owned(),
             };
-            match node.as_ref().and_then(Node::literal_bool) {
+            match node.as_ref().and_then(Resolved::literal_bool) {
                 // It can't hold: left out.
                 Some(false) => continue,
                 // It holds whatever the roll: no later band can be reached.
@@ -94,34 +94,40 @@ const MAX_PLANS: usize = 1 << 14;
 
 /// The structured tests of a resolved condition: a conjunction of comparisons, each between a
 /// roll path and a number literal, the roll path on the left. `None` for anything else.
-fn tests(node: &Node<'_>) -> Option<Vec<Json>> {
+fn tests(node: &Resolved<'_>) -> Option<Vec<Json>> {
     let mut operands = Vec::new();
-    conjuncts(node, &mut operands);
-    operands.into_iter().map(test).collect()
+    conjuncts(node, node.root(), &mut operands);
+    operands.into_iter().map(|id| test(node, id)).collect()
 }
 
-fn conjuncts<'n, 'p>(node: &'n Node<'p>, out: &mut Vec<&'n Node<'p>>) {
-    match node {
+fn conjuncts(node: &Resolved<'_>, id: NodeId, out: &mut Vec<NodeId>) {
+    match node.node(id) {
         Node::Bin(BinaryOp::And, l, r) => {
-            conjuncts(l, out);
-            conjuncts(r, out);
+            conjuncts(node, *l, out);
+            conjuncts(node, *r, out);
         }
-        Node::Paren(inner) if matches!(**inner, Node::Bin(BinaryOp::And, ..)) => {
-            conjuncts(inner, out)
+        Node::Paren(inner) if matches!(node.node(*inner), Node::Bin(BinaryOp::And, ..)) => {
+            conjuncts(node, *inner, out)
         }
-        other => out.push(other),
+        _ => out.push(id),
     }
 }
 
-fn test(node: &Node<'_>) -> Option<Json> {
-    let node = match node {
-        Node::Paren(inner) => inner,
-        other => other,
+fn test(node: &Resolved<'_>, id: NodeId) -> Option<Json> {
+    let id = match node.node(id) {
+        Node::Paren(inner) => *inner,
+        _ => id,
     };
-    let Node::Bin(op, l, r) = node else {
+    let Node::Bin(op, l, r) = node.node(id) else {
         return None;
     };
-    let (path, number, flipped) = match (roll_path(l), number(r), roll_path(r), number(l)) {
+    let (l, r) = (*l, *r);
+    let (path, number, flipped) = match (
+        roll_path(node, l),
+        number(node, r),
+        roll_path(node, r),
+        number(node, l),
+    ) {
         (Some(p), Some(n), _, _) => (p, n, false),
         (_, _, Some(p), Some(n)) => (p, n, true),
         _ => return None,
@@ -138,17 +144,17 @@ fn test(node: &Node<'_>) -> Option<Json> {
 }
 
 /// `roll.total`, `roll.value`, `roll.unbounded` or `roll.kept[n]`, printed.
-fn roll_path(node: &Node<'_>) -> Option<String> {
-    let is_roll = |n: &Node<'_>| matches!(n, Node::Text("roll"));
-    match node {
-        Node::Field(r, name) if is_roll(r) && matches!(*name, "total" | "value" | "unbounded") => {
-            Some(node.text())
+fn roll_path(node: &Resolved<'_>, id: NodeId) -> Option<String> {
+    let is_roll = |n: NodeId| matches!(node.node(n), Node::Text("roll"));
+    match node.node(id) {
+        Node::Field(r, name) if is_roll(*r) && matches!(*name, "total" | "value" | "unbounded") => {
+            Some(node.text_at(id))
         }
-        Node::Index(base, index) => match (&**base, &**index) {
+        Node::Index(base, index) => match (node.node(*base), node.node(*index)) {
             (Node::Field(r, name), Node::Lit(Value::Int(_), _))
-                if is_roll(r) && *name == "kept" =>
+                if is_roll(*r) && *name == "kept" =>
             {
-                Some(node.text())
+                Some(node.text_at(id))
             }
             _ => None,
         },
@@ -156,8 +162,8 @@ fn roll_path(node: &Node<'_>) -> Option<String> {
     }
 }
 
-fn number(node: &Node<'_>) -> Option<Json> {
-    match node {
+fn number(node: &Resolved<'_>, id: NodeId) -> Option<Json> {
+    match node.node(id) {
         Node::Lit(v @ (Value::Int(_) | Value::Decimal(_)), _) => Some(v.to_json()),
         _ => None,
     }

@@ -206,7 +206,7 @@ fn offers<'db>(
     run: &mut Run<'db, '_>,
     frame: &mut Frame<'db>,
     at: &StepAt<'db>,
-    tags: &[String],
+    tags: &[crate::run::Tag],
     picks: &[String],
 ) -> Result<(Vec<Offer<'db>>, usize), Stop> {
     let step = at.step;
@@ -444,7 +444,7 @@ fn pick<'db>(
     run: &mut Run<'db, '_>,
     frame: &mut Frame<'db>,
     at: &StepAt<'db>,
-    tags: &[String],
+    tags: &[crate::run::Tag],
     offer: &Offer<'db>,
 ) -> Result<(), Stop> {
     let step = at.step;
@@ -494,7 +494,7 @@ pub(crate) fn child_ctx<'a>(
         ocf_engine::context::SelfRef::None,
         None,
     );
-    c.roots.clone_from(&ctx.roots);
+    c.copy_bound_roots(ctx);
     let mut action = action_root.clone().unwrap_or_default();
     if let Some(item) = ctx.item_value() {
         set_member(&mut action, "item", item);

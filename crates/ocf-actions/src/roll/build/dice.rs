@@ -67,7 +67,9 @@ pub(super) fn pool_dice(modifiers: &[Counting<'_, '_>], parts: &[Part], items: &
         }
         let count = arg_int(c, m).max(0) as u32;
         let part = match &m.part {
-            Some(tag) => parts.iter().position(|p| p.tags.iter().any(|t| t == tag)),
+            Some(tag) => parts
+                .iter()
+                .position(|p| p.tags.iter().any(|t| **t == **tag)),
             None => parts.iter().position(|p| p.is_dice),
         };
         let Some(part) = part else { continue };

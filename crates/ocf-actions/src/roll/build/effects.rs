@@ -21,7 +21,7 @@ pub(super) fn roll_effects<'db>(
     frame: &Frame<'db>,
     at: &StepAt<'db>,
     step_ctx: &ActionContext<'db>,
-    tags: &[String],
+    tags: &[crate::run::Tag],
 ) -> Result<Vec<Counted<'db>>, ActionError> {
     let index = ocf_engine::effects::effect_instances(run.db, run.character);
     let mut counted: Vec<Counted<'db>> = Vec::new();
@@ -68,9 +68,10 @@ pub(super) fn roll_effects<'db>(
                 continue;
             }
             let base = base.get_or_insert_with(|| RollBase::of(step_ctx, frame, at, tags));
-            let mut ctx = ActionContext::new(
+            let mut ctx = ActionContext::in_ruleset(
                 run.db,
                 run.character,
+                run.ruleset,
                 &decl.pack,
                 ocf_engine::context::SelfRef::None,
                 None,
@@ -100,7 +101,7 @@ pub fn instance_ctx<'db>(
     frame: &Frame<'db>,
     at: &StepAt<'db>,
     instance: &'db Instance,
-    tags: &[String],
+    tags: &[crate::run::Tag],
 ) -> ActionContext<'db> {
     RollBase::new(run, frame, at, tags).instance_ctx(run, instance)
 }
@@ -108,8 +109,10 @@ pub fn instance_ctx<'db>(
 /// The roots every roll effect's formulas of one step share: the step's, with `roll` and
 /// `action` (its `step` with the roll's tags) bound.
 pub(super) struct RollBase {
-    roots: Vec<(Root, Value)>,
+    roots: Rc<Vec<(Root, Value)>>,
     action: Rc<StepAction>,
+    /// The character's ruleset input, read once for the candidates' item keys.
+    rules: std::cell::OnceCell<ocf_engine::input::RulesetInput>,
 }
 
 impl RollBase {
@@ -117,7 +120,7 @@ impl RollBase {
         run: &Run<'db, '_>,
         frame: &Frame<'db>,
         at: &StepAt<'db>,
-        tags: &[String],
+        tags: &[crate::run::Tag],
     ) -> RollBase {
         RollBase::of(&run.ctx(frame, Some(at)), frame, at, tags)
     }
@@ -127,10 +130,10 @@ impl RollBase {
         step_ctx: &ActionContext<'_>,
         frame: &Frame<'_>,
         at: &StepAt<'_>,
-        tags: &[String],
+        tags: &[crate::run::Tag],
     ) -> RollBase {
-        let mut roots = Vec::with_capacity(step_ctx.roots.len() + 1);
-        roots.extend(step_ctx.roots.iter().cloned());
+        let mut roots = Vec::with_capacity(9);
+        roots.extend(step_ctx.bound_roots().cloned());
         // The step's `action` when the roll's tags are the step's (they are, but for a tag
         // formula that fails).
         let action = match &step_ctx.step_action {
@@ -153,12 +156,16 @@ impl RollBase {
                 .chain([(ocf_formula::value::key("tags"), action.tags_value().clone())]),
         );
         bind_root(&mut roots, Root::Roll, roll);
-        RollBase { roots, action }
+        RollBase {
+            roots: Rc::new(roots),
+            action,
+            rules: std::cell::OnceCell::new(),
+        }
     }
 
     /// Binds the shared roots in `ctx`.
     fn bind(&self, ctx: &mut ActionContext<'_>) {
-        ctx.roots.clone_from(&self.roots);
+        ctx.share_roots(self.roots.clone());
         ctx.step_action = Some(self.action.clone());
     }
 
@@ -179,12 +186,19 @@ impl RollBase {
         let item = (!instance.item.is_empty()).then(|| {
             ocf_engine::view::ItemKey::new(
                 run.db,
-                run.character.ruleset(run.db),
+                *self.rules.get_or_init(|| run.character.ruleset(run.db)),
                 &*instance.item,
                 &instance.templates[..],
             )
         });
-        let mut ctx = ActionContext::new(run.db, run.character, &instance.pack, self_ref, item);
+        let mut ctx = ActionContext::in_ruleset(
+            run.db,
+            run.character,
+            run.ruleset,
+            &instance.pack,
+            self_ref,
+            item,
+        );
         self.bind(&mut ctx);
         ctx.content_entry = Some(instance.source.entry.as_deref());
         ctx

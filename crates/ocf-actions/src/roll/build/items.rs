@@ -2,6 +2,7 @@
 //! instances and counted effects, what the steps hand each other, and the helpers they share
 //! (items of a dice value, a part's source, a modifier's argument). Below the steps' modules.
 
+use crate::run::Tag;
 use ocf_dice::item::ItemSource;
 use ocf_dice::{DiceTerm, DiceValue, ItemKind, RollItem};
 use ocf_formula::Value;
@@ -26,10 +27,13 @@ pub struct Item {
     pub pool: Option<(u32, Vec<ItemSource>)>,
 }
 
+/// A part's (or a roll effect's) evaluated tags, which its items share.
+pub type Tags = std::sync::Arc<[Tag]>;
+
 /// One part as built.
 #[derive(Debug, Clone)]
 pub struct Part {
-    pub tags: Vec<String>,
+    pub tags: Tags,
     pub multiplied: bool,
     pub if_empty: Option<DiceValue>,
     pub is_dice: bool,
@@ -71,7 +75,7 @@ pub struct Factor {
 pub struct Built<'a> {
     pub items: Vec<Item>,
     pub parts: Vec<Part>,
-    pub tags: std::rc::Rc<[String]>,
+    pub tags: std::rc::Rc<[Tag]>,
     pub empty: bool,
     /// `multiply` factors in effect order.
     pub multiply: Vec<Factor>,
@@ -106,7 +110,7 @@ pub(super) fn dice_items(value: &Value, what: &str) -> Result<DiceValue, ActionE
 pub(super) fn new_dice_item(
     term: &DiceTerm,
     src: &ItemSource,
-    tags: &[String],
+    tags: &Tags,
     multiplied: bool,
 ) -> Item {
     let mut item = RollItem::flat(0);
@@ -114,7 +118,7 @@ pub(super) fn new_dice_item(
     item.count = Some(term.count);
     item.sides = Some(term.die.into());
     item.source = Some(src.clone());
-    item.tags = (!tags.is_empty()).then(|| tags.to_vec());
+    item.tags = (!tags.is_empty()).then(|| tags.clone());
     item.multiplied = (!multiplied).then_some(false);
     Item {
         item: Box::new(item),
@@ -125,15 +129,10 @@ pub(super) fn new_dice_item(
     }
 }
 
-pub(super) fn new_flat_item(
-    value: i64,
-    src: &ItemSource,
-    tags: &[String],
-    multiplied: bool,
-) -> Item {
+pub(super) fn new_flat_item(value: i64, src: &ItemSource, tags: &Tags, multiplied: bool) -> Item {
     let mut item = RollItem::flat(value);
     item.source = Some(src.clone());
-    item.tags = (!tags.is_empty()).then(|| tags.to_vec());
+    item.tags = (!tags.is_empty()).then(|| tags.clone());
     item.multiplied = (!multiplied).then_some(false);
     Item {
         item: Box::new(item),
@@ -148,7 +147,7 @@ pub(super) fn new_flat_item(
 pub(super) fn items_of(
     dice: &DiceValue,
     src: &ItemSource,
-    tags: &[String],
+    tags: &Tags,
     multiplied: bool,
 ) -> Vec<Item> {
     let mut out: Vec<Item> = dice

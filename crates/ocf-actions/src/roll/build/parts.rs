@@ -6,6 +6,7 @@ use ocf_model::Op;
 
 use ocf_dice::item::ItemSource;
 
+use super::items::Tags;
 use super::items::{
     Carried, Item, Part, dice_items, items_of, new_flat_item, single_field, source, zero_term,
 };
@@ -43,6 +44,8 @@ pub(super) fn parts(
         }
         let mut part_tags = Vec::new();
         eval_tags(ctx, run.ruleset, &part.tags, &mut part_tags)?;
+        // One list the part's items share.
+        let part_tags: Tags = part_tags.into();
         let multiplied = part.multiplied != Some(false);
         let if_empty = part
             .if_empty

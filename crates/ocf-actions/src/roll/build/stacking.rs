@@ -192,6 +192,7 @@ pub(super) fn add_effects(
         let c = &counted[*i];
         let mut effect_tags = Vec::new();
         eval_tags(&c.ctx, run.ruleset, &c.effect.tags, &mut effect_tags)?;
+        let effect_tags: super::items::Tags = effect_tags.into();
         items.extend(items_of(
             dv,
             &c.source,
