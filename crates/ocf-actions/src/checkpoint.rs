@@ -42,7 +42,7 @@ impl<'r> Checkpoints<'r> {
     /// The policy's decision for a checkpoint: the first rule that matches, else the kind's
     /// default. A rule matches by kind, by tags (one of the rule's matching one of the step's) and
     /// by the step's full path.
-    pub fn decide(&self, kind: &str, tags: &[crate::run::Tag], path: &str) -> Then {
+    pub fn decide(&self, kind: &str, tags: &[crate::tag::Tag], path: &str) -> Then {
         for rule in &self.policy.rules {
             if rule.kind.as_deref().is_some_and(|k| k != kind) {
                 continue;

@@ -28,6 +28,7 @@ pub mod roll;
 pub mod run;
 pub mod state;
 pub mod steps;
+pub mod tag;
 
 use ocf_dice::DiceFunction;
 use ocf_engine::input::CharacterInput;

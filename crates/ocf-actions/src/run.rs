@@ -16,6 +16,7 @@ use crate::context::{ActionContext, empty_map, set_member};
 use crate::error::ActionError;
 use crate::find;
 use crate::params::Given;
+use crate::tag::Tag;
 
 /// The safety limits of a run (DA "Safety limits"; the values are PROVISIONAL, ours in
 /// decisions.md).
@@ -460,10 +461,6 @@ fn push_added_tags(frame: &Frame<'_>, step: &Step, tags: &mut Vec<Tag>) {
         }
     }
 }
-
-/// A tag as the runtime holds it: the rulesets' own names, shared across the process
-/// ([`ocf_formula::value::shared`]) rather than copied into every step, roll item and value.
-pub type Tag = std::sync::Arc<str>;
 
 fn push_tag(out: &mut Vec<Tag>, tag: &str) {
     if !out.iter().any(|t| **t == *tag) {

@@ -376,7 +376,7 @@ fn drawn<'db>(
     run: &mut Run<'db, '_>,
     frame: &Frame<'db>,
     at: &StepAt<'db>,
-    tags: &[crate::run::Tag],
+    tags: &[crate::tag::Tag],
     fields: &[Offered],
     mode: &Mode,
 ) -> Result<Map<String, Json>, Stop> {

@@ -206,7 +206,7 @@ fn offers<'db>(
     run: &mut Run<'db, '_>,
     frame: &mut Frame<'db>,
     at: &StepAt<'db>,
-    tags: &[crate::run::Tag],
+    tags: &[crate::tag::Tag],
     picks: &[String],
 ) -> Result<(Vec<Offer<'db>>, usize), Stop> {
     let step = at.step;
@@ -444,7 +444,7 @@ fn pick<'db>(
     run: &mut Run<'db, '_>,
     frame: &mut Frame<'db>,
     at: &StepAt<'db>,
-    tags: &[crate::run::Tag],
+    tags: &[crate::tag::Tag],
     offer: &Offer<'db>,
 ) -> Result<(), Stop> {
     let step = at.step;

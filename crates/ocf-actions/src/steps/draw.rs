@@ -16,7 +16,7 @@ pub fn draw<'db>(
     run: &mut Run<'db, '_>,
     frame: &Frame<'db>,
     at: &StepAt<'db>,
-    tags: &[crate::run::Tag],
+    tags: &[crate::tag::Tag],
     among: &[String],
 ) -> Result<usize, Stop> {
     let sides = among.len() as u32;

@@ -27,7 +27,7 @@ pub fn run<'db>(
     run: &mut Run<'db, '_>,
     frame: &mut Frame<'db>,
     at: &StepAt<'db>,
-    tags: &[crate::run::Tag],
+    tags: &[crate::tag::Tag],
     entry: Option<String>,
 ) -> Result<(Flow, Option<Value>), Stop> {
     let mut picked: Vec<Value> = Vec::new();

@@ -21,7 +21,7 @@ pub(super) fn roll_effects<'db>(
     frame: &Frame<'db>,
     at: &StepAt<'db>,
     step_ctx: &ActionContext<'db>,
-    tags: &[crate::run::Tag],
+    tags: &[crate::tag::Tag],
 ) -> Result<Vec<Counted<'db>>, ActionError> {
     let index = ocf_engine::effects::effect_instances(run.db, run.character);
     let mut counted: Vec<Counted<'db>> = Vec::new();
@@ -101,7 +101,7 @@ pub fn instance_ctx<'db>(
     frame: &Frame<'db>,
     at: &StepAt<'db>,
     instance: &'db Instance,
-    tags: &[crate::run::Tag],
+    tags: &[crate::tag::Tag],
 ) -> ActionContext<'db> {
     RollBase::new(run, frame, at, tags).instance_ctx(run, instance)
 }
@@ -120,7 +120,7 @@ impl RollBase {
         run: &Run<'db, '_>,
         frame: &Frame<'db>,
         at: &StepAt<'db>,
-        tags: &[crate::run::Tag],
+        tags: &[crate::tag::Tag],
     ) -> RollBase {
         RollBase::of(&run.ctx(frame, Some(at)), frame, at, tags)
     }
@@ -130,7 +130,7 @@ impl RollBase {
         step_ctx: &ActionContext<'_>,
         frame: &Frame<'_>,
         at: &StepAt<'_>,
-        tags: &[crate::run::Tag],
+        tags: &[crate::tag::Tag],
     ) -> RollBase {
         let mut roots = Vec::with_capacity(9);
         roots.extend(step_ctx.bound_roots().cloned());

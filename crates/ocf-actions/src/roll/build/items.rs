@@ -2,7 +2,6 @@
 //! instances and counted effects, what the steps hand each other, and the helpers they share
 //! (items of a dice value, a part's source, a modifier's argument). Below the steps' modules.
 
-use crate::run::Tag;
 use ocf_dice::item::ItemSource;
 use ocf_dice::{DiceTerm, DiceValue, ItemKind, RollItem};
 use ocf_formula::Value;
@@ -10,6 +9,7 @@ use ocf_model::{Effect, Op, RollModifierKind};
 
 use crate::context::ActionContext;
 use crate::error::ActionError;
+use crate::tag::Tag;
 
 /// One roll item being built.
 #[derive(Debug, Clone)]

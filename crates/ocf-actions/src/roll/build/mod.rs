@@ -29,7 +29,7 @@ pub fn build<'db>(
     frame: &Frame<'db>,
     at: &StepAt<'db>,
     ctx: &ActionContext<'db>,
-    tags: std::rc::Rc<[crate::run::Tag]>,
+    tags: std::rc::Rc<[crate::tag::Tag]>,
 ) -> Result<Built<'db>, ActionError> {
     let default_source = match &frame.item {
         Some(_) => ctx

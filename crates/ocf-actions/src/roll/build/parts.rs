@@ -6,9 +6,8 @@ use ocf_model::Op;
 
 use ocf_dice::item::ItemSource;
 
-use super::items::Tags;
 use super::items::{
-    Carried, Item, Part, dice_items, items_of, new_flat_item, single_field, source, zero_term,
+    Carried, Item, Part, Tags, dice_items, items_of, new_flat_item, single_field, source, zero_term,
 };
 use crate::context::ActionContext;
 use crate::error::ActionError;
