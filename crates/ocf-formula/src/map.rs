@@ -194,15 +194,6 @@ impl Extend<(Arc<str>, Value)> for Map {
     }
 }
 
-impl std::ops::Index<&str> for Map {
-    type Output = Value;
-
-    /// The member named `key`; panics when there is none, as a `BTreeMap`'s index does.
-    fn index(&self, key: &str) -> &Value {
-        self.get(key).expect("no such member")
-    }
-}
-
 impl fmt::Debug for Map {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_map().entries(self.iter()).finish()
