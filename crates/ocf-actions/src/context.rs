@@ -13,6 +13,7 @@ use ocf_engine::view::ItemKey;
 use ocf_formula::{Context, ContextError, Root, Value};
 
 use crate::error::ActionError;
+use crate::tag::Tag;
 
 /// A formula context: the sheet's, with extra roots on top.
 pub struct ActionContext<'a> {
@@ -37,7 +38,7 @@ pub struct ActionContext<'a> {
 pub struct StepAction {
     base: Value,
     id: Arc<str>,
-    tags: Rc<[crate::tag::Tag]>,
+    tags: Rc<[Tag]>,
     /// Whether `tags` are the step's own, evaluated without an error ([`crate::run::own_tags`]).
     own: bool,
     tags_value: OnceCell<Value>,
@@ -46,7 +47,7 @@ pub struct StepAction {
 
 impl StepAction {
     /// `base` is the action's `{ item, self }`.
-    pub fn new(base: Value, id: &str, tags: Vec<crate::tag::Tag>, own: bool) -> Rc<StepAction> {
+    pub fn new(base: Value, id: &str, tags: Vec<Tag>, own: bool) -> Rc<StepAction> {
         Rc::new(StepAction {
             base,
             id: ocf_formula::value::shared(id),
@@ -58,12 +59,12 @@ impl StepAction {
     }
 
     /// The step's tags.
-    pub fn tags(&self) -> &[crate::tag::Tag] {
+    pub fn tags(&self) -> &[Tag] {
         &self.tags
     }
 
     /// The step's tags if they are its own ([`crate::run::own_tags`] gave them).
-    pub fn own_tags(&self) -> Option<Rc<[crate::tag::Tag]>> {
+    pub fn own_tags(&self) -> Option<Rc<[Tag]>> {
         self.own.then(|| self.tags.clone())
     }
 

@@ -13,6 +13,7 @@ use crate::context::set_member;
 use crate::error::ActionError;
 use crate::run::{Flow, Frame, Run, StepAt, Stop, eval_tags};
 use crate::state::Then;
+use crate::tag::Tag;
 
 /// One offered option.
 struct Offer<'db> {
@@ -206,7 +207,7 @@ fn offers<'db>(
     run: &mut Run<'db, '_>,
     frame: &mut Frame<'db>,
     at: &StepAt<'db>,
-    tags: &[crate::tag::Tag],
+    tags: &[Tag],
     picks: &[String],
 ) -> Result<(Vec<Offer<'db>>, usize), Stop> {
     let step = at.step;
@@ -444,7 +445,7 @@ fn pick<'db>(
     run: &mut Run<'db, '_>,
     frame: &mut Frame<'db>,
     at: &StepAt<'db>,
-    tags: &[crate::tag::Tag],
+    tags: &[Tag],
     offer: &Offer<'db>,
 ) -> Result<(), Stop> {
     let step = at.step;

@@ -12,6 +12,7 @@ use super::items::{Counted, source};
 use crate::context::{ActionContext, StepAction, bind_root};
 use crate::error::ActionError;
 use crate::run::{Frame, Run, StepAt};
+use crate::tag::Tag;
 
 /// Step 2, the roll effects: the active instances aimed at the step's tags (one `from: self` only
 /// on its own copy's rolls), then the selected situational choices' effects, each whose `when`
@@ -21,7 +22,7 @@ pub(super) fn roll_effects<'db>(
     frame: &Frame<'db>,
     at: &StepAt<'db>,
     step_ctx: &ActionContext<'db>,
-    tags: &[crate::tag::Tag],
+    tags: &[Tag],
 ) -> Result<Vec<Counted<'db>>, ActionError> {
     let index = ocf_engine::effects::effect_instances(run.db, run.character);
     let mut counted: Vec<Counted<'db>> = Vec::new();
@@ -101,7 +102,7 @@ pub fn instance_ctx<'db>(
     frame: &Frame<'db>,
     at: &StepAt<'db>,
     instance: &'db Instance,
-    tags: &[crate::tag::Tag],
+    tags: &[Tag],
 ) -> ActionContext<'db> {
     RollBase::new(run, frame, at, tags).instance_ctx(run, instance)
 }
@@ -120,7 +121,7 @@ impl RollBase {
         run: &Run<'db, '_>,
         frame: &Frame<'db>,
         at: &StepAt<'db>,
-        tags: &[crate::tag::Tag],
+        tags: &[Tag],
     ) -> RollBase {
         RollBase::of(&run.ctx(frame, Some(at)), frame, at, tags)
     }
@@ -130,7 +131,7 @@ impl RollBase {
         step_ctx: &ActionContext<'_>,
         frame: &Frame<'_>,
         at: &StepAt<'_>,
-        tags: &[crate::tag::Tag],
+        tags: &[Tag],
     ) -> RollBase {
         let mut roots = Vec::with_capacity(9);
         roots.extend(step_ctx.bound_roots().cloned());
