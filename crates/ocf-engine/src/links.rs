@@ -112,8 +112,14 @@ pub fn fits(value: &Value, ty: ocf_model::FieldType) -> bool {
 
 /// Nests `a.b.c` members at their dots: `{ a: { b: { c } } }`; a view as formulas read it.
 pub fn nest<S: AsRef<str>>(members: impl IntoIterator<Item = (S, Value)>) -> Value {
-    let members = members.into_iter();
-    let mut root = ocf_formula::value::Map::with_capacity(members.size_hint().0);
+    let mut members: Vec<(S, Value)> = members.into_iter().collect();
+    // A map's members are kept in name order, each insert into the middle of its vector: many
+    // members (a pack may declare any number of fields) go in the order of their segments,
+    // each then at its map's end. Stable: a path given twice keeps its last value.
+    if members.len() > 32 {
+        members.sort_by(|a, b| a.0.as_ref().split('.').cmp(b.0.as_ref().split('.')));
+    }
+    let mut root = ocf_formula::value::Map::with_capacity(members.len());
     for (path, value) in members {
         insert(&mut root, path.as_ref(), value);
     }
@@ -153,4 +159,37 @@ pub fn links_root(db: &dyn salsa::Database, character: CharacterInput, pack: &st
         }
     }
     Value::map(members)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_view_of_many_members_in_any_order_nests_each_once() {
+        // A pack may declare any number of fields, in any order: nested in one sort.
+        let members: Vec<(String, Value)> = (0..50_000)
+            .rev()
+            .map(|i| (format!("g{}.f{i:05}", i % 7), Value::Int(i)))
+            .chain([("g3.f00003".to_owned(), Value::Int(-3))])
+            .collect();
+        let view = nest(members);
+        let Value::Map(groups) = &view else {
+            panic!("not a map")
+        };
+        assert_eq!(groups.len(), 7);
+        let Some(Value::Map(g3)) = groups.get("g3") else {
+            panic!("no g3")
+        };
+        assert_eq!(g3.get("f00003"), Some(&Value::Int(-3)));
+        assert_eq!(g3.get("f00010"), Some(&Value::Int(10)));
+        let total: usize = groups
+            .values()
+            .map(|g| match g {
+                Value::Map(m) => m.len(),
+                _ => 0,
+            })
+            .sum();
+        assert_eq!(total, 50_000);
+    }
 }

@@ -168,10 +168,12 @@ fn context_value(json: &serde_json::Value) -> Result<Value, JsonError> {
                     .map(Value::dice)
                     .map_err(|e| JsonError(format!("`{text}` is not dice notation: {e}")));
             }
-            let mut map = Map::with_capacity(members.len());
-            for (k, v) in members {
-                map.insert(k.as_str().into(), context_value(v)?);
-            }
+            let map = Map::from_entries(
+                members
+                    .iter()
+                    .map(|(k, v)| Ok((k.as_str().into(), context_value(v)?)))
+                    .collect::<Result<_, JsonError>>()?,
+            );
             Ok(Value::Map(Arc::new(map)))
         }
         serde_json::Value::Array(items) => Ok(Value::list(

@@ -209,16 +209,17 @@ impl Value {
     }
 
     /// A map of `members` (a name given twice keeps its last value); a member name among the
-    /// kept ones ([`key`]) is shared, not made. Inserted one by one into room for the members
-    /// the iterator says it has at least.
+    /// kept ones ([`key`]) is shared, not made ([`Map::from_entries`]: members in order are
+    /// taken as they are, others sorted once).
     pub fn map<K: MapKey>(members: impl IntoIterator<Item = (K, Value)>) -> Value {
         static EMPTY: std::sync::LazyLock<Arc<Map>> =
             std::sync::LazyLock::new(|| Arc::new(Map::new()));
-        let members = members.into_iter();
-        let mut map = Map::with_capacity(members.size_hint().0);
-        for (k, v) in members {
-            map.insert(k.into_key(), v);
-        }
+        let map = Map::from_entries(
+            members
+                .into_iter()
+                .map(|(k, v)| (k.into_key(), v))
+                .collect(),
+        );
         if map.is_empty() {
             return Value::Map(EMPTY.clone());
         }
@@ -314,10 +315,12 @@ impl Value {
                     .collect::<Result<_, _>>()?,
             ),
             serde_json::Value::Object(members) => {
-                let mut map = Map::with_capacity(members.len());
-                for (k, v) in members {
-                    map.insert(key(k), Value::from_json(v)?);
-                }
+                let map = Map::from_entries(
+                    members
+                        .iter()
+                        .map(|(k, v)| Ok((key(k), Value::from_json(v)?)))
+                        .collect::<Result<_, JsonError>>()?,
+                );
                 Value::Map(Arc::new(map))
             }
         })
