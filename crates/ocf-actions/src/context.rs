@@ -343,6 +343,29 @@ pub fn set_member(value: &mut Value, key: &str, v: Value) {
     }
 }
 
+/// Inserts `members` into a map value (a non-map becomes an empty map first), a name already
+/// there taking its new value: a case's or an option's flags. A few are inserted one by one; as
+/// many as a pack writes are sorted into the map once, each insert into the middle of its members
+/// moving the rest.
+pub fn set_members(value: &mut Value, members: Vec<(String, Value)>) {
+    if members.len() <= 8 {
+        for (k, v) in members {
+            set_member(value, &k, v);
+        }
+        return;
+    }
+    if !matches!(value, Value::Map(_)) {
+        *value = Value::map(Vec::<(&str, Value)>::new());
+    }
+    if let Value::Map(m) = value {
+        std::sync::Arc::make_mut(m).extend(
+            members
+                .into_iter()
+                .map(|(k, v)| (ocf_formula::value::key(&k), v)),
+        );
+    }
+}
+
 pub fn empty_map() -> Value {
     Value::map(Vec::<(&str, Value)>::new())
 }

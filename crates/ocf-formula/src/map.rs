@@ -56,15 +56,18 @@ impl Map {
             .all(|w| compare(&w[0].0, &w[1].0) == Ordering::Less);
         if !sorted {
             entries.sort_by(|a, b| compare(&a.0, &b.0));
-            // Of equal names, keep the last given (the stable sort kept their order).
-            let mut kept: Vec<(Arc<str>, Value)> = Vec::with_capacity(entries.len());
-            for entry in entries {
-                match kept.last_mut() {
-                    Some(last) if last.0 == entry.0 => *last = entry,
-                    _ => kept.push(entry),
+            // Of equal names, keep the last given (the stable sort kept their order), in place:
+            // `kept` members are before `kept`, the rest after it are let go.
+            let mut kept = 0;
+            for i in 0..entries.len() {
+                if kept > 0 && entries[kept - 1].0 == entries[i].0 {
+                    entries.swap(kept - 1, i);
+                } else {
+                    entries.swap(kept, i);
+                    kept += 1;
                 }
             }
-            entries = kept;
+            entries.truncate(kept);
         }
         Map { entries }
     }

@@ -1,7 +1,7 @@
 //! Branch steps (EA "Other steps"): the first case whose `when` holds, else `else`; its `flags`
 //! are evaluated and set, then its steps run at `<branch>/<step>`.
 
-use crate::context::set_member;
+use crate::context::set_members;
 use crate::run::{Flow, Frame, Run, StepAt, Stop};
 
 pub fn run<'db>(
@@ -31,9 +31,7 @@ pub fn run<'db>(
         values.push((name.to_owned(), ctx.eval(formula.as_str())?));
     }
     drop(ctx);
-    for (name, value) in values {
-        set_member(&mut frame.flags, &name, value);
-    }
+    set_members(&mut frame.flags, values);
     let prefix = format!("{}/", at.path);
     let participant = match (&at.role, &at.participant) {
         (Some(role), Some(view)) => Some((role.as_str(), 0, view.clone())),

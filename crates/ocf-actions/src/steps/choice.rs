@@ -460,9 +460,7 @@ fn pick<'db>(
             values.push((name.to_owned(), ctx.eval(f.as_str())?));
         }
         drop(ctx);
-        for (name, v) in values {
-            set_member(&mut frame.flags, &name, v);
-        }
+        crate::context::set_members(&mut frame.flags, values);
     }
     let mut picked_value = vec![("id", Value::string(offer.id.as_str()))];
     if let Some(item) = &offer.item {
