@@ -134,17 +134,6 @@ impl Map {
     pub fn values(&self) -> impl DoubleEndedIterator<Item = &Value> + ExactSizeIterator {
         self.entries.iter().map(|(_, v)| v)
     }
-
-    pub fn values_mut(
-        &mut self,
-    ) -> impl DoubleEndedIterator<Item = &mut Value> + ExactSizeIterator {
-        self.entries.iter_mut().map(|(_, v)| v)
-    }
-
-    /// The first member by name.
-    pub fn first_key_value(&self) -> Option<(&Arc<str>, &Value)> {
-        self.entries.first().map(|(k, v)| (k, v))
-    }
 }
 
 /// Names in `str` order, told apart by their first bytes where they differ there (most of a
@@ -266,7 +255,7 @@ mod tests {
         let m = Map::from_entries(entries);
         assert_eq!(m.len(), n as usize);
         assert_eq!(m.get("m000007"), Some(&Value::Int(-7)));
-        assert_eq!(m.first_key_value().map(|(k, _)| &**k), Some("m000000"));
+        assert_eq!(m.keys().next().map(|k| &**k), Some("m000000"));
         let mut extended = Map::new();
         extended.extend([
             (k("b"), Value::Int(1)),
